@@ -1,0 +1,42 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "LiveChannels",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "LiveCore", targets: ["LiveCore"]),
+        .library(name: "ChatAPI", targets: ["ChatAPI"]),
+        .library(name: "ChatServer", targets: ["ChatServer"]),
+        .library(name: "LiveChannels", targets: ["LiveChannels"]),
+    ],
+    targets: [
+        // Reactive observation core. Knows nothing about chat.
+        .target(name: "LiveCore"),
+        // The client–server contract: models, query language, requests, events, errors, transport.
+        .target(name: "ChatAPI"),
+        // The embedded, authoritative chat server.
+        .target(name: "ChatServer", dependencies: ["ChatAPI"]),
+        // The client SDK.
+        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI"]),
+
+        // Seeded generators and fixtures shared by tests and benchmarks (not a product).
+        .target(name: "TestSupport", dependencies: ["LiveCore"], path: "Tests/TestSupport"),
+
+        .testTarget(name: "LiveCoreTests", dependencies: ["LiveCore", "TestSupport"]),
+        .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI", "TestSupport"]),
+        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatAPI", "TestSupport"]),
+        .testTarget(
+            name: "LiveChannelsTests",
+            dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "TestSupport"]),
+
+        .executableTarget(
+            name: "QuickStart", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],
+            path: "Examples/QuickStart"),
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "TestSupport"],
+            path: "Benchmarks"),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,44 @@
+import Foundation
+
+/// A user's membership record in one channel.
+public struct ChannelMember: Sendable, Hashable, Codable, Identifiable {
+    /// The channel.
+    public var channelId: String
+    /// The member's user id.
+    public var userId: String
+    /// Channel roles such as `"moderator"`.
+    public var roles: [String]
+    /// `.member`, or `.banned` for a banned user (kept so ban lists can be shown).
+    public var membership: Membership
+    /// When a mute ends; `nil` when not muted. A mute with no end is `Date.distantFuture`.
+    public var mutedUntil: Date?
+    /// Whether the member was muted when this value was produced.
+    public var isMuted: Bool
+    /// When the user (last) joined the channel.
+    public var joinedAt: Date
+    /// The sequence number of the last message this member has read.
+    public var readSequence: Int
+
+    /// Members of one channel are identified by their user id.
+    public var id: String { userId }
+
+    public init(
+        channelId: String,
+        userId: String,
+        roles: [String] = [],
+        membership: Membership = .member,
+        mutedUntil: Date? = nil,
+        isMuted: Bool = false,
+        joinedAt: Date = Date(timeIntervalSince1970: 0),
+        readSequence: Int = 0
+    ) {
+        self.channelId = channelId
+        self.userId = userId
+        self.roles = roles
+        self.membership = membership
+        self.mutedUntil = mutedUntil
+        self.isMuted = isMuted
+        self.joinedAt = joinedAt
+        self.readSequence = readSequence
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// A JSON value: the type of channel, user and message metadata.
+///
+/// Build values with literals (`["sdk_type": "ios", "score": 3, "tags": ["a"]]`), read them with
+/// the typed accessors and subscripts, and encode them as plain JSON (`Codable`).
+public enum JSON: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+}
+
+extension JSON {
+    /// The string, if this is a `.string`.
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The number, if this is a `.number`.
+    public var numberValue: Double? { if case .number(let value) = self { value } else { nil } }
+    /// The Boolean, if this is a `.bool`.
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The elements, if this is an `.array`.
+    public var arrayValue: [JSON]? { if case .array(let value) = self { value } else { nil } }
+    /// The members, if this is an `.object`.
+    public var objectValue: [String: JSON]? { if case .object(let value) = self { value } else { nil } }
+    /// Whether this is `.null`.
+    public var isNull: Bool { self == .null }
+
+    /// The member named `key` of an object; `nil` for a missing key or a non-object.
+    public subscript(key: String) -> JSON? {
+        objectValue?[key]
+    }
+
+    /// The element at `index` of an array; `nil` when out of range or not an array.
+    public subscript(index: Int) -> JSON? {
+        guard let array = arrayValue, array.indices.contains(index) else { return nil }
+        return array[index]
+    }
+
+    /// The value at a dotted path of object keys, such as `"custom_score.value"`; `nil` when any
+    /// step is missing or not an object.
+    public subscript(path path: String) -> JSON? {
+        var current: JSON? = self
+        for component in path.split(separator: ".", omittingEmptySubsequences: false) {
+            current = current?[String(component)]
+        }
+        return current
+    }
+
+    /// The number of bytes of this value's compact UTF-8 JSON encoding (the measure of the
+    /// 100 KB metadata limit).
+    ///
+    /// - Complexity: O(size of the value).
+    public var encodedSize: Int {
+        (try? JSONEncoder().encode(self).count) ?? 0
+    }
+}
+
+extension JSON: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSON].self) {
+            self = .array(value)
+        } else if let value = try? container.decode([String: JSON].self) {
+            self = .object(value)
+        } else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "Not a JSON value")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(floatLiteral value: Double) { self = .number(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+extension JSON: CustomStringConvertible {
+    public var description: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(self) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

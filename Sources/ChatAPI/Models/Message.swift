@@ -1,0 +1,51 @@
+import Foundation
+
+/// A message in a channel.
+public struct Message: Sendable, Hashable, Codable, Identifiable {
+    /// The message's unique id.
+    public var messageId: String
+    /// The channel it was sent to.
+    public var channelId: String
+    /// Its position in the channel: 1 for the first message, then 2, 3, … without gaps.
+    public var sequence: Int
+    /// The sender's user id.
+    public var userId: String
+    /// The text (empty once deleted).
+    public var text: String
+    /// Users mentioned by the message.
+    public var mentionedUserIds: [String]
+    /// Custom fields.
+    public var metadata: [String: JSON]
+    /// When it was sent.
+    public var createdAt: Date
+    /// When it was last edited; `nil` if never.
+    public var editedAt: Date?
+    /// Whether it was deleted.
+    public var isDeleted: Bool
+
+    public var id: String { messageId }
+
+    public init(
+        messageId: String,
+        channelId: String,
+        sequence: Int,
+        userId: String,
+        text: String,
+        mentionedUserIds: [String] = [],
+        metadata: [String: JSON] = [:],
+        createdAt: Date = Date(timeIntervalSince1970: 0),
+        editedAt: Date? = nil,
+        isDeleted: Bool = false
+    ) {
+        self.messageId = messageId
+        self.channelId = channelId
+        self.sequence = sequence
+        self.userId = userId
+        self.text = text
+        self.mentionedUserIds = mentionedUserIds
+        self.metadata = metadata
+        self.createdAt = createdAt
+        self.editedAt = editedAt
+        self.isDeleted = isDeleted
+    }
+}
