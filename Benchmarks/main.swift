@@ -1,1 +1,11 @@
-print("Benchmarks")
+// Benchmarks for LiveChannels. Run in release:
+//
+//     swift run -c release Benchmarks            # everything
+//     swift run -c release Benchmarks diff       # one group: diff, core, server, client
+//
+// Every figure is printed next to a baseline measured in the same run.
+
+let groups = Set(CommandLine.arguments.dropFirst())
+func wants(_ group: String) -> Bool { groups.isEmpty || groups.contains(group) }
+
+if wants("diff") { DiffBenchmark.run() }

@@ -5,18 +5,20 @@
 /// matched elements on a longest increasing run of old indices stay put (and are modifications
 /// if their content changed); all other matched elements are moves; unmatched new positions are
 /// insertions and unmatched old positions deletions.
+@usableFromInline
 struct ChangeBuilder {
-    private(set) var deletions: [Int] = []
-    private(set) var insertions: [Int] = []
-    private(set) var modifications: [Int] = []
-    private(set) var modificationsInNew: [Int] = []
-    private(set) var moves: [CollectionChange.Move] = []
+    @usableFromInline private(set) var deletions: [Int] = []
+    @usableFromInline private(set) var insertions: [Int] = []
+    @usableFromInline private(set) var modifications: [Int] = []
+    @usableFromInline private(set) var modificationsInNew: [Int] = []
+    @usableFromInline private(set) var moves: [CollectionChange.Move] = []
 
+    @usableFromInline
     init() {}
 
     /// Records an element that kept its place; a modification if `isModified`.
     /// Calls must come in ascending index order.
-    @inline(__always)
+    @inlinable
     mutating func keep(old: Int, new: Int, isModified: Bool) {
         if isModified {
             modifications.append(old)
@@ -30,6 +32,7 @@ struct ChangeBuilder {
     /// Windows must be added in ascending order.
     ///
     /// - Complexity: O(n log n) in the window's size.
+    @usableFromInline
     mutating func addWindow(
         newToOld: [Int], isModified: [Bool], newStart: Int, oldRange: Range<Int>
     ) {
@@ -55,6 +58,7 @@ struct ChangeBuilder {
     }
 
     /// The finished change.
+    @usableFromInline
     func build() -> CollectionChange {
         CollectionChange(
             sortedDeletions: deletions, sortedInsertions: insertions,

@@ -18,13 +18,18 @@ extension CollectionChange {
     ///
     /// - Complexity: O(n + m) for the fast paths; O((n + m) log (n + m)) in general, where n and
     ///   m are the sizes of the parts that differ.
+    @inlinable
     public init<Element: Identifiable & Equatable>(from old: [Element], to new: [Element]) {
         self = ElementDiff.diff(old, new)
     }
 }
 
-/// The diff algorithm behind ``CollectionChange/init(from:to:)``.
+/// The diff algorithm behind ``CollectionChange/init(from:to:)``. Inlinable so that it is
+/// specialized for the caller's element type (hashing an unspecialized generic id is several
+/// times slower).
+@usableFromInline
 enum ElementDiff {
+    @inlinable
     static func diff<Element: Identifiable & Equatable>(
         _ old: [Element], _ new: [Element]
     ) -> CollectionChange {
@@ -68,6 +73,7 @@ enum ElementDiff {
     ///
     /// - Returns: for each new position of the window, the matched old index or -1, and whether
     ///   the matched element's content changed.
+    @inlinable
     static func match<Element: Identifiable & Equatable>(
         _ old: [Element], _ oldRange: Range<Int>, _ new: [Element], _ newRange: Range<Int>
     ) -> (newToOld: [Int], isModified: [Bool]) {

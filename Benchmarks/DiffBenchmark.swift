@@ -1,0 +1,74 @@
+import LiveCore
+import TestSupport
+
+/// `Benchmarks diff`: our diff against the floor (building an id → index table for both
+/// arrays) and against the standard library's `difference(from:).inferringMoves()`.
+enum DiffBenchmark {
+    static func run() {
+        print("## diff — 10% deleted, 10% inserted, 10% moved, 10% modified (seeded)\n")
+        var rows: [[String]] = []
+        var stdlibPerSquare: Double?
+        for n in [1_000, 10_000, 100_000] {
+            var generator = SeededGenerator(seed: UInt64(n))
+            let old = ChangeScenario.items(count: n, using: &generator)
+            var nextId = n
+            let new = ChangeScenario.mutate(old, rate: 0.1, disjoint: true, nextId: &nextId, using: &generator)
+
+            var change = CollectionChange.empty
+            let ours = Harness.median(runs: n >= 100_000 ? 5 : 9) {
+                change = CollectionChange(from: old, to: new)
+            }
+            let floor = Harness.median(runs: n >= 100_000 ? 5 : 9) {
+                var oldTable = [Int: Int](minimumCapacity: old.count)
+                for (index, item) in old.enumerated() { oldTable[item.id] = index }
+                var newTable = [Int: Int](minimumCapacity: new.count)
+                for (index, item) in new.enumerated() { newTable[item.id] = index }
+                blackHole((oldTable, newTable))
+            }
+            let trueMoves = minimalMoves(old: old, new: new)
+
+            // The standard library's diff is quadratic in the worst case: predict before running.
+            var stdlib: Double?
+            if let rate = stdlibPerSquare, rate * Double(n) * Double(n) > 60 {
+                stdlib = nil
+            } else {
+                stdlib = Harness.median(runs: n >= 10_000 ? 1 : 3, warmUp: n < 10_000) {
+                    blackHole(new.difference(from: old).inferringMoves())
+                }
+                stdlibPerSquare = stdlib! / (Double(n) * Double(n))
+            }
+            rows.append([
+                "\(n)", Harness.format(ours), Harness.format(floor), Harness.ratio(ours / floor),
+                stdlib.map(Harness.format) ?? "skipped (est. > 60 s)",
+                stdlib.map { Harness.ratio($0 / ours) } ?? "—",
+                "\(change.moves.count) / \(trueMoves)",
+                change.applying(to: old, new: new) == new ? "yes" : "NO",
+            ])
+        }
+        Harness.table(
+            ["n", "ours", "floor (2 id tables)", "ours/floor", "stdlib", "stdlib/ours", "moves (ours / minimal)", "applies"],
+            rows)
+        print()
+    }
+
+    /// Matched elements minus a longest increasing run of their old indices, computed here
+    /// independently of the library.
+    static func minimalMoves(old: [Item], new: [Item]) -> Int {
+        var oldIndex: [Int: Int] = [:]
+        for (index, item) in old.enumerated() { oldIndex[item.id] = index }
+        var tails: [Int] = []
+        var matched = 0
+        for item in new {
+            guard let value = oldIndex[item.id] else { continue }
+            matched += 1
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let mid = (low + high) / 2
+                if tails[mid] < value { low = mid + 1 } else { high = mid }
+            }
+            if low == tails.count { tails.append(value) } else { tails[low] = value }
+        }
+        return matched - tails.count
+    }
+}
