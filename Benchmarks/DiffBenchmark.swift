@@ -25,7 +25,7 @@ enum DiffBenchmark {
                 for (index, item) in new.enumerated() { newTable[item.id] = index }
                 blackHole((oldTable, newTable))
             }
-            let trueMoves = minimalMoves(old: old, new: new)
+            let trueMoves = ChangeScenario.minimalMoves(old: old, new: new)
 
             // The standard library's diff is quadratic in the worst case: predict before running.
             var stdlib: Double?
@@ -49,26 +49,5 @@ enum DiffBenchmark {
             ["n", "ours", "floor (2 id tables)", "ours/floor", "stdlib", "stdlib/ours", "moves (ours / minimal)", "applies"],
             rows)
         print()
-    }
-
-    /// Matched elements minus a longest increasing run of their old indices, computed here
-    /// independently of the library.
-    static func minimalMoves(old: [Item], new: [Item]) -> Int {
-        var oldIndex: [Int: Int] = [:]
-        for (index, item) in old.enumerated() { oldIndex[item.id] = index }
-        var tails: [Int] = []
-        var matched = 0
-        for item in new {
-            guard let value = oldIndex[item.id] else { continue }
-            matched += 1
-            var low = 0
-            var high = tails.count
-            while low < high {
-                let mid = (low + high) / 2
-                if tails[mid] < value { low = mid + 1 } else { high = mid }
-            }
-            if low == tails.count { tails.append(value) } else { tails[low] = value }
-        }
-        return matched - tails.count
     }
 }

@@ -9,3 +9,5 @@ let groups = Set(CommandLine.arguments.dropFirst())
 func wants(_ group: String) -> Bool { groups.isEmpty || groups.contains(group) }
 
 if wants("diff") { DiffBenchmark.run() }
+if wants("core") { CoreBenchmark.run() }
+if groups.contains("core.reduction") { CoreBenchmark.reduction() }

@@ -47,4 +47,26 @@ public enum ChangeScenario {
             Item(id: $0, value: Int.random(in: 0..<1000, using: &generator))
         }
     }
+
+    /// The fewest moves any correct change from `old` to `new` can have when ids are unique:
+    /// matched elements minus a longest increasing run of their old indices (patience sorting,
+    /// written independently of the library's diff).
+    public static func minimalMoves(old: [Item], new: [Item]) -> Int {
+        var oldIndex: [Int: Int] = [:]
+        for (index, item) in old.enumerated() { oldIndex[item.id] = index }
+        var tails: [Int] = []
+        var matched = 0
+        for item in new {
+            guard let value = oldIndex[item.id] else { continue }
+            matched += 1
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let mid = (low + high) / 2
+                if tails[mid] < value { low = mid + 1 } else { high = mid }
+            }
+            if low == tails.count { tails.append(value) } else { tails[low] = value }
+        }
+        return matched - tails.count
+    }
 }

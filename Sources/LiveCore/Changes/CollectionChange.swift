@@ -34,16 +34,38 @@ public struct CollectionChange: Sendable, Hashable {
         }
     }
 
+    /// The five index lists, shared by copies: a change is passed around once per observer per
+    /// commit, and one reference is cheaper to copy than five arrays.
+    final class Storage: Sendable {
+        let deletions: [Int]
+        let insertions: [Int]
+        let modifications: [Int]
+        let modificationsInNew: [Int]
+        let moves: [Move]
+
+        init(_ deletions: [Int], _ insertions: [Int], _ modifications: [Int], _ modificationsInNew: [Int], _ moves: [Move]) {
+            self.deletions = deletions
+            self.insertions = insertions
+            self.modifications = modifications
+            self.modificationsInNew = modificationsInNew
+            self.moves = moves
+        }
+
+        static let empty = Storage([], [], [], [], [])
+    }
+
+    let storage: Storage
+
     /// Indices in the old snapshot of removed elements, ascending.
-    public private(set) var deletions: [Int]
+    public var deletions: [Int] { storage.deletions }
     /// Indices in the new snapshot of added elements, ascending.
-    public private(set) var insertions: [Int]
+    public var insertions: [Int] { storage.insertions }
     /// Indices in the old snapshot of elements modified in place, ascending.
-    public private(set) var modifications: [Int]
+    public var modifications: [Int] { storage.modifications }
     /// The same elements as ``modifications``, at their indices in the new snapshot, ascending.
-    public private(set) var modificationsInNew: [Int]
+    public var modificationsInNew: [Int] { storage.modificationsInNew }
     /// Elements that changed position, ascending by ``Move/to``.
-    public private(set) var moves: [Move]
+    public var moves: [Move] { storage.moves }
 
     /// Creates a change from its parts. The arrays may be given in any order; they are stored
     /// sorted. `modifications` and `modificationsInNew` must have the same length.
@@ -59,11 +81,10 @@ public struct CollectionChange: Sendable, Hashable {
         precondition(
             modifications.count == modificationsInNew.count,
             "modifications and modificationsInNew must have the same length")
-        self.deletions = deletions.sorted()
-        self.insertions = insertions.sorted()
-        self.modifications = modifications.sorted()
-        self.modificationsInNew = modificationsInNew.sorted()
-        self.moves = moves.sorted { $0.to < $1.to }
+        self.init(
+            sortedDeletions: deletions.sorted(), sortedInsertions: insertions.sorted(),
+            sortedModifications: modifications.sorted(), sortedModificationsInNew: modificationsInNew.sorted(),
+            movesSortedByTarget: moves.sorted { $0.to < $1.to })
     }
 
     /// Creates a change from parts already sorted as stored. Internal fast path for the diff.
@@ -71,11 +92,15 @@ public struct CollectionChange: Sendable, Hashable {
         sortedDeletions: [Int], sortedInsertions: [Int], sortedModifications: [Int],
         sortedModificationsInNew: [Int], movesSortedByTarget: [Move]
     ) {
-        deletions = sortedDeletions
-        insertions = sortedInsertions
-        modifications = sortedModifications
-        modificationsInNew = sortedModificationsInNew
-        moves = movesSortedByTarget
+        if sortedDeletions.isEmpty && sortedInsertions.isEmpty && sortedModifications.isEmpty
+            && movesSortedByTarget.isEmpty
+        {
+            storage = .empty
+        } else {
+            storage = Storage(
+                sortedDeletions, sortedInsertions, sortedModifications, sortedModificationsInNew,
+                movesSortedByTarget)
+        }
     }
 
     /// The change that changes nothing.
@@ -83,7 +108,8 @@ public struct CollectionChange: Sendable, Hashable {
 
     /// Whether nothing was inserted, deleted, modified or moved.
     public var isEmpty: Bool {
-        deletions.isEmpty && insertions.isEmpty && modifications.isEmpty && moves.isEmpty
+        storage === Storage.empty
+            || (deletions.isEmpty && insertions.isEmpty && modifications.isEmpty && moves.isEmpty)
     }
 
     /// The number of changed elements: deletions + insertions + modifications + moves.
@@ -93,6 +119,21 @@ public struct CollectionChange: Sendable, Hashable {
 
     /// How many more elements the new snapshot has than the old one (negative when it shrank).
     public var countDelta: Int { insertions.count - deletions.count }
+
+    public static func == (lhs: CollectionChange, rhs: CollectionChange) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.deletions == rhs.deletions && lhs.insertions == rhs.insertions
+                && lhs.modifications == rhs.modifications
+                && lhs.modificationsInNew == rhs.modificationsInNew && lhs.moves == rhs.moves)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(deletions)
+        hasher.combine(insertions)
+        hasher.combine(modifications)
+        hasher.combine(modificationsInNew)
+        hasher.combine(moves)
+    }
 }
 
 extension CollectionChange: CustomStringConvertible {

@@ -179,20 +179,6 @@ import Testing
         let new = ChangeScenario.mutate(old, rate: 0.1, disjoint: true, nextId: &nextId, using: &generator)
         let change = CollectionChange(from: old, to: new)
         #expect(change.applying(to: old, new: new) == new)
-        var oldIndex: [Int: Int] = [:]
-        for (index, item) in old.enumerated() { oldIndex[item.id] = index }
-        let matched = new.compactMap { oldIndex[$0.id] }
-        // An independent O(n log n) check of minimality via patience sorting on the ids' order.
-        var tails: [Int] = []
-        for value in matched {
-            var low = 0
-            var high = tails.count
-            while low < high {
-                let mid = (low + high) / 2
-                if tails[mid] < value { low = mid + 1 } else { high = mid }
-            }
-            if low == tails.count { tails.append(value) } else { tails[low] = value }
-        }
-        #expect(change.moves.count == matched.count - tails.count)
+        #expect(change.moves.count == ChangeScenario.minimalMoves(old: old, new: new))
     }
 }

@@ -1,0 +1,58 @@
+/// The updates of a live collection as an `AsyncSequence` of ``CollectionUpdate``s: first the
+/// current snapshot (with a `nil` change), then each change with the snapshot it leads to.
+/// Buffering is bounded: an iteration that falls behind receives one composed change from the
+/// last snapshot it saw to the newest. The sequence ends when the iterating task is cancelled;
+/// breaking out of the loop ends the observation too.
+public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSequence, Sendable {
+    private let source: LiveCollectionSource<Element>
+
+    init(source: LiveCollectionSource<Element>) {
+        self.source = source
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(registration: IteratorRegistration(center: source.center))
+    }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        private let registration: IteratorRegistration
+
+        init(registration: IteratorRegistration) {
+            self.registration = registration
+        }
+
+        /// The next update; `nil` when the task was cancelled.
+        public mutating func next() async -> CollectionUpdate<Element>? {
+            guard let delivery = await registration.next() else { return nil }
+            return CollectionUpdate(delivery)
+        }
+    }
+}
+
+/// One delivery of a live collection: a snapshot and the change that led to it.
+public struct CollectionUpdate<Element: Identifiable & Equatable & Sendable>: Sendable {
+    /// The elements after the change.
+    public let snapshots: [Element]
+    /// The change from the previous update's snapshots; `nil` for the first update.
+    public let change: CollectionChange?
+    /// Where the data comes from.
+    public let dataStatus: DataStatus
+    /// Whether a page load is under way.
+    public let loadingStatus: LoadingStatus
+    /// The last error reported, if any.
+    public let error: (any Error)?
+    /// Whether more elements can be loaded after the last one.
+    public let hasNext: Bool
+    /// Whether more elements can be loaded before the first one.
+    public let hasPrevious: Bool
+
+    init(_ delivery: Delivery) {
+        snapshots = SnapshotBox<[Element]>.unbox(delivery.state.snapshot)
+        change = delivery.change
+        dataStatus = delivery.state.dataStatus
+        loadingStatus = delivery.state.loadingStatus
+        error = delivery.state.error
+        hasNext = delivery.state.hasNext
+        hasPrevious = delivery.state.hasPrevious
+    }
+}

@@ -1,0 +1,87 @@
+/// An ordered collection that keeps itself current and tells its observers exactly what changed
+/// (Amity's `AmityCollection`).
+///
+/// Reading: outside callbacks, ``snapshots`` and the statuses are the newest state. Inside a
+/// callback, the collection passed in shows exactly the snapshot the delivered change leads to,
+/// so a table view's data source never sees indices of a different state.
+///
+/// Observing: ``observe(_:)`` (main actor) or ``observe(on:_:)`` returns a
+/// ``NotificationToken``; each observer first receives the current state with a `nil` change,
+/// then changes in UIKit's conventions (see ``CollectionChange``), coalesced into one correct
+/// change if it falls behind. ``updates`` iterates with `for await`.
+///
+/// Paging: ``nextPage()`` and ``previousPage()`` ask whoever backs the collection to load more;
+/// the result arrives as an ordinary change.
+///
+/// A handle keeps its source (and through it, the client behind it) alive. Thread-safe.
+public final class LiveCollection<Element: Identifiable & Equatable & Sendable>: Sendable {
+    @usableFromInline let source: LiveCollectionSource<Element>
+    /// The state shown by a handle passed into a callback; `nil` for live handles.
+    private let pinned: LiveState?
+
+    init(source: LiveCollectionSource<Element>, pinned: LiveState?) {
+        self.source = source
+        self.pinned = pinned
+    }
+
+    /// A live collection that always holds `elements` (a constant, `.fresh`).
+    public convenience init(constant elements: [Element]) {
+        self.init(source: LiveCollectionSource(snapshots: elements, dataStatus: .fresh), pinned: nil)
+    }
+
+    private var state: LiveState { pinned ?? source.center.state }
+
+    /// The elements.
+    public var snapshots: [Element] { SnapshotBox<[Element]>.unbox(state.snapshot) }
+    /// The number of elements.
+    public var count: Int { snapshots.count }
+    /// The element at `index`, or `nil` when `index` is out of range.
+    /// - Complexity: O(1).
+    public func object(at index: Int) -> Element? {
+        let snapshot = snapshots
+        return snapshot.indices.contains(index) ? snapshot[index] : nil
+    }
+    /// Where the data comes from.
+    public var dataStatus: DataStatus { state.dataStatus }
+    /// Whether a page load is under way.
+    public var loadingStatus: LoadingStatus { state.loadingStatus }
+    /// The last error reported, if any.
+    public var error: (any Error)? { state.error }
+    /// Whether more elements can be loaded after the last one (``nextPage()``).
+    public var hasNext: Bool { state.hasNext }
+    /// Whether more elements can be loaded before the first one (``previousPage()``).
+    public var hasPrevious: Bool { state.hasPrevious }
+
+    /// Asks the backing to load the next page. Does nothing when there is no backing.
+    public func nextPage() { source.pager?.loadNextPage() }
+    /// Asks the backing to load the previous page. Does nothing when there is no backing.
+    public func previousPage() { source.pager?.loadPreviousPage() }
+
+    /// Observes on the main actor. The block first receives the current state with a `nil`
+    /// change, then each change with the collection showing the state it leads to.
+    /// - Returns: a token; keep it to keep observing (it also keeps this collection alive).
+    @discardableResult
+    public func observe(
+        _ block: @escaping @MainActor @Sendable (LiveCollection<Element>, CollectionChange?, (any Error)?) -> Void
+    ) -> NotificationToken {
+        observe(on: .main) { collection, change, error in
+            MainActor.assumeIsolated { block(collection, change, error) }
+        }
+    }
+
+    /// Observes in the given context. The block first receives the current state with a `nil`
+    /// change, then each change; per observer, calls never overlap and keep commit order.
+    @discardableResult
+    public func observe(
+        on context: DeliveryContext,
+        _ block: @escaping @Sendable (LiveCollection<Element>, CollectionChange?, (any Error)?) -> Void
+    ) -> NotificationToken {
+        let source = source
+        return source.center.observe(on: context) { delivery in
+            block(LiveCollection(source: source, pinned: delivery.state), delivery.change, delivery.state.error)
+        }
+    }
+
+    /// The updates, as an `AsyncSequence` of snapshot + change.
+    public var updates: LiveUpdates<Element> { LiveUpdates(source: source) }
+}

@@ -1,0 +1,108 @@
+import Synchronization
+
+/// The writing side of a live collection: whoever owns the data (a live query of the client's
+/// cache, your own code) commits new snapshots — with their change, or letting the core diff
+/// them — statuses, pagination flags and errors here, in one step; every ``LiveCollection``
+/// handle made from it delivers them.
+///
+/// A source lives as long as something holds it: its handles, the tokens and iterators
+/// observing it, or you. Owners that should not keep it alive hold it weakly.
+///
+/// Thread-safe: commit from any thread; commits are applied in the order they take the lock.
+public final class LiveCollectionSource<Element: Identifiable & Equatable & Sendable>: Sendable {
+    @usableFromInline let center: ObservationCenter
+    private let pagerBox: Mutex<(any LiveCollectionPaging)?>
+    private let retained: Mutex<[any AnyObject & Sendable]>
+
+    /// Creates a source.
+    /// - Parameters:
+    ///   - snapshots: the initial elements.
+    ///   - dataStatus: defaults to `.local`.
+    ///   - pager: receives `nextPage()`/`previousPage()`; kept alive by the source.
+    public init(
+        snapshots: [Element] = [], dataStatus: DataStatus = .local,
+        loadingStatus: LoadingStatus = .notLoading, hasNext: Bool = false, hasPrevious: Bool = false,
+        pager: (any LiveCollectionPaging)? = nil
+    ) {
+        center = ObservationCenter(
+            state: LiveState(
+                snapshot: SnapshotBox(snapshots), dataStatus: dataStatus, loadingStatus: loadingStatus, error: nil,
+                hasNext: hasNext, hasPrevious: hasPrevious))
+        pagerBox = Mutex(pager)
+        retained = Mutex([])
+    }
+
+    /// A handle on this source, showing its newest state.
+    public var collection: LiveCollection<Element> { LiveCollection(source: self, pinned: nil) }
+
+    /// The newest elements.
+    public var snapshots: [Element] { SnapshotBox<[Element]>.unbox(center.state.snapshot) }
+
+    /// Whether any observer or async iterator is registered.
+    public var isObserved: Bool { center.observerCount > 0 }
+
+    /// Sets (or replaces) the pager.
+    public func setPager(_ pager: (any LiveCollectionPaging)?) {
+        pagerBox.withLock { $0 = pager }
+    }
+
+    /// Commits, in one step, whatever is given; omitted arguments keep their current value.
+    /// Every observer is notified once.
+    ///
+    /// - Parameters:
+    ///   - snapshots: the new elements.
+    ///   - change: the change from the current elements to `snapshots`. When `nil`, the core
+    ///     computes it (O(n) for the common cases, O(n log n) at worst). A given change must be
+    ///     valid for the two snapshots (checked in debug builds).
+    ///   - error: a new error; the last error stays until another replaces it.
+    @inlinable
+    public func publish(
+        snapshots: [Element]? = nil, change: CollectionChange? = nil,
+        dataStatus: DataStatus? = nil, loadingStatus: LoadingStatus? = nil,
+        hasNext: Bool? = nil, hasPrevious: Bool? = nil, error: (any Error)? = nil
+    ) {
+        center.commit { state in
+            var state = state
+            var delta = CollectionChange.empty
+            if let snapshots {
+                let current = SnapshotBox<[Element]>.unbox(state.snapshot)
+                if let change {
+                    assert(
+                        change.isValid(oldCount: current.count, newCount: snapshots.count),
+                        "\(change) does not fit \(current.count) -> \(snapshots.count) elements")
+                    delta = change
+                } else {
+                    delta = CollectionChange(from: current, to: snapshots)
+                }
+                state.snapshot = SnapshotBox(snapshots)
+            }
+            if let dataStatus { state.dataStatus = dataStatus }
+            if let loadingStatus { state.loadingStatus = loadingStatus }
+            if let hasNext { state.hasNext = hasNext }
+            if let hasPrevious { state.hasPrevious = hasPrevious }
+            if let error { state.error = error }
+            return (state, delta)
+        }
+    }
+
+    /// Commits elements computed from the current ones, atomically; the change is computed by
+    /// the diff.
+    @inlinable
+    public func update(_ transform: ([Element]) -> [Element]) {
+        center.commit { state in
+            var state = state
+            let current = SnapshotBox<[Element]>.unbox(state.snapshot)
+            let snapshots = transform(current)
+            let change = CollectionChange(from: current, to: snapshots)
+            state.snapshot = SnapshotBox(snapshots)
+            return (state, change)
+        }
+    }
+
+    var pager: (any LiveCollectionPaging)? { pagerBox.withLock { $0 } }
+
+    /// Keeps `object` alive as long as this source.
+    func retain(_ object: any AnyObject & Sendable) {
+        retained.withLock { $0.append(object) }
+    }
+}

@@ -1,0 +1,87 @@
+/// A value that keeps itself current and tells its observers when it changes (Amity's
+/// `AmityObject`).
+///
+/// Reading: outside callbacks, ``snapshot`` and the statuses are the newest state. Inside a
+/// callback, the object passed in shows exactly the state being delivered.
+///
+/// Observing: ``observe(_:)`` (main actor) or ``observe(on:_:)`` returns a
+/// ``NotificationToken``; each observer first receives the current state, then every change
+/// (coalesced if it falls behind). ``values`` iterates snapshots with `for await`.
+///
+/// A handle keeps its source (and through it, the client behind it) alive. Thread-safe.
+public final class LiveObject<Value: Sendable>: Sendable {
+    let source: LiveObjectSource<Value>
+    /// The state shown by a handle passed into a callback; `nil` for live handles.
+    private let pinned: LiveState?
+
+    @usableFromInline
+    init(source: LiveObjectSource<Value>, pinned: LiveState?) {
+        self.source = source
+        self.pinned = pinned
+    }
+
+    /// A live object that always holds `value` (a constant, `.fresh`).
+    public convenience init(constant value: Value?) {
+        self.init(source: LiveObjectSource(snapshot: value, dataStatus: .fresh), pinned: nil)
+    }
+
+    private var state: LiveState { pinned ?? source.center.state }
+
+    /// The value, or `nil` when it does not exist (yet).
+    public var snapshot: Value? { SnapshotBox<Value?>.unbox(state.snapshot) }
+    /// The value; the Amity SDK's name for ``snapshot``.
+    public var object: Value? { snapshot }
+    /// Where the data comes from.
+    public var dataStatus: DataStatus { state.dataStatus }
+    /// Whether a request for the data is under way.
+    public var loadingStatus: LoadingStatus { state.loadingStatus }
+    /// The last error reported, if any.
+    public var error: (any Error)? { state.error }
+
+    /// Observes on the main actor. The block first receives the current state, then each change.
+    /// - Returns: a token; keep it to keep observing (it also keeps this object alive).
+    @discardableResult
+    public func observe(
+        _ block: @escaping @MainActor @Sendable (LiveObject<Value>, (any Error)?) -> Void
+    ) -> NotificationToken {
+        observe(on: .main) { object, error in
+            MainActor.assumeIsolated { block(object, error) }
+        }
+    }
+
+    /// Observes in the given context. The block first receives the current state, then each
+    /// change; per observer, calls never overlap and keep commit order.
+    @discardableResult
+    public func observe(
+        on context: DeliveryContext,
+        _ block: @escaping @Sendable (LiveObject<Value>, (any Error)?) -> Void
+    ) -> NotificationToken {
+        let source = source
+        return source.center.observe(on: context) { delivery in
+            block(LiveObject(source: source, pinned: delivery.state), delivery.state.error)
+        }
+    }
+
+    /// Calls `block` once — with the first state that is not waiting for a request
+    /// (`loadingStatus != .loading`) — and then stops observing.
+    /// - Returns: a token to cancel before the call happens.
+    @discardableResult
+    public func observeOnce(
+        on context: DeliveryContext = .main,
+        _ block: @escaping @Sendable (LiveObject<Value>, (any Error)?) -> Void
+    ) -> NotificationToken {
+        let holder = TokenHolder()
+        let token = observe(on: context) { object, error in
+            guard object.loadingStatus != .loading, holder.claim() else { return }
+            block(object, error)
+            holder.invalidate()
+        }
+        holder.set(token)
+        return token
+    }
+
+    /// The snapshots, as an `AsyncSequence`: first the current one, then each new one.
+    /// Coalesces: an iteration that falls behind gets the newest snapshot, never a backlog.
+    /// Ending the loop or cancelling the task ends the observation.
+    public var values: LiveValues<Value> { LiveValues(source: source) }
+}

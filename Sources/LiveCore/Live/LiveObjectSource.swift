@@ -1,0 +1,81 @@
+import Synchronization
+
+/// The writing side of a live object: whoever owns the data (the client's cache, a derived
+/// value, your own code) commits new snapshots, statuses and errors here, and every
+/// ``LiveObject`` handle made from it delivers them.
+///
+/// A source lives as long as something holds it: its handles, the tokens and iterators
+/// observing it, or you. Owners that should not keep it alive (a cache) hold it weakly.
+///
+/// Thread-safe: commit from any thread; commits are applied in the order they take the lock.
+public final class LiveObjectSource<Value: Sendable>: Sendable {
+    @usableFromInline let center: ObservationCenter
+    /// Objects this source keeps alive for its handles: the owner that answers for it (a client),
+    /// or the upstream tokens of a derived value.
+    private let retained: Mutex<[any AnyObject & Sendable]>
+
+    /// Creates a source.
+    /// - Parameters:
+    ///   - snapshot: the initial value, if any.
+    ///   - dataStatus: defaults to `.local` when a snapshot is given, `.notExist` otherwise.
+    ///   - loadingStatus: the initial loading status.
+    ///   - owner: an object kept alive as long as this source (for example the client that
+    ///     keeps the value current).
+    public init(
+        snapshot: Value? = nil, dataStatus: DataStatus? = nil,
+        loadingStatus: LoadingStatus = .notLoading, owner: (any AnyObject & Sendable)? = nil
+    ) {
+        center = ObservationCenter(
+            state: LiveState(
+                snapshot: SnapshotBox(snapshot), dataStatus: dataStatus ?? (snapshot == nil ? .notExist : .local),
+                loadingStatus: loadingStatus, error: nil))
+        retained = Mutex(owner.map { [$0] } ?? [])
+    }
+
+    /// A handle on this source, showing its newest state.
+    public var object: LiveObject<Value> { LiveObject(source: self, pinned: nil) }
+
+    /// The newest snapshot.
+    public var snapshot: Value? { SnapshotBox<Value?>.unbox(center.state.snapshot) }
+
+    /// Whether any observer or async iterator is registered.
+    public var isObserved: Bool { center.observerCount > 0 }
+
+    /// Commits, in one step, whatever is given: a new snapshot, statuses, an error. Omitted
+    /// arguments keep their current value. Every observer is notified once.
+    ///
+    /// - Parameters:
+    ///   - snapshot: the new value; pass `.some(nil)` to clear it.
+    ///   - error: a new error; the last error stays until another replaces it.
+    @inlinable
+    public func publish(
+        snapshot: Value?? = .none, dataStatus: DataStatus? = nil,
+        loadingStatus: LoadingStatus? = nil, error: (any Error)? = nil
+    ) {
+        center.commit { state in
+            var state = state
+            if case .some(let value) = snapshot { state.snapshot = SnapshotBox(value) }
+            if let dataStatus { state.dataStatus = dataStatus }
+            if let loadingStatus { state.loadingStatus = loadingStatus }
+            if let error { state.error = error }
+            return (state, .empty)
+        }
+    }
+
+    /// Commits a new snapshot computed from the current one, atomically (no lost updates when
+    /// several threads update concurrently).
+    @inlinable
+    public func update(_ transform: (Value?) -> Value?) {
+        center.commit { state in
+            var state = state
+            state.snapshot = SnapshotBox(transform(SnapshotBox<Value?>.unbox(state.snapshot)))
+            return (state, .empty)
+        }
+    }
+
+    /// Keeps `object` alive as long as this source.
+    @usableFromInline
+    func retain(_ object: any AnyObject & Sendable) {
+        retained.withLock { $0.append(object) }
+    }
+}

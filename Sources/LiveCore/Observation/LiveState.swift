@@ -1,0 +1,38 @@
+/// A snapshot value in a box, so that the observation machinery can carry any snapshot type
+/// without being generic (unspecialized generic code pays a metadata lookup on nearly every
+/// operation; the machinery runs once per observer per commit and must not).
+@usableFromInline
+final class SnapshotBox<Value: Sendable>: Sendable {
+    @usableFromInline let value: Value
+
+    @inlinable
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    /// The value in `box`, which must be a `SnapshotBox<Value>`.
+    @inlinable
+    static func unbox(_ box: any AnyObject & Sendable) -> Value {
+        unsafeDowncast(box, to: SnapshotBox<Value>.self).value
+    }
+}
+
+/// Everything an observer of a live value sees at one moment: the snapshot and its statuses.
+/// Immutable once delivered.
+@usableFromInline
+struct LiveState: Sendable {
+    /// A `SnapshotBox` of the value's snapshot type.
+    @usableFromInline var snapshot: any AnyObject & Sendable
+    @usableFromInline var dataStatus: DataStatus
+    @usableFromInline var loadingStatus: LoadingStatus
+    @usableFromInline var error: (any Error)?
+    @usableFromInline var hasNext: Bool = false
+    @usableFromInline var hasPrevious: Bool = false
+}
+
+/// One delivery to one observer: the state it leads to, and the change from the state that
+/// observer saw last (`nil` for its first delivery).
+struct Delivery: Sendable {
+    var state: LiveState
+    var change: CollectionChange?
+}
