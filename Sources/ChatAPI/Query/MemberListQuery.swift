@@ -1,23 +1,5 @@
 import Foundation
 
-/// Which members of a channel a member list shows.
-public enum MemberFilter: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Current members (muted ones included, banned users excluded).
-    case all
-    /// Current members who are muted.
-    case mute
-    /// Banned users.
-    case ban
-}
-
-/// The order of a member list.
-public enum MemberSort: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Earliest `joinedAt` first.
-    case firstCreated
-    /// Latest `joinedAt` first.
-    case lastCreated
-}
-
 /// A page-wise member list of one channel, in the style of Amity's
 /// `getMembers(filter:sortBy:roles:)`. Ties of `joinedAt` are broken by `userId` ascending.
 public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
