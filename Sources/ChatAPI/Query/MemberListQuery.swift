@@ -14,6 +14,7 @@ public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
     /// Members per page, 1…`ChannelListQuery.maximumPageSize`.
     public var pageSize: Int
 
+    /// A query; by default current members of any role, earliest joined first, 20 per page.
     public init(
         channelId: String, filter: MemberFilter = .all, sortBy: MemberSort = .firstCreated,
         roles: [String] = [], pageSize: Int = 20

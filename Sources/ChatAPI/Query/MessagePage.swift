@@ -7,6 +7,7 @@ public struct MessagePage: Sendable, Hashable, Codable {
     /// Whether newer messages exist after the last one.
     public var hasNext: Bool
 
+    /// A page; `messages` must be in ascending sequence order.
     public init(messages: [Message], hasPrevious: Bool, hasNext: Bool) {
         self.messages = messages
         self.hasPrevious = hasPrevious

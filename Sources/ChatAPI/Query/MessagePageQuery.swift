@@ -21,6 +21,7 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
     /// The most messages per page, 1…`ChannelListQuery.maximumPageSize`.
     public var limit: Int
 
+    /// A query; by default the 30 newest messages.
     public init(channelId: String, position: Position = .latest, limit: Int = 30) {
         self.channelId = channelId
         self.position = position
@@ -51,7 +52,8 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
             case .before(let sequence): min(sequence - 1, lastSequence)
             case .after(let sequence): min(sequence + limit, lastSequence)
             }
-        let lower = if case .after(let sequence) = position { sequence + 1 } else { upper - limit + 1 }
+        let lower =
+            if case .after(let sequence) = position { sequence + 1 } else { upper - limit + 1 }
         let clampedLower = max(1, lower)
         return clampedLower <= upper ? clampedLower...upper : nil
     }

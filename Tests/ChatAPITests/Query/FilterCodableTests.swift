@@ -19,14 +19,16 @@ import Testing
                 == #"{"$and":[{"members":{"$all":["alice"]}},{"type":{"$eq":"community"}},"#
                 + #"{"metadata.state":{"$eq":"LA"}},{"memberCount":{"$gt":10}},"#
                 + #"{"lastMessageAt":{"$exists":false}}]}"#)
-        #expect(try jsonText(Filter.nor([.autocomplete(.displayName, text: "ops")]))
-            == #"{"$nor":[{"displayName":{"$autocomplete":"ops"}}]}"#)
+        #expect(
+            try jsonText(Filter.nor([.autocomplete(.displayName, text: "ops")]))
+                == #"{"$nor":[{"displayName":{"$autocomplete":"ops"}}]}"#)
         #expect(try jsonText(Filter.all) == #"{"$and":[]}"#)
     }
 
     @Test func decodesShorthands() throws {
         #expect(try decode(Filter.self, from: "{}") == .all)
-        #expect(try decode(Filter.self, from: #"{"metadata.state":"LA"}"#) == .equal("state", to: "LA"))
+        #expect(
+            try decode(Filter.self, from: #"{"metadata.state":"LA"}"#) == .equal("state", to: "LA"))
         #expect(
             try decode(Filter.self, from: #"{"memberCount":{"$gt":10,"$lt":50}}"#)
                 == .and([.greater(.memberCount, than: 10), .less(.memberCount, than: 50)]))
@@ -65,7 +67,9 @@ import Testing
             #expect(try ChatAPITests.roundTrip(Sorting(key: key, isAscending: true)).key == key)
             #expect(ChannelSortingKey(name: key.name) == key)
         }
-        #expect(try jsonText(Sorting(key: .metadata("a.b"))) == #"{"isAscending":false,"key":"metadata.a.b"}"#)
+        #expect(
+            try jsonText(Sorting(key: .metadata("a.b")))
+                == #"{"isAscending":false,"key":"metadata.a.b"}"#)
         #expect(throws: ChatError.self) { try decode(ChannelSortingKey.self, from: #""bogus""#) }
     }
 }

@@ -35,14 +35,17 @@ enum FilterTable {
     static let no: Filter = .equal(.channelId, to: "nope")
 
     static func r(_ filter: Filter, _ expected: Bool, line: Int = #line) -> FilterCase {
-        FilterCase(filter: filter, channel: rich, members: ["alice", "bob"], expected: expected, line: line)
+        FilterCase(
+            filter: filter, channel: rich, members: ["alice", "bob"], expected: expected, line: line
+        )
     }
 
     static func b(_ filter: Filter, _ expected: Bool, line: Int = #line) -> FilterCase {
         FilterCase(filter: filter, channel: bare, members: [], expected: expected, line: line)
     }
 
-    static let cases: [FilterCase] = equalCases + comparisonCases + setCases + arrayAndTextCases
+    static let cases: [FilterCase] =
+        equalCases + comparisonCases + setCases + arrayAndTextCases
         + logicCases
 
     static let equalCases: [FilterCase] = [
@@ -220,9 +223,17 @@ enum FilterTable {
         r(.and([.or([no, .and([yes, yes])]), .nor([no])]), true),
         r(.or([.and([yes, .nor([yes])]), .equal("state", to: "NY")]), false),
         r(.nor([.nor([yes])]), true),
-        r(.and([.equal(.type, to: .community), .or([.exists("missing"), .greater(.memberCount, than: 40)])]), true),
+        r(
+            .and([
+                .equal(.type, to: .community),
+                .or([.exists("missing"), .greater(.memberCount, than: 40)]),
+            ]), true),
         b(.nor([.exists(.displayName), .equal(.joined, to: true)]), true),
-        r(.and([.containMembers(userIds: ["alice"]), .equal(.type, to: .community), .equal("state", to: "LA")]), true),
+        r(
+            .and([
+                .containMembers(userIds: ["alice"]), .equal(.type, to: .community),
+                .equal("state", to: "LA"),
+            ]), true),
         r(ChannelQueryFilter.userIsMember.filter, true),
         b(ChannelQueryFilter.userIsMember.filter, false),
         b(ChannelQueryFilter.userIsNotMember.filter, true),
@@ -249,13 +260,22 @@ enum FilterTable {
     @Test func memberLookupIsOnlyCalledForMemberConditions() {
         var asked: [String] = []
         let plain: Filter = .and([.equal(.type, to: .community), .exists("state")])
-        _ = plain.matches(FilterTable.rich) { asked.append($0); return true }
+        _ = plain.matches(FilterTable.rich) {
+            asked.append($0)
+            return true
+        }
         #expect(asked.isEmpty)
         #expect(!plain.usesMembers)
 
-        let withMembers: Filter = .or([.equal(.type, to: .live), .containMembers(userIds: ["a", "b"])])
+        let withMembers: Filter = .or([
+            .equal(.type, to: .live), .containMembers(userIds: ["a", "b"]),
+        ])
         #expect(withMembers.usesMembers)
-        #expect(withMembers.matches(FilterTable.rich) { asked.append($0); return true })
+        #expect(
+            withMembers.matches(FilterTable.rich) {
+                asked.append($0)
+                return true
+            })
         #expect(asked == ["a", "b"])
     }
 
@@ -263,6 +283,7 @@ enum FilterTable {
         let mine: Filter = .containMembers(userIds: ["me"])
         #expect(mine.matches(FilterTable.rich, viewerId: "me"))
         #expect(!mine.matches(FilterTable.bare, viewerId: "me"))
-        #expect(!Filter.containMembers(userIds: ["someone"]).matches(FilterTable.rich, viewerId: "me"))
+        #expect(
+            !Filter.containMembers(userIds: ["someone"]).matches(FilterTable.rich, viewerId: "me"))
     }
 }

@@ -39,7 +39,9 @@ struct InvalidFilter: Sendable, CustomTestStringConvertible {
         .init(filter: .or([]), field: "$or"),
         .init(filter: .nor([]), field: "$nor"),
         .init(
-            filter: .and([.equal(.type, to: .live), .or([.condition(.isDeleted, .autocomplete("x"))])]),
+            filter: .and([
+                .equal(.type, to: .live), .or([.condition(.isDeleted, .autocomplete("x"))]),
+            ]),
             field: "isDeleted"),
         .init(filter: .nor([.all, .not(.memberCount, "x")]), field: "memberCount"),
     ]
@@ -73,7 +75,10 @@ struct InvalidFilter: Sendable, CustomTestStringConvertible {
     @Test func queryValidation() throws {
         try ChannelListQuery().validate()
         try ChannelListQuery(sort: [], pageSize: 100).validate()
-        #expect(throws: ChatError.invalidArgument(field: "pageSize", reason: "must be between 1 and 100")) {
+        #expect(
+            throws: ChatError.invalidArgument(
+                field: "pageSize", reason: "must be between 1 and 100")
+        ) {
             try ChannelListQuery(pageSize: 0).validate()
         }
         #expect(throws: ChatError.self) { try ChannelListQuery(pageSize: 101).validate() }

@@ -3,7 +3,10 @@ import Foundation
 import Testing
 
 @Suite struct MemberListQueryTests {
-    static func member(_ id: String, joined: Double, membership: Membership = .member, muted: Bool = false, roles: [String] = []) -> ChannelMember {
+    static func member(
+        _ id: String, joined: Double, membership: Membership = .member, muted: Bool = false,
+        roles: [String] = []
+    ) -> ChannelMember {
         ChannelMember(
             channelId: "c1", userId: id, roles: roles, membership: membership,
             mutedUntil: muted ? .distantFuture : nil, isMuted: muted,
@@ -24,11 +27,18 @@ import Testing
 
     @Test func filtersAndSorts() throws {
         #expect(try Self.ids(MemberListQuery(channelId: "c1")) == ["bob", "carol", "dave", "ann"])
-        #expect(try Self.ids(MemberListQuery(channelId: "c1", sortBy: .lastCreated)) == ["ann", "dave", "bob", "carol"])
+        #expect(
+            try Self.ids(MemberListQuery(channelId: "c1", sortBy: .lastCreated)) == [
+                "ann", "dave", "bob", "carol",
+            ])
         #expect(try Self.ids(MemberListQuery(channelId: "c1", filter: .mute)) == ["dave", "ann"])
         #expect(try Self.ids(MemberListQuery(channelId: "c1", filter: .ban)) == ["eve"])
-        #expect(try Self.ids(MemberListQuery(channelId: "c1", roles: ["moderator"])) == ["carol", "dave"])
-        #expect(try Self.ids(MemberListQuery(channelId: "c1", roles: ["owner", "ghost"])) == ["carol"])
+        #expect(
+            try Self.ids(MemberListQuery(channelId: "c1", roles: ["moderator"])) == [
+                "carol", "dave",
+            ])
+        #expect(
+            try Self.ids(MemberListQuery(channelId: "c1", roles: ["owner", "ghost"])) == ["carol"])
         #expect(try Self.ids(MemberListQuery(channelId: "other")).isEmpty)
     }
 
@@ -40,13 +50,18 @@ import Testing
         #expect(first.items.map(\.userId) == ["bob", "carol"] && first.hasNext)
         #expect(second.items.map(\.userId) == ["dave", "ann"] && !second.hasNext)
         let other = MemberListQuery(channelId: "c1", sortBy: .lastCreated)
-        #expect(throws: ChatError.self) { try other.page(of: candidates, after: first.next, limit: 2) }
+        #expect(throws: ChatError.self) {
+            try other.page(of: candidates, after: first.next, limit: 2)
+        }
     }
 
     @Test func validation() throws {
         try MemberListQuery(channelId: "c1").validate()
-        #expect(throws: ChatError.self) { try MemberListQuery(channelId: "c1", pageSize: 0).validate() }
-        let query = MemberListQuery(channelId: "c1", filter: .ban, sortBy: .lastCreated, roles: ["x"], pageSize: 3)
+        #expect(throws: ChatError.self) {
+            try MemberListQuery(channelId: "c1", pageSize: 0).validate()
+        }
+        let query = MemberListQuery(
+            channelId: "c1", filter: .ban, sortBy: .lastCreated, roles: ["x"], pageSize: 3)
         #expect(try roundTrip(query) == query)
     }
 }

@@ -17,13 +17,19 @@ import Testing
         (.after(sequence: 10), 5, 10, nil),
         (.after(sequence: 0), 2, 10, 1...2),
     ])
-    func sequenceRange(_ position: Position, _ limit: Int, _ last: Int, _ expected: ClosedRange<Int>?) {
-        #expect(MessagePageQuery(channelId: "c", position: position, limit: limit).sequenceRange(lastSequence: last) == expected)
+    func sequenceRange(
+        _ position: Position, _ limit: Int, _ last: Int, _ expected: ClosedRange<Int>?
+    ) {
+        #expect(
+            MessagePageQuery(channelId: "c", position: position, limit: limit).sequenceRange(
+                lastSequence: last) == expected)
     }
 
     @Test func validation() throws {
         try MessagePageQuery(channelId: "c").validate()
-        #expect(throws: ChatError.self) { try MessagePageQuery(channelId: "c", limit: 0).validate() }
+        #expect(throws: ChatError.self) {
+            try MessagePageQuery(channelId: "c", limit: 0).validate()
+        }
         #expect(throws: ChatError.self) {
             try MessagePageQuery(channelId: "c", position: .after(sequence: -1)).validate()
         }

@@ -1,12 +1,15 @@
 import ChatAPI
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct PaginationTests {
     @Test func pagesFollowTheCursor() throws {
-        let channels = (0..<5).map { Channel(channelId: "c\($0)", type: .community, memberCount: $0) }
-        let query = ChannelListQuery(sort: [Sorting(key: .memberCount, isAscending: false)], pageSize: 2)
+        let channels = (0..<5).map {
+            Channel(channelId: "c\($0)", type: .community, memberCount: $0)
+        }
+        let query = ChannelListQuery(
+            sort: [Sorting(key: .memberCount, isAscending: false)], pageSize: 2)
         let first = try query.page(of: channels, after: nil, limit: query.pageSize)
         #expect(first.items.map(\.channelId) == ["c4", "c3"])
         #expect(first.hasNext)
@@ -41,12 +44,16 @@ import TestSupport
     func walkingPagesVisitsEveryStableElementOnce(seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed)
         for round in 0..<20 {
-            let filter: Filter = [.all, .equal(.joined, to: true), .exists(.displayName), .in(.type, values: [.live, .community, .broadcast])]
-                .randomElement(using: &generator)!
+            let filter: Filter = [
+                .all, .equal(.joined, to: true), .exists(.displayName),
+                .in(.type, values: [.live, .community, .broadcast]),
+            ]
+            .randomElement(using: &generator)!
             let query = ChannelListQuery(
                 filter: filter, sort: RandomChannels.sort(using: &generator),
                 pageSize: Int.random(in: 1...7, using: &generator))
-            var current = RandomChannels.channels(count: Int.random(in: 0...40, using: &generator), using: &generator)
+            var current = RandomChannels.channels(
+                count: Int.random(in: 0...40, using: &generator), using: &generator)
             var nextId = current.count
             var everRemoved: Set<String> = []
             var visited: [Channel] = []
@@ -63,7 +70,8 @@ import TestSupport
                 if !page.hasNext { break }
                 for _ in 0..<Int.random(in: 0...3, using: &generator) {
                     if Bool.random(using: &generator), !current.isEmpty {
-                        let removed = current.remove(at: Int.random(in: 0..<current.count, using: &generator))
+                        let removed = current.remove(
+                            at: Int.random(in: 0..<current.count, using: &generator))
                         everRemoved.insert(removed.channelId)
                     } else {
                         current.append(RandomChannels.channel(id: "c\(nextId)", using: &generator))
@@ -71,15 +79,19 @@ import TestSupport
                     }
                 }
             } while pages < 200
-            let context = "seed \(seed) round \(round) sort \(query.sort) pageSize \(query.pageSize)"
+            let context =
+                "seed \(seed) round \(round) sort \(query.sort) pageSize \(query.pageSize)"
             let visitedIds = visited.map(\.channelId)
             #expect(Set(visitedIds).count == visitedIds.count, "duplicates: \(context)")
-            #expect(zip(visited, visited.dropFirst()).allSatisfy { query.areInIncreasingOrder($0, $1) }, "out of order: \(context)")
+            #expect(
+                zip(visited, visited.dropFirst()).allSatisfy { query.areInIncreasingOrder($0, $1) },
+                "out of order: \(context)")
             let stable = current.filter {
                 initialIds.contains($0.channelId) && !everRemoved.contains($0.channelId)
                     && query.filter.matches($0, memberIds: [])
             }
-            #expect(Set(stable.map(\.channelId)).isSubset(of: Set(visitedIds)), "missed: \(context)")
+            #expect(
+                Set(stable.map(\.channelId)).isSubset(of: Set(visitedIds)), "missed: \(context)")
         }
     }
 }

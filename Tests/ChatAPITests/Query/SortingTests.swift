@@ -1,7 +1,7 @@
 import ChatAPI
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct SortingTests {
     static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: seconds) }
@@ -15,12 +15,19 @@ import TestSupport
         let channels = [
             Channel(channelId: "old", type: .community, createdAt: Self.date(100)),
             Channel(channelId: "new", type: .community, createdAt: Self.date(500)),
-            Channel(channelId: "talked", type: .community, createdAt: Self.date(50), lastMessageAt: Self.date(400)),
-            Channel(channelId: "recent", type: .community, createdAt: Self.date(10), lastMessageAt: Self.date(900)),
+            Channel(
+                channelId: "talked", type: .community, createdAt: Self.date(50),
+                lastMessageAt: Self.date(400)),
+            Channel(
+                channelId: "recent", type: .community, createdAt: Self.date(10),
+                lastMessageAt: Self.date(900)),
         ]
         #expect(Self.ids(channels, [.default]) == ["recent", "new", "talked", "old"])
         #expect(ChannelListQuery().sort == [.default])
-        #expect(Self.ids(channels, [Sorting(key: .default, isAscending: true)]) == ["old", "talked", "new", "recent"])
+        #expect(
+            Self.ids(channels, [Sorting(key: .default, isAscending: true)]) == [
+                "old", "talked", "new", "recent",
+            ])
     }
 
     @Test func missingSortsSmallest() {
@@ -29,14 +36,22 @@ import TestSupport
             Channel(channelId: "n", type: .live),
             Channel(channelId: "a", type: .live, displayName: "alpha"),
         ]
-        #expect(Self.ids(channels, [Sorting(key: .displayName, isAscending: true)]) == ["n", "a", "b"])
-        #expect(Self.ids(channels, [Sorting(key: .displayName, isAscending: false)]) == ["b", "a", "n"])
-        #expect(Self.ids(channels, [Sorting(key: .lastMessageAt, isAscending: true)]) == ["a", "b", "n"])
+        #expect(
+            Self.ids(channels, [Sorting(key: .displayName, isAscending: true)]) == ["n", "a", "b"])
+        #expect(
+            Self.ids(channels, [Sorting(key: .displayName, isAscending: false)]) == ["b", "a", "n"])
+        #expect(
+            Self.ids(channels, [Sorting(key: .lastMessageAt, isAscending: true)]) == [
+                "a", "b", "n",
+            ])
     }
 
     @Test func tiesBreakByChannelIdAscendingEvenWhenDescending() {
-        let channels = ["z", "m", "a"].map { Channel(channelId: $0, type: .community, memberCount: 5) }
-        #expect(Self.ids(channels, [Sorting(key: .memberCount, isAscending: false)]) == ["a", "m", "z"])
+        let channels = ["z", "m", "a"].map {
+            Channel(channelId: $0, type: .community, memberCount: 5)
+        }
+        #expect(
+            Self.ids(channels, [Sorting(key: .memberCount, isAscending: false)]) == ["a", "m", "z"])
         #expect(Self.ids(channels, []) == ["a", "m", "z"])
     }
 
@@ -45,14 +60,17 @@ import TestSupport
         let channels = names.enumerated().map {
             Channel(channelId: "c\($0.offset)", type: .community, displayName: $0.element)
         }
-        let sorted = channels.sorted(by: ChannelListQuery(sort: [Sorting(key: .displayName, isAscending: true)]).areInIncreasingOrder)
+        let sorted = channels.sorted(
+            by: ChannelListQuery(sort: [Sorting(key: .displayName, isAscending: true)])
+                .areInIncreasingOrder)
         #expect(sorted.map(\.displayName) == ["Alpha", "alpha", "beta", "elan", "Élan", "Gamma"])
     }
 
     @Test func metadataTypesOrderMissingNumberStringObjectArrayBool() {
         let values: [JSON?] = [true, [1], ["a": 1], "s", 3, nil, .null]
         let channels = values.enumerated().map { index, value in
-            Channel(channelId: "c\(index)", type: .community, metadata: value.map { ["k": $0] } ?? [:])
+            Channel(
+                channelId: "c\(index)", type: .community, metadata: value.map { ["k": $0] } ?? [:])
         }
         #expect(
             Self.ids(channels, [Sorting(key: .metadata("k"), isAscending: true)])
@@ -60,10 +78,15 @@ import TestSupport
     }
 
     @Test func viewerKeys() {
-        let read = Channel(channelId: "r", type: .community, lastSequence: 5, currentUserMembership: .member, readSequence: 5)
-        let unread = Channel(channelId: "u", type: .community, lastSequence: 5, currentUserMembership: .member, readSequence: 1)
+        let read = Channel(
+            channelId: "r", type: .community, lastSequence: 5, currentUserMembership: .member,
+            readSequence: 5)
+        let unread = Channel(
+            channelId: "u", type: .community, lastSequence: 5, currentUserMembership: .member,
+            readSequence: 1)
         #expect(Self.ids([read, unread], [Sorting(key: .hasUnread)]) == ["u", "r"])
-        #expect(Self.ids([unread, read], [Sorting(key: .unreadCount, isAscending: true)]) == ["r", "u"])
+        #expect(
+            Self.ids([unread, read], [Sorting(key: .unreadCount, isAscending: true)]) == ["r", "u"])
     }
 
     @Test func queryIdentityIncludesSort() {
@@ -71,7 +94,8 @@ import TestSupport
         let b = ChannelListQuery(sort: [Sorting(key: .createdAt, isAscending: true)])
         #expect(a != b)
         #expect(Set([a, b, a]).count == 2)
-        #expect(a == ChannelListQuery(filter: .and([]), sort: [Sorting(key: .createdAt)], pageSize: 20))
+        #expect(
+            a == ChannelListQuery(filter: .and([]), sort: [Sorting(key: .createdAt)], pageSize: 20))
     }
 
     /// Antisymmetric, reflexive only on equal ids, transitive, and consistent with `sorted`.
@@ -82,21 +106,26 @@ import TestSupport
             let sort = RandomChannels.sort(using: &generator)
             let query = ChannelListQuery(sort: sort)
             let channels = RandomChannels.channels(count: 12, using: &generator)
-            func ids(_ i: Int, _ j: Int) -> String { "\(channels[i].channelId), \(channels[j].channelId)" }
+            func ids(_ i: Int, _ j: Int) -> String {
+                "\(channels[i].channelId), \(channels[j].channelId)"
+            }
             let keys = channels.map(query.sortKey)
             for (i, a) in keys.enumerated() {
                 #expect(query.compare(channels[i], channels[i]) == .orderedSame, "seed \(seed)")
                 for (j, b) in keys.enumerated() where j != i {
                     let ab = a.compare(b)
                     if ab == .orderedSame || ab.rawValue != -b.compare(a).rawValue {
-                        Issue.record("seed \(seed): \(ids(i, j)) not strictly ordered under \(sort)")
+                        Issue.record(
+                            "seed \(seed): \(ids(i, j)) not strictly ordered under \(sort)")
                     }
                     if a < b, let c = keys.firstIndex(where: { b < $0 && !(a < $0) }) {
-                        Issue.record("seed \(seed): not transitive over \(ids(i, j)), c\(c) under \(sort)")
+                        Issue.record(
+                            "seed \(seed): not transitive over \(ids(i, j)), c\(c) under \(sort)")
                     }
                 }
             }
-            #expect(query.compare(channels[0], channels[1]) == keys[0].compare(keys[1]), "seed \(seed)")
+            #expect(
+                query.compare(channels[0], channels[1]) == keys[0].compare(keys[1]), "seed \(seed)")
             let sorted = channels.sorted(by: query.areInIncreasingOrder)
             let reversedInput = channels.reversed().sorted(by: query.areInIncreasingOrder)
             #expect(sorted == reversedInput, "seed \(seed): order depends on input order")

@@ -12,7 +12,8 @@ import Testing
 
     static func search(_ prefix: String) throws -> [String] {
         let query = UserSearchQuery(displayNamePrefix: prefix)
-        return try query.page(of: users.filter(query.matches), after: nil, limit: 20).items.map(\.userId)
+        return try query.page(of: users.filter(query.matches), after: nil, limit: 20).items.map(
+            \.userId)
     }
 
     @Test func prefixIgnoresCaseAndDiacritics() throws {
@@ -24,6 +25,8 @@ import Testing
 
     @Test func validation() throws {
         try UserSearchQuery(displayNamePrefix: "a").validate()
-        #expect(throws: ChatError.self) { try UserSearchQuery(displayNamePrefix: "a", pageSize: 500).validate() }
+        #expect(throws: ChatError.self) {
+            try UserSearchQuery(displayNamePrefix: "a", pageSize: 500).validate()
+        }
     }
 }

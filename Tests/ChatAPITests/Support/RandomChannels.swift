@@ -6,12 +6,20 @@ import TestSupport
 /// missing values and mixed metadata types are common.
 enum RandomChannels {
     static func channel(id: String, using generator: inout SeededGenerator) -> Channel {
-        func date() -> Date { Date(timeIntervalSince1970: Double(Int.random(in: 0...5, using: &generator)) * 100) }
+        func date() -> Date {
+            Date(timeIntervalSince1970: Double(Int.random(in: 0...5, using: &generator)) * 100)
+        }
         let names: [String?] = [nil, "alpha", "Alpha", "beta", "Élan", "elan", "Zeta", ""]
-        let scores: [JSON?] = [nil, nil, .null, 1, 2.5, 2.5, "1", "b", true, false, ["x": 1], [1, 2]]
+        let scores: [JSON?] = [
+            nil, nil, .null, 1, 2.5, 2.5, "1", "b", true, false, ["x": 1], [1, 2],
+        ]
         var metadata: [String: JSON] = [:]
         if let score = scores.randomElement(using: &generator)! { metadata["score"] = score }
-        if Bool.random(using: &generator) { metadata["nested"] = ["value": .number(Double(Int.random(in: 0...3, using: &generator)))] }
+        if Bool.random(using: &generator) {
+            metadata["nested"] = [
+                "value": .number(Double(Int.random(in: 0...3, using: &generator)))
+            ]
+        }
         let lastSequence = Int.random(in: 0...4, using: &generator)
         return Channel(
             channelId: id, type: ChannelType.allCases.randomElement(using: &generator)!,
@@ -37,7 +45,9 @@ enum RandomChannels {
 
     static func sort(using generator: inout SeededGenerator) -> [Sorting] {
         (0..<Int.random(in: 0...3, using: &generator)).map { _ in
-            Sorting(key: keys.randomElement(using: &generator)!, isAscending: Bool.random(using: &generator))
+            Sorting(
+                key: keys.randomElement(using: &generator)!,
+                isAscending: Bool.random(using: &generator))
         }
     }
 }
