@@ -1,0 +1,60 @@
+/// A page of one channel's messages, addressed by sequence number.
+///
+/// Messages are numbered 1, 2, 3 … per channel without gaps (deleted messages keep their
+/// number), so a page is a contiguous range of sequence numbers; `sequenceRange(lastSequence:)`
+/// computes it.
+public struct MessagePageQuery: Sendable, Hashable, Codable {
+    /// Where a page sits.
+    public enum Position: Sendable, Hashable, Codable {
+        /// The newest messages.
+        case latest
+        /// The newest messages before `sequence` (exclusive; it may exceed the last sequence).
+        case before(sequence: Int)
+        /// The messages just after `sequence` (exclusive).
+        case after(sequence: Int)
+    }
+
+    /// The channel.
+    public var channelId: String
+    /// Which messages.
+    public var position: Position
+    /// The most messages per page, 1…`ChannelListQuery.maximumPageSize`.
+    public var limit: Int
+
+    /// A query; by default the 30 newest messages.
+    public init(channelId: String, position: Position = .latest, limit: Int = 30) {
+        self.channelId = channelId
+        self.position = position
+        self.limit = limit
+    }
+
+    /// Throws `ChatError.invalidArgument` for a limit out of range (`"limit"`) or a negative
+    /// sequence number (`"sequence"`).
+    public func validate() throws {
+        try PageSize.validate(limit, field: "limit")
+        switch position {
+        case .latest: break
+        case .before(let sequence), .after(let sequence):
+            guard sequence >= 0 else {
+                throw ChatError.invalidArgument(field: "sequence", reason: "must not be negative")
+            }
+        }
+    }
+
+    /// The sequence numbers of the page in a channel whose last message is `lastSequence`;
+    /// `nil` when the page is empty.
+    ///
+    /// - Complexity: O(1).
+    public func sequenceRange(lastSequence: Int) -> ClosedRange<Int>? {
+        let upper =
+            switch position {
+            case .latest: lastSequence
+            case .before(let sequence): min(sequence - 1, lastSequence)
+            case .after(let sequence): min(sequence + limit, lastSequence)
+            }
+        let lower =
+            if case .after(let sequence) = position { sequence + 1 } else { upper - limit + 1 }
+        let clampedLower = max(1, lower)
+        return clampedLower <= upper ? clampedLower...upper : nil
+    }
+}
