@@ -43,6 +43,14 @@ public protocol ChatTransport: Sendable {
     /// Every event of every connection, each connection ending with `.disconnected`.
     var events: AsyncStream<ConnectionEvent> { get }
 
+    /// The sequence number of the last envelope put on `events` for this device (0 before any).
+    ///
+    /// Read right after `send(_:)` returns, it covers every event the request caused and every
+    /// event queued before it. A client that applies a response only once it has applied the
+    /// events up to this number never lets an older event overwrite the response's newer state
+    /// (read-your-writes without entity versions).
+    var lastEventSequence: Int { get }
+
     /// Closes the connection, if any; the server stops this device's reading and typing.
     /// `events` yields `.disconnected(.requested)`. Idempotent.
     func disconnect() async

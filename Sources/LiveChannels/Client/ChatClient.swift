@@ -1,0 +1,144 @@
+import ChatAPI
+import LiveCore
+import Synchronization
+
+/// The entry point of the SDK: one user's connection to a chat server through a
+/// ``ChatTransport``, with the cache that keeps every live handle current.
+///
+/// ```swift
+/// let client = ChatClient(transport: server.connection(userId: "alice", deviceId: "phone"))
+/// try await client.connect()
+/// let repository = ChannelRepository(client: client)
+/// ```
+///
+/// After `connect()`, the client applies the server's events to its cache in order and exactly
+/// once. If the connection drops it reconnects with backoff (``ReconnectPolicy``), resuming after
+/// the last event it applied; when the server cannot replay what was missed, it reloads every
+/// live list and object. Live handles keep working throughout.
+///
+/// Not actor-isolated; every member is thread-safe. Live handles and repositories keep their
+/// client alive; the client stops its event loop when it is freed.
+public final class ChatClient: Sendable {
+    /// The transport this client talks through.
+    public let transport: any ChatTransport
+    let store = CacheStore()
+    let sync: SyncEngine
+    private let connection = LiveObjectSource<ConnectionState>(snapshot: .disconnected, dataStatus: .fresh)
+    private let session = Mutex(Session())
+    private let reconnectPolicy: ReconnectPolicy
+
+    private struct Session: Sendable {
+        var currentUser: User?
+        var eventLoop: Task<Void, Never>?
+        var hasConnected = false
+    }
+
+    /// Creates a client. Nothing happens until ``connect()``.
+    /// - Parameter reconnectPolicy: how to wait between reconnect attempts after the connection
+    ///   drops.
+    public init(transport: any ChatTransport, reconnectPolicy: ReconnectPolicy = .exponential) {
+        self.transport = transport
+        self.reconnectPolicy = reconnectPolicy
+        sync = SyncEngine(transport: transport, store: store)
+    }
+
+    deinit {
+        session.withLock { $0.eventLoop?.cancel() }
+    }
+
+    /// The id of the user this client acts for.
+    public var currentUserId: String { transport.userId }
+
+    /// The user this client acts for, once connected.
+    public var currentUser: User? { session.withLock { $0.currentUser } }
+
+    /// The connection state, as a live value.
+    public var connectionState: LiveObject<ConnectionState> { connection.object }
+
+    /// Connects (registering the user on first connect) and starts applying events. Connecting
+    /// again after ``disconnect()`` resumes where the client left off.
+    /// - Throws: `ChatError.unavailable` when the server cannot be reached,
+    ///   `ChatError.invalidArgument` for an unusable user id.
+    public func connect() async throws {
+        connection.publish(snapshot: .connecting)
+        let resumeAfter = session.withLock { $0.hasConnected } ? await sync.appliedSequence : nil
+        do {
+            let result = try await transport.connect(resumingAfter: resumeAfter)
+            await sync.didConnect(result)
+            session.withLock { session in
+                session.currentUser = result.currentUser
+                session.hasConnected = true
+                if session.eventLoop == nil { session.eventLoop = startEventLoop() }
+            }
+            connection.publish(snapshot: .connected)
+            if result.status == .resyncRequired { await sync.resync() }
+        } catch {
+            connection.publish(snapshot: .disconnected, error: error)
+            throw error
+        }
+    }
+
+    /// Waits until every event the server has queued for this client so far has been applied to
+    /// the cache and published to live handles. Useful after another user acted, in tests and
+    /// before reading a derived value.
+    public func synchronize() async {
+        await sync.waitUntilApplied(transport.lastEventSequence)
+    }
+
+    /// Disconnects. Live handles keep their last state; `connect()` again to resume.
+    public func disconnect() async {
+        await transport.disconnect()
+        connection.publish(snapshot: .disconnected)
+    }
+
+    // MARK: Event loop
+
+    /// Consumes the transport's events for the client's lifetime. It captures the engine and
+    /// the transport, not the client, so the client can be freed (which cancels the loop).
+    private func startEventLoop() -> Task<Void, Never> {
+        let transport = transport
+        let sync = sync
+        let connection = connection
+        let policy = reconnectPolicy
+        return Task {
+            for await item in transport.events {
+                switch item {
+                case .event(let envelope):
+                    await sync.handle(envelope)
+                case .disconnected(.requested):
+                    connection.publish(snapshot: .disconnected)
+                case .disconnected(.connectionLost(let error)):
+                    connection.publish(snapshot: .reconnecting, error: error)
+                    // Reconnect beside the loop: the loop must keep applying the replayed
+                    // events that requests made while resyncing wait for.
+                    Task {
+                        await Self.reconnect(transport: transport, sync: sync, connection: connection, policy: policy)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func reconnect(
+        transport: any ChatTransport, sync: SyncEngine, connection: LiveObjectSource<ConnectionState>,
+        policy: ReconnectPolicy
+    ) async {
+        for attempt in 1...max(1, policy.maximumAttempts) {
+            do {
+                try await policy.wait(attempt)
+            } catch {
+                break
+            }
+            do {
+                let result = try await transport.connect(resumingAfter: await sync.appliedSequence)
+                await sync.didConnect(result)
+                connection.publish(snapshot: .connected)
+                if result.status == .resyncRequired { await sync.resync() }
+                return
+            } catch {
+                connection.publish(error: error)
+            }
+        }
+        connection.publish(snapshot: .disconnected)
+    }
+}

@@ -1,0 +1,170 @@
+import ChatAPI
+import Foundation
+import LiveCore
+
+/// Channel management, Amity style: create, join, get, leave, query and update channels.
+///
+/// Calls that return a live handle (`getChannel`, `joinChannel`, `createChannel().…(with:)`,
+/// `getChannels()…query()`) return at once and send their request immediately; discarding the
+/// handle does not cancel the request. A failure is reported as the handle's `error` (with
+/// `dataStatus == .error` when there is nothing to show). Their `async throws` counterparts have
+/// their own names and throw `ChatError`.
+///
+/// A write made through an `async` call is visible in every live handle by the time the call
+/// returns. Thread-safe; keeps its client alive.
+public final class ChannelRepository: Sendable {
+    /// The client this repository works through.
+    public let client: ChatClient
+
+    public init(client: ChatClient) {
+        self.client = client
+    }
+
+    // MARK: Create
+
+    /// The Amity-style creation entry point: `repository.createChannel().community(with: builder)`.
+    public func createChannel() -> ChannelCreator {
+        ChannelCreator(client: client)
+    }
+
+    /// Creates a conversation (or returns the existing one with the same members), as a live
+    /// object. Same as `createChannel().conversation(with:)`.
+    public func createConversation(with builder: ConversationChannelBuilder) -> LiveObject<Channel> {
+        createChannel().conversation(with: builder)
+    }
+
+    /// Creates a channel from any builder and returns it once the server has created it.
+    /// - Throws: `ChatError.invalidArgument` for bad builder input (nothing is sent),
+    ///   `.alreadyExists` for an id in use, `.notAllowed` for a type clients cannot create.
+    public func createChannel(with builder: some ChannelBuilder) async throws -> Channel {
+        try await client.channel(answering: .createChannel(try builder.makeDraft()))
+    }
+
+    // MARK: Join, get, leave
+
+    /// Joins a channel (idempotent) and returns it as a live object. A conversation cannot be
+    /// joined: the object reports `ChatError.notAllowed`.
+    public func joinChannel(_ channelId: String) -> LiveObject<Channel> {
+        client.liveChannel(channelId, sending: .joinChannel(channelId: channelId))
+    }
+
+    /// Joins a channel (idempotent) and returns it.
+    /// - Throws: `.notFound`, `.notAllowed` (conversations; banned users), `.limitExceeded`.
+    public func joinChannel(channelId: String) async throws -> Channel {
+        try await client.channel(answering: .joinChannel(channelId: channelId))
+    }
+
+    /// The channel as a live object, without joining it: the cached value at once, then the
+    /// server's. A channel the user may not see reports `ChatError.notFound`.
+    public func getChannel(_ channelId: String) -> LiveObject<Channel> {
+        client.liveChannel(channelId, sending: .getChannel(channelId: channelId))
+    }
+
+    /// The channel, fetched from the server, without joining it.
+    /// - Throws: `.notFound` when it does not exist or is not visible to this user.
+    public func getChannel(channelId: String) async throws -> Channel {
+        try await client.channel(answering: .getChannel(channelId: channelId))
+    }
+
+    /// Leaves a channel. Live lists filtered on membership drop it before this returns.
+    /// - Throws: `.notFound`, `.notAllowed` (conversations).
+    public func leaveChannel(_ channelId: String) async throws {
+        _ = try await client.sync.perform(.leaveChannel(channelId: channelId))
+        if let channel = try? await client.sync.perform(.getChannel(channelId: channelId)).channelValue {
+            await client.sync.upsert([channel])
+        }
+    }
+
+    /// Leaves a channel; `completion` (on the main actor) gets whether it worked and the error.
+    public func leaveChannel(
+        _ channelId: String, withCompletion completion: (@MainActor @Sendable (Bool, (any Error)?) -> Void)?
+    ) {
+        Task {
+            do {
+                try await leaveChannel(channelId)
+                await completion?(true, nil)
+            } catch {
+                await completion?(false, error)
+            }
+        }
+    }
+
+    // MARK: Query
+
+    /// The Amity-style query entry point: `repository.getChannels().communityType(with: builder).query()`.
+    public func getChannels() -> ChannelQueries {
+        ChannelQueries(client: client)
+    }
+
+    /// A live list of the channels matching `query`: the first page loads now, `nextPage()`
+    /// loads more. Channels enter and leave the list as they start and stop matching, whatever
+    /// caused it. An invalid query reports `ChatError.invalidArgument` as the list's `error`.
+    public func getChannels(query: ChannelListQuery) -> LiveCollection<Channel> {
+        client.liveChannelList(query)
+    }
+
+    // MARK: Update
+
+    /// Applies an update builder's changes and returns the updated channel.
+    /// - Throws: `.invalidArgument` (nothing to update, bad metadata), `.forbidden`, `.notFound`.
+    public func updateChannel(with updater: ChannelUpdateBuilder) async throws -> Channel {
+        try await client.channel(answering: .updateChannel(try updater.makeChanges()))
+    }
+}
+
+/// What `ChannelRepository.createChannel()` returns: pick the channel type.
+public struct ChannelCreator: Sendable {
+    let client: ChatClient
+
+    /// Creates a community channel; the live object reports `alreadyExists` for an id in use.
+    public func community(with builder: CommunityChannelBuilder) -> LiveObject<Channel> {
+        create(builder)
+    }
+
+    /// Creates a live channel.
+    public func live(with builder: LiveChannelBuilder) -> LiveObject<Channel> {
+        create(builder)
+    }
+
+    /// Creates a conversation, or returns the existing one with the same members.
+    public func conversation(with builder: ConversationChannelBuilder) -> LiveObject<Channel> {
+        create(builder)
+    }
+
+    private func create(_ builder: some ChannelBuilder) -> LiveObject<Channel> {
+        do {
+            return client.liveChannel(creating: .createChannel(try builder.makeDraft()))
+        } catch {
+            return client.failedChannel(error)
+        }
+    }
+}
+
+/// What `ChannelRepository.getChannels()` returns: pick a query builder, then call `query()`.
+public struct ChannelQueries: Sendable {
+    let client: ChatClient
+
+    public func byTypes(with builder: ByTypesChannelQueryBuilder) -> PreparedChannelQuery { prepare(builder) }
+    public func standardType(with builder: StandardChannelQueryBuilder) -> PreparedChannelQuery { prepare(builder) }
+    public func privateType(with builder: PrivateChannelQueryBuilder) -> PreparedChannelQuery { prepare(builder) }
+    public func broadcast(with builder: BroadcastChannelQueryBuilder) -> PreparedChannelQuery { prepare(builder) }
+    public func conversation(with builder: ConversationChannelQueryBuilder) -> PreparedChannelQuery { prepare(builder) }
+    public func liveType(with builder: LiveChannelQueryBuilder) -> PreparedChannelQuery { prepare(builder) }
+    public func communityType(with builder: CommunityChannelQueryBuilder) -> PreparedChannelQuery { prepare(builder) }
+
+    private func prepare(_ builder: some ChannelQueryBuilder) -> PreparedChannelQuery {
+        PreparedChannelQuery(client: client, query: builder.query)
+    }
+}
+
+/// A channel query ready to run: `query()` returns its live list.
+public struct PreparedChannelQuery: Sendable {
+    let client: ChatClient
+    /// The query this will run.
+    public let query: ChannelListQuery
+
+    /// The live list of matching channels (first page loading now).
+    public func query() -> LiveCollection<Channel> {
+        client.liveChannelList(query)
+    }
+}

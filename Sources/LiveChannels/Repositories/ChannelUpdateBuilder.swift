@@ -1,0 +1,45 @@
+import ChatAPI
+import LiveCore
+
+/// Collects changes to one channel, Amity style, and applies them with ``update()`` (live) or
+/// `ChannelRepository.updateChannel(with:)` (async). Metadata is replaced as a whole, last
+/// writer wins.
+public final class ChannelUpdateBuilder {
+    /// The channel to update.
+    public let channelId: String
+    let client: ChatClient
+    private var changes: ChannelChanges
+
+    public init(channelId: String, client: ChatClient) {
+        self.channelId = channelId
+        self.client = client
+        changes = ChannelChanges(channelId: channelId)
+    }
+
+    public func setDisplayName(_ displayName: String) { changes.displayName = displayName }
+    public func setMetadata(_ metadata: [String: JSON]) { changes.metadata = metadata }
+    public func setTags(_ tags: [String]) { changes.tags = tags }
+    public func setAvatar(fileId: String) { changes.avatarFileId = fileId }
+
+    /// The changes to send.
+    /// - Throws: `ChatError.invalidArgument` when nothing was set, or metadata over 100 KB.
+    public func makeChanges() throws -> ChannelChanges {
+        guard !changes.isEmpty else {
+            throw ChatError.invalidArgument(field: "changes", reason: "set at least one field to update")
+        }
+        if let metadata = changes.metadata, JSON.object(metadata).encodedSize > 100 * 1024 {
+            throw ChatError.invalidArgument(field: "metadata", reason: "must encode to at most 100 KB")
+        }
+        return changes
+    }
+
+    /// Sends the update now and returns the channel as a live object; a failure is reported as
+    /// its `error` while it keeps showing the channel.
+    public func update() -> LiveObject<Channel> {
+        do {
+            return client.liveChannel(channelId, sending: .updateChannel(try makeChanges()))
+        } catch {
+            return client.failedChannel(error)
+        }
+    }
+}
