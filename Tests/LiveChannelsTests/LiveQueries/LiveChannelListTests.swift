@@ -41,7 +41,7 @@ import Testing
         ]
         for (prepared, expected) in cases {
             let list = await prepared.query().loaded()
-            #expect(Set(list.snapshots.map(\.channelId)) == expected, "\(prepared.query)")
+            #expect(Set(list.snapshots.map(\.channelId)) == expected, "\(prepared.listQuery)")
             #expect(list.dataStatus == .fresh)
         }
     }
