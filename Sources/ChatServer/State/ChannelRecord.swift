@@ -1,0 +1,42 @@
+import ChatAPI
+import Foundation
+
+/// Everything the server keeps about one channel.
+struct ChannelRecord: Sendable {
+    /// The viewer-neutral fields, kept current. The viewer fields (`currentUserMembership`,
+    /// `readSequence`, `hasMention`) and the time-dependent ones (`isMuted`, `isRateLimited`)
+    /// are filled in when the channel is rendered for a viewer.
+    var info: Channel
+    /// Members by user id.
+    var members: [String: MemberRecord] = [:]
+    /// Banned users by user id (never also in `members`).
+    var bans: [String: BanRecord] = [:]
+    /// Messages in sequence order: `messages[i].sequence == i + 1`.
+    var messages: [Message] = []
+    /// Users typing, with the time their indicator expires.
+    var typing: [String: Date] = [:]
+    /// Users reading, with the devices they read on (never empty sets).
+    var readers: [String: Set<String>] = [:]
+    /// When the channel mute ends; `nil` when not muted.
+    var mutedUntil: Date?
+    var rateLimit: RateLimitPolicy?
+    /// Recent send times per user, for the rate limit (pruned to the window on each send).
+    var recentSends: [String: [Date]] = [:]
+
+    var id: String { info.channelId }
+    var type: ChannelType { info.type }
+
+    func isMember(_ userId: String) -> Bool { members[userId] != nil }
+    func isBanned(_ userId: String) -> Bool { bans[userId] != nil }
+    func isModerator(_ userId: String) -> Bool { members[userId]?.isModerator ?? false }
+
+    func isMuted(at now: Date) -> Bool {
+        guard let mutedUntil else { return false }
+        return mutedUntil > now
+    }
+
+    func activeRateLimit(at now: Date) -> RateLimitPolicy? {
+        guard let rateLimit, rateLimit.isActive(at: now) else { return nil }
+        return rateLimit
+    }
+}

@@ -1,0 +1,29 @@
+import ChatAPI
+import Foundation
+
+/// What the server keeps about one member of one channel.
+struct MemberRecord: Sendable, Hashable {
+    let userId: String
+    /// Sorted, without duplicates.
+    var roles: [String] = []
+    var joinedAt: Date
+    /// The sequence number of the last message the member has read.
+    var readSequence: Int
+    /// The sequence number of the newest message that mentions the member (0: none).
+    var mentionSequence: Int = 0
+    /// When the member's mute ends; `nil` when not muted; `.distantFuture` for no end.
+    var mutedUntil: Date?
+
+    var isModerator: Bool { roles.contains(ChannelRole.moderator) }
+
+    func isMuted(at now: Date) -> Bool {
+        guard let mutedUntil else { return false }
+        return mutedUntil > now
+    }
+}
+
+/// Role names with a meaning to the server. Other roles may be assigned and queried freely.
+public enum ChannelRole {
+    /// Moderators may edit the channel and use every moderation tool its type supports.
+    public static let moderator = "moderator"
+}
