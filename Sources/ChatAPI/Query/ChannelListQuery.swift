@@ -1,0 +1,46 @@
+/// A channel list: which channels (`filter`), in which order (`sort`), how many per page.
+///
+/// Equal queries (`Hashable`, sort included) denote the same list, so a client can share one
+/// live list per query.
+///
+/// Construction never fails; `validate()` checks the filter, the sort keys and the page size and
+/// throws `ChatError.invalidArgument` naming the bad part. The server validates every query
+/// before answering it, and the client before creating a live list, so an invalid query fails
+/// at once and is never half-applied.
+public struct ChannelListQuery: Sendable, Hashable, Codable, PageOrdering {
+    /// The largest page size a query may ask for.
+    public static var maximumPageSize: Int { PageSize.maximum }
+
+    /// The channels of the list.
+    public var filter: Filter
+    /// The sort criteria, first deciding most; always completed by `channelId` ascending. Empty
+    /// means `channelId` ascending alone.
+    public var sort: [Sorting]
+    /// The number of channels per page, 1…`maximumPageSize`.
+    public var pageSize: Int
+
+    /// A query; by default every visible channel, most recent activity first, 20 per page.
+    public init(filter: Filter = .all, sort: [Sorting] = [.default], pageSize: Int = 20) {
+        self.filter = filter
+        self.sort = sort
+        self.pageSize = pageSize
+    }
+
+    /// Throws `ChatError.invalidArgument` if the filter is invalid (see `Filter.validate()`),
+    /// a metadata sort path is empty or malformed, or `pageSize` is out of range.
+    public func validate() throws {
+        try filter.validate()
+        for sorting in sort {
+            if case .metadata(let path) = sorting.key {
+                try MetadataPath.validate(path, field: "sort")
+            }
+        }
+        try PageSize.validate(pageSize)
+    }
+
+    public var orderingFingerprint: String { "channels[\(sort.fingerprint)]" }
+
+    public func sortKey(for channel: Channel) -> SortKey {
+        sort.sortKey(for: channel)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Which members of a channel a member list shows.
+public enum MemberFilter: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Current members (muted ones included, banned users excluded).
+    case all
+    /// Current members who are muted.
+    case mute
+    /// Banned users.
+    case ban
+}
+
+/// The order of a member list.
+public enum MemberSort: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Earliest `joinedAt` first.
+    case firstCreated
+    /// Latest `joinedAt` first.
+    case lastCreated
+}
+
+/// A page-wise member list of one channel, in the style of Amity's
+/// `getMembers(filter:sortBy:roles:)`. Ties of `joinedAt` are broken by `userId` ascending.
+public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
+    /// The channel.
+    public var channelId: String
+    /// Which members.
+    public var filter: MemberFilter
+    /// Their order.
+    public var sortBy: MemberSort
+    /// Only members with at least one of these roles; empty means any.
+    public var roles: [String]
+    /// Members per page, 1…`ChannelListQuery.maximumPageSize`.
+    public var pageSize: Int
+
+    public init(
+        channelId: String, filter: MemberFilter = .all, sortBy: MemberSort = .firstCreated,
+        roles: [String] = [], pageSize: Int = 20
+    ) {
+        self.channelId = channelId
+        self.filter = filter
+        self.sortBy = sortBy
+        self.roles = roles
+        self.pageSize = pageSize
+    }
+
+    /// Whether `member` belongs to the list. Muting is read from `member.isMuted`, as of when
+    /// the value was produced.
+    public func matches(_ member: ChannelMember) -> Bool {
+        guard member.channelId == channelId else { return false }
+        let inFilter =
+            switch filter {
+            case .all: member.membership == .member
+            case .mute: member.membership == .member && member.isMuted
+            case .ban: member.membership == .banned
+            }
+        return inFilter && (roles.isEmpty || member.roles.contains(where: roles.contains))
+    }
+
+    /// Throws `ChatError.invalidArgument(field: "pageSize")` when the page size is out of range.
+    public func validate() throws {
+        try PageSize.validate(pageSize)
+    }
+
+    public var orderingFingerprint: String { "members[\(channelId),\(sortBy.rawValue)]" }
+
+    public func sortKey(for member: ChannelMember) -> SortKey {
+        SortKey(
+            values: [.number(member.joinedAt.timeIntervalSince1970)],
+            ascending: [sortBy == .firstCreated], id: member.userId)
+    }
+}

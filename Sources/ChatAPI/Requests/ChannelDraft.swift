@@ -1,0 +1,33 @@
+/// What a new channel should be: the contents of a channel builder.
+public struct ChannelDraft: Sendable, Hashable, Codable {
+    /// The type; clients may create only `community`, `live` and `conversation` channels.
+    public var type: ChannelType
+    /// The id to use; `nil` lets the server generate a unique one. An id in use fails with
+    /// `ChatError.alreadyExists`.
+    public var channelId: String?
+    /// The users to add as members besides the creator (required, non-empty, for a
+    /// conversation, which is unique by its member set).
+    public var userIds: [String]
+    /// The display name.
+    public var displayName: String?
+    /// The avatar file id.
+    public var avatarFileId: String?
+    /// Tags.
+    public var tags: [String]
+    /// Metadata, at most 100 KB encoded.
+    public var metadata: [String: JSON]
+
+    public init(
+        type: ChannelType, channelId: String? = nil, userIds: [String] = [],
+        displayName: String? = nil, avatarFileId: String? = nil, tags: [String] = [],
+        metadata: [String: JSON] = [:]
+    ) {
+        self.type = type
+        self.channelId = channelId
+        self.userIds = userIds
+        self.displayName = displayName
+        self.avatarFileId = avatarFileId
+        self.tags = tags
+        self.metadata = metadata
+    }
+}
