@@ -7,13 +7,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// How many events each device's replay log keeps for resuming. A client that resumes after
     /// an older sequence number is told to resync.
     public var eventLogCapacity: Int
-    /// How many undelivered events a connected device may have buffered before the server drops
-    /// the connection (the client then resumes from the replay log).
-    public var eventBufferLimit: Int
 
-    public init(typingExpiry: TimeInterval = 5, eventLogCapacity: Int = 1_024, eventBufferLimit: Int = 10_000) {
+    /// - Parameters:
+    ///   - typingExpiry: seconds a typing indicator lasts without renewal (default 5).
+    ///   - eventLogCapacity: events kept per device for resuming (default 1,024; at least 1).
+    public init(typingExpiry: TimeInterval = 5, eventLogCapacity: Int = 1_024) {
         self.typingExpiry = typingExpiry
-        self.eventLogCapacity = eventLogCapacity
-        self.eventBufferLimit = eventBufferLimit
+        self.eventLogCapacity = max(1, eventLogCapacity)
     }
 }

@@ -8,8 +8,10 @@ enum StateChange: Sendable, Hashable {
     case memberRemoved(channelId: String, userId: String)
     case memberBanned(channelId: String, userId: String)
     case memberUnbanned(channelId: String, userId: String)
-    /// Roles or mute changed.
-    case memberUpdated(channelId: String, userId: String)
+    case memberMuted(channelId: String, userId: String)
+    /// Unmuted by a moderator, or the mute period ended.
+    case memberUnmuted(channelId: String, userId: String)
+    case memberRolesChanged(channelId: String, userId: String)
     case messageNew(channelId: String, sequence: Int)
     case messageUpdated(channelId: String, sequence: Int)
     case messageDeleted(channelId: String, sequence: Int)

@@ -7,14 +7,14 @@ enum ServerAction: Sendable, Hashable, CaseIterable {
     case view, join, leave, read, sendMessage
     case editChannel, deleteChannel
     case addMember, removeMember, banMember, muteMember, manageRoles
-    case setRateLimit, muteChannel
+    case manageRateLimit, muteChannel
     case editAnyMessage, deleteAnyMessage
 
     /// Actions that make no sense in a conversation (no membership changes, no moderation).
     var isRefusedInConversations: Bool {
         switch self {
         case .join, .leave, .addMember, .removeMember, .banMember, .muteMember, .manageRoles,
-            .setRateLimit, .muteChannel:
+            .manageRateLimit, .muteChannel:
             true
         default:
             false
@@ -24,7 +24,7 @@ enum ServerAction: Sendable, Hashable, CaseIterable {
     /// Actions reserved to channel moderators (and admins).
     var isModeration: Bool {
         switch self {
-        case .removeMember, .banMember, .muteMember, .manageRoles, .setRateLimit, .muteChannel,
+        case .removeMember, .banMember, .muteMember, .manageRoles, .manageRateLimit, .muteChannel,
             .editAnyMessage, .deleteAnyMessage:
             true
         default:
@@ -47,7 +47,7 @@ enum ServerAction: Sendable, Hashable, CaseIterable {
         case .banMember: "ban or unban members"
         case .muteMember: "mute or unmute members"
         case .manageRoles: "change member roles"
-        case .setRateLimit: "change the rate limit"
+        case .manageRateLimit: "change the rate limit"
         case .muteChannel: "mute or unmute the channel"
         case .editAnyMessage: "edit other users' messages"
         case .deleteAnyMessage: "delete other users' messages"

@@ -17,6 +17,8 @@ struct ChannelRecord: Sendable {
     var typing: [String: Date] = [:]
     /// Users reading, with the devices they read on (never empty sets).
     var readers: [String: Set<String>] = [:]
+    /// Members whose mute has an end (an index for expiry).
+    var timedMutes: Set<String> = []
     /// When the channel mute ends; `nil` when not muted.
     var mutedUntil: Date?
     var rateLimit: RateLimitPolicy?
@@ -29,6 +31,13 @@ struct ChannelRecord: Sendable {
     func isMember(_ userId: String) -> Bool { members[userId] != nil }
     func isBanned(_ userId: String) -> Bool { bans[userId] != nil }
     func isModerator(_ userId: String) -> Bool { members[userId]?.isModerator ?? false }
+
+    /// Whether anything in the channel expires with time (typing, a mute with an end, the
+    /// channel mute, the rate limit).
+    var hasDeadlines: Bool {
+        !typing.isEmpty || !timedMutes.isEmpty || mutedUntil.map { $0 != .distantFuture } ?? false
+            || rateLimit.map { $0.until != .distantFuture } ?? false
+    }
 
     func isMuted(at now: Date) -> Bool {
         guard let mutedUntil else { return false }

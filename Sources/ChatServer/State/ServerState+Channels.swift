@@ -99,22 +99,21 @@ extension ServerState {
         let channel = try authorizedRecord(channelId, .leave, by: .user(userId), now: now)
         guard channel.isMember(userId) else { return }
         removeMember(userId, from: channelId, now: now)
-        emit(.memberRemoved(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
-        emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId, also: [userId]))
+        emitMembershipChange(.memberRemoved(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
     }
 
-    /// Changes the channel's own fields; last writer wins.
+    /// Changes the channel's own fields; last writer wins. A `nil` field stays as it is.
     ///
     /// - Throws: `notFound`, `notAllowed` (deleted), `forbidden` (not a moderator),
     ///   `invalidArgument`, `limitExceeded` (metadata over 100 KB).
     @discardableResult
-    mutating func updateChannel(
-        _ channelId: String, _ changes: ChannelChanges, by caller: Caller, now: Date
-    ) throws(ChatError) -> Channel {
-        if let displayName = changes.displayName { try InputCheck.displayName(displayName) }
+    mutating func updateChannel(_ changes: ChannelChanges, by caller: Caller, now: Date) throws(ChatError) -> Channel {
+        try InputCheck.id(changes.channelId, field: "channelId")
+        try InputCheck.displayName(changes.displayName)
         if let metadata = changes.metadata { try InputCheck.metadata(metadata) }
         if let tags = changes.tags { try InputCheck.tags(tags) }
-        if let avatar = changes.avatarFileId, let avatar { try InputCheck.id(avatar, field: "avatarFileId") }
+        if let avatar = changes.avatarFileId { try InputCheck.id(avatar, field: "avatarFileId") }
+        let channelId = changes.channelId
         _ = try authorizedRecord(channelId, .editChannel, by: caller, now: now)
         modifyChannel(channelId) { info in
             if let displayName = changes.displayName { info.displayName = displayName }
@@ -134,7 +133,7 @@ extension ServerState {
     mutating func deleteChannel(_ channelId: String, by caller: Caller, now: Date) throws(ChatError) {
         let channel = try authorizedRecord(channelId, .deleteChannel, by: caller, now: now)
         for userId in channel.readers.keys { stopAllReading(userId: userId, in: channelId) }
-        typingChannels.remove(channelId)
+        timedChannels.remove(channelId)
         if channel.type == .conversation {
             conversations[Self.conversationKey(channel.members.keys)] = nil
         }
@@ -142,7 +141,8 @@ extension ServerState {
             info.isDeleted = true
             info.updatedAt = now
         }
-        channels[channelId]?.typing = [:]
+        channels[channelId]!.typing = [:]
+        channels[channelId]!.timedMutes = []
         emit(.channelDeleted(channelId: channelId), to: .channelViewers(channelId))
     }
 
@@ -168,16 +168,21 @@ extension ServerState {
             info.memberCount += 1
             info.lastActivity = now
         }
-        emit(.memberAdded(channelId: channelId, userId: userId), to: .channelMembers(channelId))
-        emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
+        emitMembershipChange(.memberAdded(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
+    }
+
+    /// Tells members and `userId` about a membership change (the events carry the channel),
+    /// and every other user who can see the channel about its new summary.
+    mutating func emitMembershipChange(_ change: StateChange, channelId: String, userId: String) {
+        emit(change, to: .channelMembers(channelId, also: [userId]))
+        emit(.channelUpdated(channelId: channelId), to: .channelOutsiders(channelId, except: [userId]))
     }
 
     /// Removes a member (who must be one), with their reading and typing. Emits nothing.
     mutating func removeMember(_ userId: String, from channelId: String, now: Date) {
         stopAllReading(userId: userId, in: channelId)
-        if channels[channelId]!.typing.removeValue(forKey: userId) != nil {
-            emit(.typingStopped(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
-        }
+        endTyping(userId: userId, in: channelId)
+        channels[channelId]!.timedMutes.remove(userId)
         channels[channelId]!.members[userId] = nil
         channels[channelId]!.recentSends[userId] = nil
         memberships[userId]?.remove(channelId)

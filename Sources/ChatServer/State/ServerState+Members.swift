@@ -28,8 +28,7 @@ extension ServerState {
         let channel = try authorizedRecord(channelId, .removeMember, by: caller, now: now)
         for userId in Set(userIds).sorted() where channel.isMember(userId) {
             removeMember(userId, from: channelId, now: now)
-            emit(.memberRemoved(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
-            emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId, also: [userId]))
+            emitMembershipChange(.memberRemoved(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
         }
     }
 
@@ -47,7 +46,7 @@ extension ServerState {
             let changed = granted ? roles.insert(role).inserted : roles.remove(role) != nil
             guard changed else { continue }
             channels[channelId]!.members[userId]!.roles = roles.sorted()
-            emit(.memberUpdated(channelId: channelId, userId: userId), to: .channelMembers(channelId))
+            emit(.memberRolesChanged(channelId: channelId, userId: userId), to: .channelMembers(channelId))
         }
     }
 

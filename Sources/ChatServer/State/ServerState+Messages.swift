@@ -6,17 +6,13 @@ extension ServerState {
     /// and that of every member reading the channel on some device, moves to it; mentioned
     /// members get their mention flag; the sender stops typing.
     ///
-    /// - Throws: `invalidArgument` (`text`, `mentionedUserIds`, `metadata`); `limitExceeded`
+    /// - Throws: `invalidArgument` (`channelId`, `text`, `mentionedUserIds`); `limitExceeded`
     ///   (metadata); `notFound`; `notAllowed` (deleted); `forbidden` (not a member, broadcast
     ///   and not an admin, muted member or channel); `rateLimited(retryAfter:)`.
     /// - Complexity: O(mentions + readers).
-    mutating func sendMessage(
-        _ text: String, mentionedUserIds: [String] = [], metadata: [String: JSON] = [:],
-        to channelId: String, by userId: String, now: Date
-    ) throws(ChatError) -> Message {
-        try InputCheck.messageText(text)
-        try InputCheck.ids(mentionedUserIds, field: "mentionedUserIds")
-        try InputCheck.metadata(metadata)
+    mutating func sendMessage(_ draft: MessageDraft, by userId: String, now: Date) throws(ChatError) -> Message {
+        try checkDraft(draft)
+        let channelId = draft.channelId
         let channel = try authorizedRecord(channelId, .sendMessage, by: .user(userId), now: now)
         let exempt = isAdmin(userId) || channel.isModerator(userId)
         var sends: [Date] = []
@@ -31,8 +27,8 @@ extension ServerState {
         let sequence = channel.info.lastSequence + 1
         let message = Message(
             messageId: "message-\(nextMessageNumber)", channelId: channelId, sequence: sequence,
-            userId: userId, text: text, mentionedUserIds: Array(Set(mentionedUserIds)).sorted(),
-            metadata: metadata, createdAt: now)
+            userId: userId, text: draft.text, mentionedUserIds: Self.uniqueSorted(draft.mentionedUserIds),
+            metadata: draft.metadata, createdAt: now)
         nextMessageNumber += 1
         messageLocations[message.messageId] = MessageLocation(channelId: channelId, sequence: sequence)
         channels[channelId]!.messages.append(message)
@@ -43,72 +39,103 @@ extension ServerState {
             info.lastMessageAt = now
             info.lastActivity = now
         }
-        for mentioned in message.mentionedUserIds where mentioned != userId && channel.isMember(mentioned) {
-            channels[channelId]!.members[mentioned]!.mentionSequence = sequence
-        }
-        emit(.messageNew(channelId: channelId, sequence: sequence), to: .channelViewers(channelId))
+        flagMentions(message)
+        emit(.messageNew(channelId: channelId, sequence: sequence), to: .channelMembers(channelId))
+        emit(.channelUpdated(channelId: channelId), to: .channelOutsiders(channelId))
         var readers = Set(channel.readers.keys)
         if channel.isMember(userId) { readers.insert(userId) }
         for reader in readers.sorted() { moveReadMarker(of: reader, in: channelId, to: sequence) }
-        if channels[channelId]!.typing.removeValue(forKey: userId) != nil {
-            emit(.typingStopped(channelId: channelId, userId: userId), to: .channelMembers(channelId))
-        }
+        endTyping(userId: userId, in: channelId)
         return message
     }
 
-    /// Changes a message's text (and metadata when given).
+    /// Replaces a message's text, mentions and metadata with the draft's.
     ///
-    /// - Throws: `notFound` (message or channel); `notAllowed` (deleted message or channel);
-    ///   `forbidden` (not the sender nor a moderator); `invalidArgument`; `limitExceeded`.
+    /// - Throws: `notFound` (message, or not in `draft.channelId`); `notAllowed` (deleted
+    ///   message or channel); `forbidden` (not the sender nor a moderator); `invalidArgument`;
+    ///   `limitExceeded`.
     @discardableResult
-    mutating func editMessage(
-        _ messageId: String, text: String, metadata: [String: JSON]?, by caller: Caller, now: Date
-    ) throws(ChatError) -> Message {
-        try InputCheck.messageText(text)
-        if let metadata { try InputCheck.metadata(metadata) }
-        let location = try authorizeMessageChange(messageId, other: .editAnyMessage, by: caller, now: now)
-        channels[location.channelId]!.messages[location.sequence - 1].text = text
-        if let metadata { channels[location.channelId]!.messages[location.sequence - 1].metadata = metadata }
-        channels[location.channelId]!.messages[location.sequence - 1].editedAt = now
+    mutating func editMessage(_ messageId: String, _ draft: MessageDraft, by caller: Caller, now: Date) throws(ChatError) -> Message {
+        try checkDraft(draft)
+        let location = try authorizeMessageChange(messageId, in: draft.channelId, other: .editAnyMessage, by: caller, now: now)
+        let edited = updateMessage(at: location) { message in
+            message.text = draft.text
+            message.mentionedUserIds = Self.uniqueSorted(draft.mentionedUserIds)
+            message.metadata = draft.metadata
+            message.editedAt = now
+        }
+        flagMentions(edited)
         emit(.messageUpdated(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
-        return channels[location.channelId]!.messages[location.sequence - 1]
+        return edited
     }
 
     /// Deletes a message: it keeps its sequence number (unread counts do not change) and loses
     /// its text, mentions and metadata.
     ///
-    /// - Throws: as ``editMessage(_:text:metadata:by:now:)``.
+    /// - Throws: as ``editMessage(_:_:by:now:)``.
     @discardableResult
-    mutating func deleteMessage(_ messageId: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
-        let location = try authorizeMessageChange(messageId, other: .deleteAnyMessage, by: caller, now: now)
-        let index = location.sequence - 1
-        channels[location.channelId]!.messages[index].isDeleted = true
-        channels[location.channelId]!.messages[index].text = ""
-        channels[location.channelId]!.messages[index].mentionedUserIds = []
-        channels[location.channelId]!.messages[index].metadata = [:]
-        channels[location.channelId]!.messages[index].editedAt = now
+    mutating func deleteMessage(_ messageId: String, in channelId: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
+        try InputCheck.id(channelId, field: "channelId")
+        let location = try authorizeMessageChange(messageId, in: channelId, other: .deleteAnyMessage, by: caller, now: now)
+        let deleted = updateMessage(at: location) { message in
+            message.isDeleted = true
+            message.text = ""
+            message.mentionedUserIds = []
+            message.metadata = [:]
+            message.editedAt = now
+        }
         emit(.messageDeleted(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
-        return channels[location.channelId]!.messages[index]
+        return deleted
     }
 
-    /// The message, if `caller` may read it (members, admins and the console).
-    func message(_ messageId: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
-        guard let location = messageLocations[messageId] else { throw .notFound("message '\(messageId)'") }
-        let channel = try authorizedRecord(location.channelId, .read, by: caller, now: now)
-        return channel.messages[location.sequence - 1]
+    /// Members may read a channel's messages (and admins and the console).
+    ///
+    /// - Throws: `notFound`, `notAllowed`, `forbidden` as for ``ServerAction/read``.
+    func messages(_ query: MessagePageQuery, by caller: Caller, now: Date) throws(ChatError) -> MessagePage {
+        let channel = try authorizedRecord(query.channelId, .read, by: caller, now: now)
+        guard let range = query.sequenceRange(lastSequence: channel.info.lastSequence) else {
+            return MessagePage(messages: [], hasPrevious: false, hasNext: false)
+        }
+        return MessagePage(
+            messages: Array(channel.messages[(range.lowerBound - 1)..<range.upperBound]),
+            hasPrevious: range.lowerBound > 1, hasNext: range.upperBound < channel.info.lastSequence)
     }
+
+    private func checkDraft(_ draft: MessageDraft) throws(ChatError) {
+        try InputCheck.id(draft.channelId, field: "channelId")
+        if draft.text.isEmpty { throw .invalidArgument(field: "text", reason: "must not be empty") }
+        try InputCheck.messageText(draft.text)
+        try InputCheck.ids(draft.mentionedUserIds, field: "mentionedUserIds")
+        try InputCheck.metadata(draft.metadata)
+    }
+
+    private mutating func flagMentions(_ message: Message) {
+        for userId in message.mentionedUserIds where userId != message.userId {
+            guard let member = channels[message.channelId]!.members[userId], member.mentionSequence < message.sequence
+            else { continue }
+            channels[message.channelId]!.members[userId]!.mentionSequence = message.sequence
+        }
+    }
+
+    private mutating func updateMessage(at location: MessageLocation, _ body: (inout Message) -> Void) -> Message {
+        body(&channels[location.channelId]!.messages[location.sequence - 1])
+        return channels[location.channelId]!.messages[location.sequence - 1]
+    }
+
+    private static func uniqueSorted(_ ids: [String]) -> [String] { Array(Set(ids)).sorted() }
 
     /// The sender may change their own message while they can read the channel; anyone else
     /// needs `other` (moderators, admins).
     private func authorizeMessageChange(
-        _ messageId: String, other: ServerAction, by caller: Caller, now: Date
+        _ messageId: String, in channelId: String, other: ServerAction, by caller: Caller, now: Date
     ) throws(ChatError) -> MessageLocation {
         try InputCheck.id(messageId, field: "messageId")
-        guard let location = messageLocations[messageId] else { throw .notFound("message '\(messageId)'") }
+        guard let location = messageLocations[messageId], location.channelId == channelId else {
+            throw .notFound("message '\(messageId)' in channel '\(channelId)'")
+        }
         let channel = try record(location.channelId)
         let message = channel.messages[location.sequence - 1]
-        let own = caller.userId == message.userId
-        try authorize(own ? .read : other, by: caller, in: channel, now: now)
+        try authorize(caller.userId == message.userId ? .read : other, by: caller, in: channel, now: now)
         if message.isDeleted { throw .notAllowed("message '\(messageId)' was deleted") }
         return location
     }

@@ -14,8 +14,7 @@ extension ServerState {
         for userId in Set(userIds).sorted() where !channel.isBanned(userId) {
             if channel.isMember(userId) { removeMember(userId, from: channelId, now: now) }
             channels[channelId]!.bans[userId] = BanRecord(userId: userId, bannedAt: now)
-            emit(.memberBanned(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
-            emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId, also: [userId]))
+            emitMembershipChange(.memberBanned(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
         }
     }
 
@@ -29,7 +28,6 @@ extension ServerState {
         for userId in Set(userIds).sorted() where channel.isBanned(userId) {
             channels[channelId]!.bans[userId] = nil
             emit(.memberUnbanned(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
-            emit(.channelUpdated(channelId: channelId), to: .users([userId]))
         }
     }
 
@@ -45,8 +43,17 @@ extension ServerState {
         let until = period.map { $0 == -1 ? Date.distantFuture : now + $0 }
         for userId in Set(userIds).sorted() {
             channels[channelId]!.members[userId]!.mutedUntil = until
-            emit(.memberUpdated(channelId: channelId, userId: userId), to: .channelMembers(channelId))
+            if until.map({ $0 != .distantFuture }) ?? false {
+                channels[channelId]!.timedMutes.insert(userId)
+            } else {
+                channels[channelId]!.timedMutes.remove(userId)
+            }
+            let change: StateChange =
+                until == nil
+                ? .memberUnmuted(channelId: channelId, userId: userId) : .memberMuted(channelId: channelId, userId: userId)
+            emit(change, to: .channelMembers(channelId))
         }
+        trackDeadlines(of: channelId)
     }
 
     /// Mutes the whole channel for `period` seconds (-1: until unmuted): only moderators and
@@ -58,6 +65,7 @@ extension ServerState {
         _ = try authorizedRecord(channelId, .muteChannel, by: caller, now: now)
         channels[channelId]!.mutedUntil = period.map { $0 == -1 ? Date.distantFuture : now + $0 }
         modifyChannel(channelId) { $0.updatedAt = now }
+        trackDeadlines(of: channelId)
         emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
     }
 
@@ -78,10 +86,11 @@ extension ServerState {
             }
             policy = RateLimitPolicy(limit: limit, window: window, until: period == -1 ? .distantFuture : now + period)
         }
-        _ = try authorizedRecord(channelId, .setRateLimit, by: caller, now: now)
+        _ = try authorizedRecord(channelId, .manageRateLimit, by: caller, now: now)
         channels[channelId]!.rateLimit = policy
         channels[channelId]!.recentSends = [:]
         modifyChannel(channelId) { $0.updatedAt = now }
+        trackDeadlines(of: channelId)
         emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
     }
 }

@@ -10,7 +10,7 @@ extension ServerState {
         _ = try authorizedRecord(channelId, .read, by: .user(userId), now: now)
         let wasTyping = channels[channelId]!.typing[userId].map { $0 > now } ?? false
         channels[channelId]!.typing[userId] = now + configuration.typingExpiry
-        typingChannels.insert(channelId)
+        timedChannels.insert(channelId)
         if !wasTyping {
             emit(.typingStarted(channelId: channelId, userId: userId), to: .channelMembers(channelId))
         }
@@ -21,22 +21,23 @@ extension ServerState {
     /// - Throws: `notFound` (channel unknown or invisible).
     mutating func stopTyping(_ channelId: String, userId: String, now: Date) throws(ChatError) {
         _ = try authorizedRecord(channelId, .view, by: .user(userId), now: now)
-        if channels[channelId]!.typing.removeValue(forKey: userId) != nil {
-            emit(.typingStopped(channelId: channelId, userId: userId), to: .channelMembers(channelId))
+        endTyping(userId: userId, in: channelId)
+    }
+
+    /// Ends the user's typing indicator in a channel, if any, telling members (and `userId`).
+    mutating func endTyping(userId: String, in channelId: String) {
+        if channels[channelId]?.typing.removeValue(forKey: userId) != nil {
+            emit(.typingStopped(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
+            trackDeadlines(of: channelId)
         }
     }
 
-    /// Ends every typing indicator that has expired at `now`, telling members.
+    /// Ends the user's typing everywhere (their last device disconnected).
     ///
-    /// - Complexity: O(channels with someone typing).
-    mutating func expireTyping(now: Date) {
-        for channelId in typingChannels.sorted() {
-            let expired = channels[channelId]!.typing.filter { $0.value <= now }.keys.sorted()
-            for userId in expired {
-                channels[channelId]!.typing[userId] = nil
-                emit(.typingStopped(channelId: channelId, userId: userId), to: .channelMembers(channelId))
-            }
-            if channels[channelId]!.typing.isEmpty { typingChannels.remove(channelId) }
+    /// - Complexity: O(channels with deadlines).
+    mutating func endAllTyping(userId: String) {
+        for channelId in timedChannels.sorted() where channels[channelId]?.typing[userId] != nil {
+            endTyping(userId: userId, in: channelId)
         }
     }
 

@@ -30,8 +30,9 @@ struct ServerState: Sendable {
     /// The channels each user is a member of.
     var memberships: [String: Set<String>] = [:]
     var messageLocations: [String: MessageLocation] = [:]
-    /// Channels with at least one typing indicator, so expiry does not scan every channel.
-    var typingChannels: Set<String> = []
+    /// Channels where something expires with time (``ChannelRecord/hasDeadlines``), so expiry
+    /// does not scan every channel.
+    var timedChannels: Set<String> = []
     /// The channels each device is reading.
     var readingByDevice: [DeviceKey: Set<String>] = [:]
     var nextChannelNumber = 1

@@ -41,7 +41,7 @@ import Testing
             #expect(fixture.state.isAllowed(action, by: .user("bob"), in: channel, now: fixture.now) == allowed.contains(action), "\(action)")
         }
         #expect(chatError {
-            try fixture.state.updateChannel(id, ChannelChanges(displayName: "x"), by: .user("bob"), now: fixture.now)
+            try fixture.state.updateChannel(id, ChannelChanges(channelId: "", displayName: "x"), by: .user("bob"), now: fixture.now)
         }?.kind == "forbidden")
     }
 
@@ -77,7 +77,7 @@ import Testing
             let succeeded = (try? copy.sendMessage("x", to: id, by: user, now: fixture.now)) != nil
             #expect(allowed == succeeded, "\(user)")
             var editCopy = fixture.state
-            let edited = (try? editCopy.updateChannel(id, ChannelChanges(tags: ["t"]), by: .user(user), now: fixture.now)) != nil
+            let edited = (try? editCopy.updateChannel(id, ChannelChanges(channelId: "", tags: ["t"]), by: .user(user), now: fixture.now)) != nil
             #expect(fixture.state.isAllowed(.editChannel, by: .user(user), in: fixture.state.channels[id]!, now: fixture.now) == edited, "\(user)")
         }
     }

@@ -40,7 +40,7 @@ import Testing
         let attempts: [() throws -> Void] = [
             { _ = try state.sendMessage("hi", to: live, by: "carol", now: now) },
             { try state.addMembers(["dave"], to: live, by: .user("carol"), now: now) },
-            { try state.updateChannel(live, ChannelChanges(displayName: "x"), by: .user("carol"), now: now) },
+            { try state.updateChannel(live, ChannelChanges(channelId: "", displayName: "x"), by: .user("carol"), now: now) },
             { try state.startReading(live, userId: "carol", deviceId: "d", now: now) },
             { try state.startTyping(live, userId: "carol", now: now) },
         ]

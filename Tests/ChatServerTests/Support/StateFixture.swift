@@ -64,3 +64,30 @@ extension ChatError {
         }
     }
 }
+
+/// Shorthands for rule tests, over the request-shaped operations.
+extension ServerState {
+    mutating func sendMessage(
+        _ text: String, mentionedUserIds: [String] = [], to channelId: String, by userId: String, now: Date
+    ) throws(ChatError) -> Message {
+        try sendMessage(MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds), by: userId, now: now)
+    }
+
+    @discardableResult
+    mutating func editMessage(_ messageId: String, text: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
+        let channelId = messageLocations[messageId]?.channelId ?? "unknown"
+        return try editMessage(messageId, MessageDraft(channelId: channelId, text: text), by: caller, now: now)
+    }
+
+    @discardableResult
+    mutating func deleteMessage(_ messageId: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
+        try deleteMessage(messageId, in: messageLocations[messageId]?.channelId ?? "unknown", by: caller, now: now)
+    }
+
+    @discardableResult
+    mutating func updateChannel(_ channelId: String, _ changes: ChannelChanges, by caller: Caller, now: Date) throws(ChatError) -> Channel {
+        var changes = changes
+        changes.channelId = channelId
+        return try updateChannel(changes, by: caller, now: now)
+    }
+}
