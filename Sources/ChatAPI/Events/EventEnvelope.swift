@@ -10,6 +10,7 @@ public struct EventEnvelope: Sendable, Hashable, Codable {
     /// The event.
     public var event: ChatEvent
 
+    /// An envelope; `sequence` is 1 or more.
     public init(sequence: Int, event: ChatEvent) {
         self.sequence = sequence
         self.event = event

@@ -65,7 +65,8 @@ public enum ChannelSortingKey: Sendable, Hashable {
         case .default: .number((channel.lastMessageAt ?? channel.createdAt).timeIntervalSince1970)
         case .createdAt: .number(channel.createdAt.timeIntervalSince1970)
         case .updatedAt: .number(channel.updatedAt.timeIntervalSince1970)
-        case .lastMessageAt: channel.lastMessageAt.map { .number($0.timeIntervalSince1970) } ?? .missing
+        case .lastMessageAt:
+            channel.lastMessageAt.map { .number($0.timeIntervalSince1970) } ?? .missing
         case .lastActivity: .number(channel.lastActivity.timeIntervalSince1970)
         case .memberCount: .number(Double(channel.memberCount))
         case .displayName: channel.displayName.map(SortValue.text) ?? .missing

@@ -26,7 +26,8 @@ extension Filter: Codable {
         case .or(let filters): try container.encode(filters, forKey: Key("$or"))
         case .nor(let filters): try container.encode(filters, forKey: Key("$nor"))
         case .condition(let field, let op):
-            try container.encode(JSON.object([op.wireName: op.operandJSON]), forKey: Key(field.name))
+            try container.encode(
+                JSON.object([op.wireName: op.operandJSON]), forKey: Key(field.name))
         }
     }
 

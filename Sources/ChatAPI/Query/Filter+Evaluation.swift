@@ -5,10 +5,11 @@ extension Filter {
     /// carries (`joined`, `membership`, `unreadCount`, `hasUnread`, `hasMention` read its viewer
     /// fields).
     ///
-    /// `isMember(userId)` answers conditions on `members` (`containMembers`, `.equal(.members, …)`,
-    /// `.in(.members, …)`, …) for this channel; it is called only for the user ids such a condition
-    /// names, so a hashed member set or index makes evaluation O(size of the filter). Filters that
-    /// do not mention `members` never call it (see `usesMembers`).
+    /// `isMember(userId)` answers conditions on `members` (`containMembers`,
+    /// `.equal(.members, …)`, `.in(.members, …)`, …) for this channel; it is called only for the
+    /// user ids such a condition names, so a hashed member set or index makes evaluation
+    /// O(size of the filter). Filters that do not mention `members` never call it (see
+    /// `usesMembers`).
     ///
     /// A pure function of its inputs: the server answers queries and the client maintains live
     /// lists with it, so the two agree. An invalid filter (see `validate()`) still evaluates
@@ -87,19 +88,20 @@ extension FilterOperator {
         case .notEqual(let operand): !Self.equals(value, operand)
         case .in(let operands): operands.contains { Self.equals(value, $0) }
         case .notIn(let operands): !operands.contains { Self.equals(value, $0) }
-        case .greater(let operand): Self.anyElement(of: value) { Self.order($0, operand) == .orderedDescending }
-        case .greaterOrEqual(let operand): Self.anyElement(of: value) { Self.order($0, operand).map { $0 != .orderedAscending } ?? false }
-        case .less(let operand): Self.anyElement(of: value) { Self.order($0, operand) == .orderedAscending }
-        case .lessOrEqual(let operand): Self.anyElement(of: value) { Self.order($0, operand).map { $0 != .orderedDescending } ?? false }
+        case .greater(let operand): Self.compares(value, operand, [.orderedDescending])
+        case .greaterOrEqual(let operand):
+            Self.compares(value, operand, [.orderedDescending, .orderedSame])
+        case .less(let operand): Self.compares(value, operand, [.orderedAscending])
+        case .lessOrEqual(let operand):
+            Self.compares(value, operand, [.orderedAscending, .orderedSame])
         case .exists(let present): (value != nil) == present
         case .contains(let operand): value?.arrayValue?.contains(operand) ?? false
         case .containsAll(let operands):
             value?.arrayValue.map { array in operands.allSatisfy(array.contains) } ?? false
         case .autocomplete(let text):
-            Self.anyElement(of: value) { element in
-                element.stringValue.map {
-                    TextMatching.hasWordPrefix(TextMatching.fold($0), TextMatching.fold(text))
-                } ?? false
+            Self.anyElement(of: value) { [prefix = TextMatching.fold(text)] element in
+                element.stringValue.map { TextMatching.hasWordPrefix(TextMatching.fold($0), prefix) }
+                    ?? false
             }
         }
     }
@@ -131,6 +133,14 @@ extension FilterOperator {
         guard let value else { return false }
         if let array = value.arrayValue { return array.contains(where: test) }
         return test(value)
+    }
+
+    /// Whether the value (or, for an array, any element) compares to `operand` as one of
+    /// `accepted`; values of another type than the operand never do.
+    private static func compares(
+        _ value: JSON?, _ operand: JSON, _ accepted: [ComparisonResult]
+    ) -> Bool {
+        anyElement(of: value) { order($0, operand).map(accepted.contains) ?? false }
     }
 
     /// The order of two values of the same comparable type (numbers or strings), else `nil`.

@@ -45,7 +45,10 @@ extension ChannelFilterField {
         }
         func check(_ operand: JSON, allowingNull: Bool) throws {
             if operand == .null {
-                guard allowingNull else { throw reject("\(op.wireName) cannot compare with null: \(name) is never missing") }
+                guard allowingNull else {
+                    throw reject(
+                        "\(op.wireName) cannot compare with null: \(name) is never missing")
+                }
                 return
             }
             guard let problem = operandProblem(operand) else { return }
@@ -70,10 +73,14 @@ extension ChannelFilterField {
         case .exists:
             break
         case .contains(let operand):
-            guard kind.isArray else { throw reject("$contains needs an array field; \(name) is \(kind.description)") }
+            guard kind.isArray else {
+                throw reject("$contains needs an array field; \(name) is \(kind.description)")
+            }
             try check(operand, allowingNull: kind == .json)
         case .containsAll(let operands):
-            guard kind.isArray else { throw reject("$all needs an array field; \(name) is \(kind.description)") }
+            guard kind.isArray else {
+                throw reject("$all needs an array field; \(name) is \(kind.description)")
+            }
             for operand in operands { try check(operand, allowingNull: kind == .json) }
         case .autocomplete(let text):
             guard [.string, .stringArray, .json].contains(kind) else {

@@ -1,23 +1,5 @@
 import Foundation
 
-/// Which members of a channel a member list shows.
-public enum MemberFilter: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Current members (muted ones included, banned users excluded).
-    case all
-    /// Current members who are muted.
-    case mute
-    /// Banned users.
-    case ban
-}
-
-/// The order of a member list.
-public enum MemberSort: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Earliest `joinedAt` first.
-    case firstCreated
-    /// Latest `joinedAt` first.
-    case lastCreated
-}
-
 /// A page-wise member list of one channel, in the style of Amity's
 /// `getMembers(filter:sortBy:roles:)`. Ties of `joinedAt` are broken by `userId` ascending.
 public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
@@ -32,6 +14,7 @@ public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
     /// Members per page, 1…`ChannelListQuery.maximumPageSize`.
     public var pageSize: Int
 
+    /// A query; by default current members of any role, earliest joined first, 20 per page.
     public init(
         channelId: String, filter: MemberFilter = .all, sortBy: MemberSort = .firstCreated,
         roles: [String] = [], pageSize: Int = 20

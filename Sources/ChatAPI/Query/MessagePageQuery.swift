@@ -8,7 +8,7 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
     public enum Position: Sendable, Hashable, Codable {
         /// The newest messages.
         case latest
-        /// The messages just before `sequence` (exclusive).
+        /// The newest messages before `sequence` (exclusive; it may exceed the last sequence).
         case before(sequence: Int)
         /// The messages just after `sequence` (exclusive).
         case after(sequence: Int)
@@ -21,6 +21,7 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
     /// The most messages per page, 1…`ChannelListQuery.maximumPageSize`.
     public var limit: Int
 
+    /// A query; by default the 30 newest messages.
     public init(channelId: String, position: Position = .latest, limit: Int = 30) {
         self.channelId = channelId
         self.position = position
@@ -45,29 +46,15 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
     ///
     /// - Complexity: O(1).
     public func sequenceRange(lastSequence: Int) -> ClosedRange<Int>? {
-        let (lower, upper) =
+        let upper =
             switch position {
-            case .latest: (lastSequence - limit + 1, lastSequence)
-            case .before(let sequence): (sequence - limit, min(sequence - 1, lastSequence))
-            case .after(let sequence): (sequence + 1, min(sequence + limit, lastSequence))
+            case .latest: lastSequence
+            case .before(let sequence): min(sequence - 1, lastSequence)
+            case .after(let sequence): min(sequence + limit, lastSequence)
             }
+        let lower =
+            if case .after(let sequence) = position { sequence + 1 } else { upper - limit + 1 }
         let clampedLower = max(1, lower)
         return clampedLower <= upper ? clampedLower...upper : nil
-    }
-}
-
-/// A page of messages in ascending sequence order.
-public struct MessagePage: Sendable, Hashable, Codable {
-    /// The messages, oldest first.
-    public var messages: [Message]
-    /// Whether older messages exist before the first one.
-    public var hasPrevious: Bool
-    /// Whether newer messages exist after the last one.
-    public var hasNext: Bool
-
-    public init(messages: [Message], hasPrevious: Bool, hasNext: Bool) {
-        self.messages = messages
-        self.hasPrevious = hasPrevious
-        self.hasNext = hasNext
     }
 }

@@ -21,7 +21,8 @@ enum MetadataPath {
         guard !path.isEmpty, components.allSatisfy({ !$0.isEmpty && !$0.hasPrefix("$") }) else {
             throw ChatError.invalidArgument(
                 field: field,
-                reason: "metadata path '\(path)' must be dot-separated non-empty keys not starting with '$'")
+                reason: "metadata path '\(path)' must be dot-separated keys, none empty or "
+                    + "starting with '$'")
         }
     }
 }

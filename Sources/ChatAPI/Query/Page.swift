@@ -8,6 +8,7 @@ public struct Page<Element: Sendable & Hashable & Codable>: Sendable, Hashable, 
     /// Whether more elements followed when the page was made.
     public var hasNext: Bool
 
+    /// A page; `items` must be in the list's order.
     public init(items: [Element], next: PageCursor?, hasNext: Bool) {
         self.items = items
         self.next = next

@@ -64,13 +64,15 @@ extension PageOrdering {
         guard limit >= 1 else {
             throw ChatError.invalidArgument(field: "pageSize", reason: "must be at least 1")
         }
-        let keyed = candidates.lazy.map { (key: sortKey(for: $0), element: $0) }
-            .filter { cursor == nil || $0.key.compare(cursor!.key) == .orderedDescending }
+        let keyed = candidates.map { (key: sortKey(for: $0), element: $0) }
+            .filter { item in cursor.map { item.key.compare($0.key) == .orderedDescending } ?? true
+            }
             .sorted { $0.key < $1.key }
         let items = keyed.prefix(limit)
         return Page(
             items: items.map(\.element),
-            next: items.last.map { PageCursor(ordering: orderingFingerprint, key: $0.key) } ?? cursor,
+            next: items.last.map { PageCursor(ordering: orderingFingerprint, key: $0.key) }
+                ?? cursor,
             hasNext: keyed.count > limit)
     }
 }

@@ -4,8 +4,11 @@ import Foundation
 /// display-name sorting, so the server and the client fold text the same way.
 enum TextMatching {
     /// `text` without case and diacritics ("Élan" → "elan"), locale-independent.
+    ///
+    /// - Complexity: O(length); ASCII text takes a fast path that only lowercases.
     static func fold(_ text: String) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
     }
 
     /// Whether `prefix` (already folded, non-empty) starts a word of `folded`: it starts at index

@@ -7,6 +7,7 @@ public struct UserSearchQuery: Sendable, Hashable, Codable, PageOrdering {
     /// Users per page, 1…`ChannelListQuery.maximumPageSize`.
     public var pageSize: Int
 
+    /// A search; 20 users per page by default.
     public init(displayNamePrefix: String, pageSize: Int = 20) {
         self.displayNamePrefix = displayNamePrefix
         self.pageSize = pageSize

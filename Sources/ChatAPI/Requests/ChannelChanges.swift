@@ -12,6 +12,7 @@ public struct ChannelChanges: Sendable, Hashable, Codable {
     /// The new metadata, at most 100 KB encoded.
     public var metadata: [String: JSON]?
 
+    /// Changes to `channelId`; every field left `nil` stays as it is.
     public init(
         channelId: String, displayName: String? = nil, avatarFileId: String? = nil,
         tags: [String]? = nil, metadata: [String: JSON]? = nil

@@ -17,6 +17,7 @@ public struct ChannelDraft: Sendable, Hashable, Codable {
     /// Metadata, at most 100 KB encoded.
     public var metadata: [String: JSON]
 
+    /// A draft; only `type` is required (and `userIds` for a conversation).
     public init(
         type: ChannelType, channelId: String? = nil, userIds: [String] = [],
         displayName: String? = nil, avatarFileId: String? = nil, tags: [String] = [],

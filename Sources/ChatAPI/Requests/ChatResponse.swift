@@ -26,15 +26,23 @@ extension ChatResponse {
     /// The channel of a `.channel` response, else `nil`.
     public var channelValue: Channel? { if case .channel(let value) = self { value } else { nil } }
     /// The page of a `.channels` response, else `nil`.
-    public var channelsValue: Page<Channel>? { if case .channels(let value) = self { value } else { nil } }
+    public var channelsValue: Page<Channel>? {
+        if case .channels(let value) = self { value } else { nil }
+    }
     /// The members of a `.members` response, else `nil`.
-    public var membersValue: [ChannelMember]? { if case .members(let value) = self { value } else { nil } }
+    public var membersValue: [ChannelMember]? {
+        if case .members(let value) = self { value } else { nil }
+    }
     /// The page of a `.memberPage` response, else `nil`.
-    public var memberPageValue: Page<ChannelMember>? { if case .memberPage(let value) = self { value } else { nil } }
+    public var memberPageValue: Page<ChannelMember>? {
+        if case .memberPage(let value) = self { value } else { nil }
+    }
     /// The message of a `.message` response, else `nil`.
     public var messageValue: Message? { if case .message(let value) = self { value } else { nil } }
     /// The page of a `.messages` response, else `nil`.
-    public var messagesValue: MessagePage? { if case .messages(let value) = self { value } else { nil } }
+    public var messagesValue: MessagePage? {
+        if case .messages(let value) = self { value } else { nil }
+    }
     /// The user of a `.user` response, else `nil`.
     public var userValue: User? { if case .user(let value) = self { value } else { nil } }
     /// The page of a `.users` response, else `nil`.

@@ -9,6 +9,7 @@ public struct MessageDraft: Sendable, Hashable, Codable {
     /// Custom fields.
     public var metadata: [String: JSON]
 
+    /// A draft without mentions or metadata unless given.
     public init(
         channelId: String, text: String, mentionedUserIds: [String] = [],
         metadata: [String: JSON] = [:]

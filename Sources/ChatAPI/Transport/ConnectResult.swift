@@ -21,6 +21,7 @@ public struct ConnectResult: Sendable, Hashable, Codable {
     /// from the requested sequence + 1 through it.
     public var lastSequence: Int
 
+    /// A result, as a transport reports it.
     public init(status: Status, currentUser: User, lastSequence: Int) {
         self.status = status
         self.currentUser = currentUser

@@ -72,7 +72,8 @@ enum Fixtures {
         .sendMessage(draft),
         .editMessage(messageId: "m1", draft: draft),
         .deleteMessage(channelId: "c1", messageId: "m1"),
-        .queryMessages(MessagePageQuery(channelId: "c1", position: .before(sequence: 40), limit: 20)),
+        .queryMessages(
+            MessagePageQuery(channelId: "c1", position: .before(sequence: 40), limit: 20)),
         .startReading(channelId: "c1"),
         .stopReading(channelId: "c1"),
         .startTyping(channelId: "c1"),
