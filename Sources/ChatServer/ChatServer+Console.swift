@@ -117,7 +117,7 @@ extension ChatServer {
     /// The sequence number of the newest event of the device's stream (0 if none).
     public func lastEventSequence(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> Int {
         engine.core.withLock {
-            $0.hub.sessions[ServerState.DeviceKey(userId: userId, deviceId: deviceId)]?.log.lastSequence ?? 0
+            $0.hub.lastSequence(of: ServerState.DeviceKey(userId: userId, deviceId: deviceId))
         }
     }
 }

@@ -1,8 +1,9 @@
 import ChatAPI
 import Foundation
 
-/// The devices the server knows and the events it owes them: numbering, replay logs, live
-/// connections, and the event faults (duplicates, delays) applied on delivery.
+/// The devices the server knows and the events it owes them: numbering and replay logs (kept
+/// across connections, so a device can resume), live connections, and the event faults
+/// (duplicates, delays) applied on delivery.
 ///
 /// A plain value, kept with ``ServerState`` under the server's one lock. Yielding to a
 /// connection's `AsyncStream` continuation never blocks, so delivering under the lock is safe
@@ -10,15 +11,27 @@ import Foundation
 struct EventHub: Sendable {
     typealias DeviceKey = ServerState.DeviceKey
 
+    /// An envelope held back by an event-delay fault, and when it may go.
+    private struct Held: Sendable {
+        var envelope: EventEnvelope
+        var until: Date
+    }
+
     let logCapacity: Int
-    private(set) var sessions: [DeviceKey: DeviceSession] = [:]
-    /// The devices of each user with a session.
-    private var devicesByUser: [String: Set<String>] = [:]
+    private var logs: [DeviceKey: EventLog<EventEnvelope>] = [:]
+    private var links: [DeviceKey: ConnectionLink] = [:]
+    /// Only devices with held envelopes have an entry.
+    private var held: [DeviceKey: [Held]] = [:]
+    /// The devices of each user with a log.
+    private var devicesByUser: [String: [DeviceKey]] = [:]
     private var nextLinkId: UInt64 = 1
 
     init(logCapacity: Int) {
         self.logCapacity = logCapacity
     }
+
+    /// The number of the device's newest event (0 if none).
+    func lastSequence(of device: DeviceKey) -> Int { logs[device]?.lastSequence ?? 0 }
 
     // MARK: Connections
 
@@ -29,53 +42,55 @@ struct EventHub: Sendable {
         var lastSequence: Int
     }
 
-    /// Attaches a new connection of `device` whose events go to `continuation`, replacing (and
-    /// ending) any previous one of the same device. With `resumingAfter`, replays the missed
-    /// envelopes first, or reports `.resyncRequired` when they are no longer all held.
+    /// Attaches a new connection of `device` whose events go to `continuation`, ending any
+    /// previous one of the same device. With `resumingAfter`, replays the missed envelopes
+    /// first, or reports `.resyncRequired` when they are no longer all held.
     ///
     /// - Complexity: O(replayed events).
     mutating func attach(
         _ device: DeviceKey, continuation: AsyncStream<ConnectionEvent>.Continuation, resumingAfter sequence: Int?
     ) -> Attachment {
-        if let previous = sessions[device]?.link {
+        if let previous = links[device] {
             previous.continuation.yield(
                 .disconnected(.connectionLost(.unavailable("another connection of device '\(device.deviceId)' replaced this one"))))
         }
-        var session = sessions[device] ?? DeviceSession(logCapacity: logCapacity)
-        devicesByUser[device.userId, default: []].insert(device.deviceId)
-        let linkId = nextLinkId
-        nextLinkId += 1
-        session.link = DeviceSession.Link(id: linkId, continuation: continuation)
+        if logs[device] == nil {
+            logs[device] = EventLog(capacity: logCapacity)
+            devicesByUser[device.userId, default: []].append(device)
+        }
+        let log = logs[device]!
         var status = ConnectResult.Status.new
         if let sequence {
-            if let missed = session.log.elements(after: sequence) {
+            if let missed = log.elements(after: sequence) {
                 status = .resumed
                 for envelope in missed { continuation.yield(.event(envelope)) }
             } else {
                 status = .resyncRequired
             }
         }
-        session.held = []
-        sessions[device] = session
-        return Attachment(linkId: linkId, status: status, lastSequence: session.log.lastSequence)
+        let link = ConnectionLink(id: nextLinkId, continuation: continuation)
+        nextLinkId += 1
+        links[device] = link
+        held[device] = nil
+        return Attachment(linkId: link.id, status: status, lastSequence: log.lastSequence)
     }
 
     /// Ends the connection `linkId` of `device` with `reason`; false if it is not the current one.
     @discardableResult
     mutating func detach(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) -> Bool {
-        guard let link = sessions[device]?.link, link.id == linkId else { return false }
+        guard let link = links[device], link.id == linkId else { return false }
         link.continuation.yield(.disconnected(reason))
-        sessions[device]?.link = nil
-        sessions[device]?.held = []
+        links[device] = nil
+        held[device] = nil
         return true
     }
 
     /// The current connection id of `device`, if connected.
-    func linkId(of device: DeviceKey) -> UInt64? { sessions[device]?.link?.id }
+    func linkId(of device: DeviceKey) -> UInt64? { links[device]?.id }
 
     /// Whether any device of the user is connected.
     func isConnected(userId: String) -> Bool {
-        devicesByUser[userId, default: []].contains { sessions[DeviceKey(userId: userId, deviceId: $0)]?.link != nil }
+        devicesByUser[userId, default: []].contains { links[$0] != nil }
     }
 
     // MARK: Publishing
@@ -84,14 +99,14 @@ struct EventHub: Sendable {
     /// appends each to the device's log and delivers it (now, twice, or later, as the faults
     /// say).
     ///
-    /// - Complexity: O(emissions × users with sessions).
+    /// - Complexity: O(emissions × users with a log) audience checks, plus O(1) per envelope.
     mutating func publish(_ emissions: [Emission], state: ServerState, faults: inout FaultPlan, now: Date) {
         for emission in emissions {
-            for (userId, deviceIds) in devicesByUser where state.includes(userId, in: emission.audience) {
-                guard let event = state.event(for: emission.change, viewer: userId, now: now) else { continue }
-                for deviceId in deviceIds {
-                    let device = DeviceKey(userId: userId, deviceId: deviceId)
-                    let envelope = sessions[device]!.log.append { EventEnvelope(sequence: $0, event: event) }
+            let prepared = state.prepare(emission)
+            for (userId, devices) in devicesByUser where state.includes(userId, in: prepared) {
+                guard let event = state.event(for: prepared, viewer: userId, now: now) else { continue }
+                for device in devices {
+                    let envelope = logs[device]!.append { EventEnvelope(sequence: $0, event: event) }
                     deliver(envelope, to: device, faults: &faults, now: now)
                 }
             }
@@ -99,36 +114,29 @@ struct EventHub: Sendable {
     }
 
     private mutating func deliver(_ envelope: EventEnvelope, to device: DeviceKey, faults: inout FaultPlan, now: Date) {
-        guard let link = sessions[device]?.link else { return }
+        guard let link = links[device] else { return }
         if let until = faults.eventDelay(for: device, now: now) {
-            sessions[device]!.held.append((envelope, until))
-            return
+            held[device, default: []].append(Held(envelope: envelope, until: until))
+        } else if held[device] != nil {
+            held[device]!.append(Held(envelope: envelope, until: now))
+        } else {
+            link.continuation.yield(.event(envelope))
+            if faults.takeDuplication(for: device) { link.continuation.yield(.event(envelope)) }
         }
-        if !sessions[device]!.held.isEmpty {
-            sessions[device]!.held.append((envelope, now))
-            return
-        }
-        link.continuation.yield(.event(envelope))
-        if faults.takeDuplication(for: device) { link.continuation.yield(.event(envelope)) }
     }
 
     /// Delivers the held envelopes whose delay has passed, in order (an envelope never
     /// overtakes an older held one).
     ///
-    /// - Returns: the earliest time something is still held until, if anything is.
-    @discardableResult
-    mutating func releaseHeld(now: Date) -> Date? {
-        var earliest: Date?
-        for (device, session) in sessions where !session.held.isEmpty {
-            guard let link = session.link else { continue }
-            var held = session.held
-            while let first = held.first, first.until <= now {
-                link.continuation.yield(.event(first.envelope))
-                held.removeFirst()
-            }
-            sessions[device]!.held = held
-            if let next = held.first?.until { earliest = min(earliest ?? next, next) }
+    /// - Complexity: O(devices with held envelopes + envelopes released).
+    mutating func releaseHeld(now: Date) {
+        for device in held.keys {
+            guard let link = links[device] else { continue }
+            var queue = held[device]!
+            let due = queue.prefix { $0.until <= now }
+            for item in due { link.continuation.yield(.event(item.envelope)) }
+            queue.removeFirst(due.count)
+            held[device] = queue.isEmpty ? nil : queue
         }
-        return earliest
     }
 }

@@ -1,82 +1,88 @@
 import ChatAPI
 import Foundation
 
+extension StateChange {
+    /// The channel the change concerns, `nil` for user changes.
+    var channelId: String? {
+        switch self {
+        case .channelCreated(let id), .channelUpdated(let id), .channelDeleted(let id): id
+        case .memberAdded(let id, _), .memberRemoved(let id, _), .memberBanned(let id, _),
+            .memberUnbanned(let id, _), .memberMuted(let id, _), .memberUnmuted(let id, _),
+            .memberRolesChanged(let id, _), .readMarkerMoved(let id, _), .typingStarted(let id, _),
+            .typingStopped(let id, _):
+            id
+        case .messageNew(let id, _), .messageUpdated(let id, _), .messageDeleted(let id, _): id
+        case .userUpdated: nil
+        }
+    }
+}
+
 extension ServerState {
-    /// Whether `userId` is in `audience`, judged on the current state.
+    /// Looks up the records `emission` needs, once.
+    func prepare(_ emission: Emission) -> PreparedEmission {
+        let channel = emission.change.channelId.flatMap { channels[$0] }
+        var message: Message?
+        switch emission.change {
+        case .messageNew(_, let sequence), .messageUpdated(_, let sequence), .messageDeleted(_, let sequence):
+            message = channel?.messages[sequence - 1]
+        default:
+            break
+        }
+        return PreparedEmission(emission: emission, channel: channel, message: message)
+    }
+
+    /// Whether `userId` is in the emission's audience, judged on the current state.
     ///
     /// - Complexity: O(1) for channel audiences, O(listed users) for `.users`.
-    func includes(_ userId: String, in audience: Audience) -> Bool {
-        switch audience {
+    func includes(_ userId: String, in prepared: PreparedEmission) -> Bool {
+        switch prepared.audience {
         case .allUsers:
             return true
         case .users(let userIds):
             return userIds.contains(userId)
-        case .channelMembers(let channelId, let also):
-            return channels[channelId]?.isMember(userId) ?? false || also.contains(userId)
-        case .channelViewers(let channelId, let also):
-            guard let channel = channels[channelId] else { return false }
+        case .channelMembers(_, let also):
+            return prepared.channel?.isMember(userId) ?? false || also.contains(userId)
+        case .channelViewers(_, let also):
+            guard let channel = prepared.channel else { return false }
             return canSee(channel, caller: .user(userId)) || also.contains(userId)
-        case .channelOutsiders(let channelId, let except):
-            guard let channel = channels[channelId] else { return false }
+        case .channelOutsiders(_, let except):
+            guard let channel = prepared.channel else { return false }
             return !channel.isMember(userId) && !except.contains(userId) && canSee(channel, caller: .user(userId))
         }
     }
 
-    /// The event `viewer` receives for `change`: channel values carry the viewer's membership,
-    /// read marker and mention flag. `nil` when there is nothing to tell (the subject is gone).
+    /// The event `viewer` receives: channel values carry the viewer's membership, read marker
+    /// and mention flag. `nil` when there is nothing to tell (the subject is gone).
     ///
     /// - Complexity: O(1).
-    func event(for change: StateChange, viewer: String, now: Date) -> ChatEvent? {
-        func channel(_ id: String) -> Channel? {
-            channels[id].map { render($0, for: viewer, now: now) }
+    func event(for prepared: PreparedEmission, viewer: String, now: Date) -> ChatEvent? {
+        guard let record = prepared.channel else {
+            if case .userUpdated(let userId) = prepared.change { return users[userId].map(ChatEvent.userUpdated) }
+            return nil
         }
-        func member(_ userId: String, _ channelId: String) -> ChannelMember? {
-            channels[channelId].flatMap { renderMember(userId, in: $0, now: now) }
+        let channel = render(record, for: viewer)
+        func member(_ userId: String) -> ChannelMember? { renderMember(userId, in: record, now: now) }
+        func formerMember(_ userId: String) -> ChannelMember {
+            member(userId) ?? ChannelMember(channelId: record.id, userId: userId, membership: .none)
         }
-        func formerMember(_ userId: String, _ channelId: String) -> ChannelMember {
-            member(userId, channelId) ?? ChannelMember(channelId: channelId, userId: userId, membership: .none)
-        }
-        func message(_ channelId: String, _ sequence: Int) -> Message? {
-            channels[channelId]?.messages[sequence - 1]
-        }
-        switch change {
-        case .channelCreated(let id):
-            return channel(id).map(ChatEvent.channelCreated)
-        case .channelUpdated(let id):
-            return channel(id).map(ChatEvent.channelUpdated)
-        case .channelDeleted(let id):
-            return channel(id).map(ChatEvent.channelDeleted)
-        case .memberAdded(let id, let userId):
-            guard let value = member(userId, id), let channel = channel(id) else { return nil }
-            return .memberAdded(value, channel: channel)
-        case .memberRemoved(let id, let userId):
-            return channel(id).map { .memberRemoved(formerMember(userId, id), channel: $0) }
-        case .memberBanned(let id, let userId):
-            return channel(id).map { .memberBanned(formerMember(userId, id), channel: $0) }
-        case .memberUnbanned(let id, let userId):
-            return channel(id).map { .memberUnbanned(formerMember(userId, id), channel: $0) }
-        case .memberMuted(let id, let userId):
-            return member(userId, id).map(ChatEvent.memberMuted)
-        case .memberUnmuted(let id, let userId):
-            return member(userId, id).map(ChatEvent.memberUnmuted)
-        case .memberRolesChanged(let id, let userId):
-            return member(userId, id).map(ChatEvent.memberRoleChanged)
-        case .messageNew(let id, let sequence):
-            guard let message = message(id, sequence), let channel = channel(id) else { return nil }
-            return .messageNew(message, channel: channel)
-        case .messageUpdated(let id, let sequence):
-            return message(id, sequence).map(ChatEvent.messageUpdated)
-        case .messageDeleted(let id, let sequence):
-            return message(id, sequence).map(ChatEvent.messageDeleted)
-        case .readMarkerMoved(let id, let userId):
-            guard let value = member(userId, id), let channel = channel(id) else { return nil }
-            return .readMarkerMoved(value, channel: channel)
-        case .typingStarted(let id, let userId):
-            return .typingStarted(channelId: id, userId: userId)
-        case .typingStopped(let id, let userId):
-            return .typingStopped(channelId: id, userId: userId)
-        case .userUpdated(let userId):
-            return users[userId].map(ChatEvent.userUpdated)
+        switch prepared.change {
+        case .channelCreated: return .channelCreated(channel)
+        case .channelUpdated: return .channelUpdated(channel)
+        case .channelDeleted: return .channelDeleted(channel)
+        case .memberAdded(_, let userId): return member(userId).map { .memberAdded($0, channel: channel) }
+        case .memberRemoved(_, let userId): return .memberRemoved(formerMember(userId), channel: channel)
+        case .memberBanned(_, let userId): return .memberBanned(formerMember(userId), channel: channel)
+        case .memberUnbanned(_, let userId): return .memberUnbanned(formerMember(userId), channel: channel)
+        case .memberMuted(_, let userId): return member(userId).map(ChatEvent.memberMuted)
+        case .memberUnmuted(_, let userId): return member(userId).map(ChatEvent.memberUnmuted)
+        case .memberRolesChanged(_, let userId): return member(userId).map(ChatEvent.memberRoleChanged)
+        case .messageNew: return prepared.message.map { .messageNew($0, channel: channel) }
+        case .messageUpdated: return prepared.message.map(ChatEvent.messageUpdated)
+        case .messageDeleted: return prepared.message.map(ChatEvent.messageDeleted)
+        case .readMarkerMoved(_, let userId): return member(userId).map { .readMarkerMoved($0, channel: channel) }
+        case .typingStarted(let id, let userId): return .typingStarted(channelId: id, userId: userId)
+        case .typingStopped(let id, let userId): return .typingStopped(channelId: id, userId: userId)
+        case .userUpdated: return nil
         }
     }
 }

@@ -7,18 +7,32 @@ extension ServerState {
     /// evaluator and keyset cursors.
     ///
     /// - Throws: `invalidArgument` for an invalid query or a cursor of another ordering.
-    /// - Complexity: O(channels × filter size + matches × log pageSize).
+    /// - Complexity: O(candidates × filter size + matches × log pageSize). Candidates are every
+    ///   channel, or fewer when the filter names an indexed condition (the viewer's
+    ///   memberships, a type, a tag; see ``candidateIds(for:viewer:)``).
     func queryChannels(_ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, now: Date) throws(ChatError) -> Page<Channel> {
         try Self.validated { try query.validate() }
         try Self.validated { try query.validate(cursor) }
         let viewer = caller.userId
-        var matches: [Channel] = []
-        for record in channels.values where canSee(record, caller: caller) {
-            let channel = render(record, for: viewer, now: now)
-            guard query.filter.matches(channel, isMember: record.isMember) else { continue }
-            if query.isAfter(channel, cursor: cursor) { matches.append(channel) }
+        let candidates = candidateIds(for: query.filter, viewer: viewer)
+        var selection = PageSelection(ordering: query, size: query.pageSize)
+        let viewerDependent = query.dependsOnViewer
+        func consider(_ record: ChannelRecord) {
+            guard canSee(record, caller: caller) else { return }
+            // Without viewer fields in the query, the stored value is tested: only the page
+            // is rendered for the viewer.
+            let channel = viewerDependent ? render(record, for: viewer) : record.info
+            if query.filter.matches(channel, isMember: record.isMember), query.isAfter(channel, cursor: cursor) {
+                selection.offer(channel)
+            }
         }
-        return Self.page(of: matches, ordering: query, size: query.pageSize, after: cursor)
+        if let candidates {
+            for id in candidates { if let record = channels[id] { consider(record) } }
+        } else {
+            for record in channels.values { consider(record) }
+        }
+        if viewerDependent { return selection.page(after: cursor) }
+        return selection.page(after: cursor) { render(channels[$0.channelId]!, for: viewer) }
     }
 
     /// The page of a channel's members (or banned users) after `cursor`.
@@ -30,9 +44,12 @@ extension ServerState {
         try Self.validated { try query.validate(cursor) }
         let channel = try authorizedRecord(query.channelId, .view, by: caller, now: now)
         let ids = query.filter == .ban ? Array(channel.bans.keys) : Array(channel.members.keys)
-        let candidates = ids.compactMap { renderMember($0, in: channel, now: now) }
-            .filter { query.matches($0) && query.isAfter($0, cursor: cursor) }
-        return Self.page(of: candidates, ordering: query, size: query.pageSize, after: cursor)
+        var selection = PageSelection(ordering: query, size: query.pageSize)
+        for member in ids.lazy.compactMap({ renderMember($0, in: channel, now: now) })
+        where query.matches(member) && query.isAfter(member, cursor: cursor) {
+            selection.offer(member)
+        }
+        return selection.page(after: cursor)
     }
 
     /// The page of users whose display name starts with the query's prefix, after `cursor`.
@@ -42,31 +59,11 @@ extension ServerState {
     func searchUsers(_ query: UserSearchQuery, after cursor: PageCursor?) throws(ChatError) -> Page<User> {
         try Self.validated { try query.validate() }
         try Self.validated { try query.validate(cursor) }
-        let candidates = users.values.filter { query.matches($0) && query.isAfter($0, cursor: cursor) }
-        return Self.page(of: candidates, ordering: query, size: query.pageSize, after: cursor)
-    }
-
-    /// The first `size` of `candidates` (all after `cursor`) in `ordering`, with the cursor after
-    /// the last one and whether more follow.
-    ///
-    /// - Complexity: O(n log size): sort keys are computed once and only a bounded selection
-    ///   is kept sorted.
-    static func page<Ordering: PageOrdering>(
-        of candidates: [Ordering.Element], ordering: Ordering, size: Int, after cursor: PageCursor?
-    ) -> Page<Ordering.Element> where Ordering.Element: Hashable & Codable {
-        var best: [(key: SortKey, element: Ordering.Element)] = []
-        best.reserveCapacity(size + 2)
-        for element in candidates {
-            let key = ordering.sortKey(for: element)
-            if best.count == size + 1, let last = best.last, key.compare(last.key) != .orderedAscending { continue }
-            let index = best.partitioningIndex { key.compare($0.key) == .orderedAscending }
-            best.insert((key, element), at: index)
-            if best.count > size + 1 { best.removeLast() }
+        var selection = PageSelection(ordering: query, size: query.pageSize)
+        for user in users.values where query.matches(user) && query.isAfter(user, cursor: cursor) {
+            selection.offer(user)
         }
-        let hasNext = best.count > size
-        let items = best.prefix(size).map(\.element)
-        let next = items.last.map { ordering.cursor(after: $0) } ?? cursor
-        return Page(items: items, next: next, hasNext: hasNext)
+        return selection.page(after: cursor)
     }
 
     /// Runs a ChatAPI validation, passing on its `ChatError`.
@@ -78,19 +75,5 @@ extension ServerState {
         } catch {
             throw .invalidArgument(field: "query", reason: "\(error)")
         }
-    }
-}
-
-extension Array {
-    /// The first index whose element satisfies `belongsAfter`, for an array partitioned by it
-    /// (binary search).
-    func partitioningIndex(where belongsAfter: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
     }
 }

@@ -29,6 +29,9 @@ struct ChannelRecord: Sendable {
     var type: ChannelType { info.type }
 
     func isMember(_ userId: String) -> Bool { members[userId] != nil }
+
+    /// The members among `userIds`, sorted, without duplicates.
+    func members(among userIds: [String]) -> [String] { Set(userIds).filter(isMember).sorted() }
     func isBanned(_ userId: String) -> Bool { bans[userId] != nil }
     func isModerator(_ userId: String) -> Bool { members[userId]?.isModerator ?? false }
 

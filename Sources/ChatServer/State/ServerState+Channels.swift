@@ -58,6 +58,8 @@ extension ServerState {
             record.members[creator]?.roles = [ChannelRole.moderator]
         }
         channels[channelId] = record
+        channelsByType[draft.type, default: []].insert(channelId)
+        indexTags(of: channelId, old: [], new: draft.tags)
         if draft.type == .conversation {
             conversations[Self.conversationKey(memberIds)] = channelId
         }
@@ -76,7 +78,7 @@ extension ServerState {
     /// - Throws: `notFound` when it does not exist or `caller` cannot see it.
     func getChannel(_ channelId: String, by caller: Caller, now: Date) throws(ChatError) -> Channel {
         let channel = try authorizedRecord(channelId, .view, by: caller, now: now)
-        return render(channel, for: caller.userId, now: now)
+        return render(channel, for: caller.userId)
     }
 
     /// Makes the user a member. Idempotent: joining a channel one is a member of changes nothing.
@@ -88,6 +90,7 @@ extension ServerState {
         let channel = try authorizedRecord(channelId, .join, by: .user(userId), now: now)
         if channel.isMember(userId) { return }
         try requireCapacity(channel, adding: 1)
+        _ = consume channel
         addMember(userId, to: channelId, now: now)
     }
 
@@ -96,8 +99,7 @@ extension ServerState {
     ///
     /// - Throws: `notFound`, `notAllowed` (conversation, deleted).
     mutating func leaveChannel(_ channelId: String, userId: String, now: Date) throws(ChatError) {
-        let channel = try authorizedRecord(channelId, .leave, by: .user(userId), now: now)
-        guard channel.isMember(userId) else { return }
+        guard try authorizedRecord(channelId, .leave, by: .user(userId), now: now).isMember(userId) else { return }
         removeMember(userId, from: channelId, now: now)
         emitMembershipChange(.memberRemoved(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
     }
@@ -114,7 +116,8 @@ extension ServerState {
         if let tags = changes.tags { try InputCheck.tags(tags) }
         if let avatar = changes.avatarFileId { try InputCheck.id(avatar, field: "avatarFileId") }
         let channelId = changes.channelId
-        _ = try authorizedRecord(channelId, .editChannel, by: caller, now: now)
+        let oldTags = try authorizedRecord(channelId, .editChannel, by: caller, now: now).info.tags
+        if let tags = changes.tags { indexTags(of: channelId, old: oldTags, new: tags) }
         modifyChannel(channelId) { info in
             if let displayName = changes.displayName { info.displayName = displayName }
             if let metadata = changes.metadata { info.metadata = metadata }
@@ -127,19 +130,26 @@ extension ServerState {
     }
 
     /// Marks the channel deleted (it stays queryable with `includeDeleted`); ends all reading
-    /// and typing in it. A deleted conversation no longer counts for uniqueness.
+    /// and typing in it and marks it read for every member (nothing stays unread). A deleted
+    /// conversation no longer counts for uniqueness.
     ///
     /// - Throws: `notFound`, `notAllowed` (already deleted), `forbidden` (not an admin).
     mutating func deleteChannel(_ channelId: String, by caller: Caller, now: Date) throws(ChatError) {
         let channel = try authorizedRecord(channelId, .deleteChannel, by: caller, now: now)
-        for userId in channel.readers.keys { stopAllReading(userId: userId, in: channelId) }
+        let readers = Array(channel.readers.keys)
+        let conversationKey = channel.type == .conversation ? Self.conversationKey(channel.members.keys) : nil
+        _ = consume channel  // no copy may be alive while the record changes (copy-on-write)
+        for userId in readers { stopAllReading(userId: userId, in: channelId) }
         timedChannels.remove(channelId)
-        if channel.type == .conversation {
-            conversations[Self.conversationKey(channel.members.keys)] = nil
-        }
+        if let conversationKey { conversations[conversationKey] = nil }
         modifyChannel(channelId) { info in
             info.isDeleted = true
             info.updatedAt = now
+        }
+        // Nothing stays unread in a deleted channel; the channelDeleted event carries it.
+        let lastSequence = channels[channelId]!.info.lastSequence
+        for userId in channels[channelId]!.members.keys {
+            channels[channelId]!.members[userId]!.readSequence = lastSequence
         }
         channels[channelId]!.typing = [:]
         channels[channelId]!.timedMutes = []
@@ -147,6 +157,14 @@ extension ServerState {
     }
 
     // MARK: Shared steps
+
+    mutating func indexTags(of channelId: String, old: [String], new: [String]) {
+        for tag in Set(old).subtracting(new) {
+            channelsByTag[tag]?.remove(channelId)
+            if channelsByTag[tag]?.isEmpty == true { channelsByTag[tag] = nil }
+        }
+        for tag in Set(new).subtracting(old) { channelsByTag[tag, default: []].insert(channelId) }
+    }
 
     mutating func modifyChannel(_ channelId: String, _ body: (inout Channel) -> Void) {
         body(&channels[channelId]!.info)

@@ -16,6 +16,7 @@ extension ServerState {
         }
         let newIds = Set(userIds).filter { !channel.isMember($0) }.sorted()
         try requireCapacity(channel, adding: newIds.count)
+        _ = consume channel
         for userId in newIds { addMember(userId, to: channelId, now: now) }
     }
 
@@ -25,8 +26,8 @@ extension ServerState {
     mutating func removeMembers(_ userIds: [String], from channelId: String, by caller: Caller, now: Date) throws(ChatError) {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
-        let channel = try authorizedRecord(channelId, .removeMember, by: caller, now: now)
-        for userId in Set(userIds).sorted() where channel.isMember(userId) {
+        let leaving = try authorizedRecord(channelId, .removeMember, by: caller, now: now).members(among: userIds)
+        for userId in leaving {
             removeMember(userId, from: channelId, now: now)
             emitMembershipChange(.memberRemoved(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
         }
@@ -40,9 +41,9 @@ extension ServerState {
         _ role: String, granted: Bool, for userIds: [String], in channelId: String, by caller: Caller, now: Date
     ) throws(ChatError) {
         try InputCheck.role(role)
-        let channel = try membersToModerate(userIds, in: channelId, action: .manageRoles, by: caller, now: now)
+        try membersToModerate(userIds, in: channelId, action: .manageRoles, by: caller, now: now)
         for userId in Set(userIds).sorted() {
-            var roles = Set(channel.members[userId]!.roles)
+            var roles = Set(channels[channelId]!.members[userId]!.roles)
             let changed = granted ? roles.insert(role).inserted : roles.remove(role) != nil
             guard changed else { continue }
             channels[channelId]!.members[userId]!.roles = roles.sorted()
@@ -52,6 +53,7 @@ extension ServerState {
 
     /// Validates a moderation call on members: the ids are well formed, known and members, and
     /// the caller may perform `action`. Returns the channel.
+    @discardableResult
     func membersToModerate(
         _ userIds: [String], in channelId: String, action: ServerAction, by caller: Caller, now: Date
     ) throws(ChatError) -> ChannelRecord {

@@ -14,17 +14,22 @@ extension ServerState {
         try checkDraft(draft)
         let channelId = draft.channelId
         let channel = try authorizedRecord(channelId, .sendMessage, by: .user(userId), now: now)
-        let exempt = isAdmin(userId) || channel.isModerator(userId)
         var sends: [Date] = []
-        if !exempt, let limit = channel.activeRateLimit(at: now) {
+        if !isAdmin(userId), !channel.isModerator(userId), let limit = channel.activeRateLimit(at: now) {
             sends = channel.recentSends[userId, default: []].filter { $0 > now - limit.window }
             if let retryAfter = limit.retryAfter(sends: sends, now: now) {
                 throw .rateLimited(retryAfter: retryAfter)
             }
             sends.append(now)
         }
-
+        var readerSet = Set(channel.readers.keys)
+        if channel.isMember(userId) { readerSet.insert(userId) }
+        let readers = readerSet.sorted()
         let sequence = channel.info.lastSequence + 1
+        // The checks read a copy of the record; it must be gone before the record changes, or
+        // the change would copy the member table and the message list (copy-on-write).
+        _ = consume channel
+
         let message = Message(
             messageId: "message-\(nextMessageNumber)", channelId: channelId, sequence: sequence,
             userId: userId, text: draft.text, mentionedUserIds: Self.uniqueSorted(draft.mentionedUserIds),
@@ -42,9 +47,7 @@ extension ServerState {
         flagMentions(message)
         emit(.messageNew(channelId: channelId, sequence: sequence), to: .channelMembers(channelId))
         emit(.channelUpdated(channelId: channelId), to: .channelOutsiders(channelId))
-        var readers = Set(channel.readers.keys)
-        if channel.isMember(userId) { readers.insert(userId) }
-        for reader in readers.sorted() { moveReadMarker(of: reader, in: channelId, to: sequence) }
+        for reader in readers { moveReadMarker(of: reader, in: channelId, to: sequence) }
         endTyping(userId: userId, in: channelId)
         return message
     }

@@ -11,8 +11,11 @@ extension ServerState {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
         let channel = try authorizedRecord(channelId, .banMember, by: caller, now: now)
-        for userId in Set(userIds).sorted() where !channel.isBanned(userId) {
-            if channel.isMember(userId) { removeMember(userId, from: channelId, now: now) }
+        let newlyBanned = Set(userIds).filter { !channel.isBanned($0) }.sorted()
+        let leaving = Set(channel.members(among: newlyBanned))
+        _ = consume channel
+        for userId in newlyBanned {
+            if leaving.contains(userId) { removeMember(userId, from: channelId, now: now) }
             channels[channelId]!.bans[userId] = BanRecord(userId: userId, bannedAt: now)
             emitMembershipChange(.memberBanned(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
         }
@@ -24,8 +27,8 @@ extension ServerState {
     mutating func unbanMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError) {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
-        let channel = try authorizedRecord(channelId, .banMember, by: caller, now: now)
-        for userId in Set(userIds).sorted() where channel.isBanned(userId) {
+        let banned = try authorizedRecord(channelId, .banMember, by: caller, now: now).bans.keys
+        for userId in Set(userIds).intersection(banned).sorted() {
             channels[channelId]!.bans[userId] = nil
             emit(.memberUnbanned(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
         }
@@ -64,7 +67,10 @@ extension ServerState {
         if let period { try InputCheck.period(period, field: "period") }
         _ = try authorizedRecord(channelId, .muteChannel, by: caller, now: now)
         channels[channelId]!.mutedUntil = period.map { $0 == -1 ? Date.distantFuture : now + $0 }
-        modifyChannel(channelId) { $0.updatedAt = now }
+        modifyChannel(channelId) { info in
+            info.isMuted = period != nil
+            info.updatedAt = now
+        }
         trackDeadlines(of: channelId)
         emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
     }
@@ -89,7 +95,10 @@ extension ServerState {
         _ = try authorizedRecord(channelId, .manageRateLimit, by: caller, now: now)
         channels[channelId]!.rateLimit = policy
         channels[channelId]!.recentSends = [:]
-        modifyChannel(channelId) { $0.updatedAt = now }
+        modifyChannel(channelId) { info in
+            info.setRateLimit(policy)
+            info.updatedAt = now
+        }
         trackDeadlines(of: channelId)
         emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
     }

@@ -11,8 +11,8 @@ extension ServerState {
         if let sequence, sequence < 0 {
             throw .invalidArgument(field: "sequence", reason: "must not be negative")
         }
-        let channel = try authorizedRecord(channelId, .read, by: .user(userId), now: now)
-        let target = min(sequence ?? channel.info.lastSequence, channel.info.lastSequence)
+        let lastSequence = try authorizedRecord(channelId, .read, by: .user(userId), now: now).info.lastSequence
+        let target = min(sequence ?? lastSequence, lastSequence)
         moveReadMarker(of: userId, in: channelId, to: target)
     }
 
@@ -22,10 +22,10 @@ extension ServerState {
     /// - Throws: `invalidArgument(field: "deviceId")`; `notFound`; `notAllowed`; `forbidden`.
     mutating func startReading(_ channelId: String, userId: String, deviceId: String, now: Date) throws(ChatError) {
         try InputCheck.id(deviceId, field: "deviceId")
-        let channel = try authorizedRecord(channelId, .read, by: .user(userId), now: now)
+        let lastSequence = try authorizedRecord(channelId, .read, by: .user(userId), now: now).info.lastSequence
         channels[channelId]!.readers[userId, default: []].insert(deviceId)
         readingByDevice[DeviceKey(userId: userId, deviceId: deviceId), default: []].insert(channelId)
-        moveReadMarker(of: userId, in: channelId, to: channel.info.lastSequence)
+        moveReadMarker(of: userId, in: channelId, to: lastSequence)
     }
 
     /// Stops reading on one device; the marker stays where it is. Idempotent.

@@ -2,18 +2,15 @@ import ChatAPI
 import Foundation
 
 extension ServerState {
-    /// The channel as `viewer` sees it at `now`: the stored fields plus the viewer's membership,
-    /// read marker and mention flag, and the time-dependent mute and rate-limit flags.
-    /// The console (`viewer == nil`) sees no membership.
+    /// The channel as `viewer` sees it: the stored fields plus the viewer's membership, read
+    /// marker and mention flag. The console (`viewer == nil`) sees no membership.
+    ///
+    /// The stored mute and rate-limit flags are current because expiries run before every
+    /// operation (``expireTimers(now:)``).
     ///
     /// - Complexity: O(1) (the stored value is shared copy-on-write).
-    func render(_ channel: ChannelRecord, for viewer: String?, now: Date) -> Channel {
+    func render(_ channel: ChannelRecord, for viewer: String?) -> Channel {
         var value = channel.info
-        value.isMuted = channel.isMuted(at: now)
-        let limit = channel.activeRateLimit(at: now)
-        value.isRateLimited = limit != nil
-        value.rateLimit = limit?.limit ?? 0
-        value.rateLimitWindow = limit?.window ?? 0
         guard let viewer else { return value }
         if let member = channel.members[viewer] {
             value.currentUserMembership = .member

@@ -9,30 +9,34 @@ extension ServerState {
     /// - Complexity: O(pending deadlines in channels that have any), not O(channels).
     mutating func expireTimers(now: Date) {
         for channelId in timedChannels.sorted() {
-            guard var channel = channels[channelId] else { continue }
-            for (userId, expiry) in channel.typing.sorted(by: { $0.key < $1.key }) where expiry <= now {
-                channel.typing[userId] = nil
+            guard let channel = channels[channelId] else { continue }
+            let stoppedTyping = channel.typing.filter { $0.value <= now }.keys.sorted()
+            let unmuted = channel.timedMutes.filter { !(channel.members[$0]?.isMuted(at: now) ?? false) }.sorted()
+            let muteEnded = channel.mutedUntil.map { $0 <= now } ?? false
+            let limitEnded = channel.rateLimit.map { !$0.isActive(at: now) } ?? false
+            // The record changes in place below; no copy may be alive then (copy-on-write).
+            _ = consume channel
+            for userId in stoppedTyping {
+                channels[channelId]!.typing[userId] = nil
                 emit(.typingStopped(channelId: channelId, userId: userId), to: .channelMembers(channelId))
             }
-            for userId in channel.timedMutes.sorted() where !(channel.members[userId]?.isMuted(at: now) ?? false) {
-                channel.timedMutes.remove(userId)
-                channel.members[userId]?.mutedUntil = nil
+            for userId in unmuted {
+                channels[channelId]!.timedMutes.remove(userId)
+                channels[channelId]!.members[userId]?.mutedUntil = nil
                 emit(.memberUnmuted(channelId: channelId, userId: userId), to: .channelMembers(channelId))
             }
-            var summaryChanged = false
-            if let until = channel.mutedUntil, until <= now {
-                channel.mutedUntil = nil
-                summaryChanged = true
+            if muteEnded {
+                channels[channelId]!.mutedUntil = nil
+                modifyChannel(channelId) { $0.isMuted = false }
             }
-            if let limit = channel.rateLimit, !limit.isActive(at: now) {
-                channel.rateLimit = nil
-                channel.recentSends = [:]
-                summaryChanged = true
+            if limitEnded {
+                channels[channelId]!.rateLimit = nil
+                channels[channelId]!.recentSends = [:]
+                modifyChannel(channelId) { $0.setRateLimit(nil) }
             }
-            if summaryChanged {
+            if muteEnded || limitEnded {
                 emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
             }
-            channels[channelId] = channel
             trackDeadlines(of: channelId)
         }
     }

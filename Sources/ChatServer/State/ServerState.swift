@@ -29,6 +29,9 @@ struct ServerState: Sendable {
     var conversations: [String: String] = [:]
     /// The channels each user is a member of.
     var memberships: [String: Set<String>] = [:]
+    /// Channel ids by type and by tag: indexes for queries (``candidateIds(for:viewer:)``).
+    var channelsByType: [ChannelType: Set<String>] = [:]
+    var channelsByTag: [String: Set<String>] = [:]
     var messageLocations: [String: MessageLocation] = [:]
     /// Channels where something expires with time (``ChannelRecord/hasDeadlines``), so expiry
     /// does not scan every channel.

@@ -29,11 +29,13 @@ struct StateFixture {
     }
 
     func channel(_ id: String, for viewer: String?) -> Channel {
-        state.render(state.channels[id]!, for: viewer, now: now)
+        state.render(state.channels[id]!, for: viewer)
     }
 
+    /// Moves time forward and runs the expiries, as the server does before every operation.
     mutating func advance(_ seconds: TimeInterval) {
         now += seconds
+        state.expireTimers(now: now)
     }
 }
 
