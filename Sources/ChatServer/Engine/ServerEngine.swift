@@ -5,7 +5,8 @@ import Foundation
 /// operation as one atomic step (expire timers, apply, publish events). ``ChatServer``,
 /// its connections and its fault handle are thin layers over it.
 ///
-/// - Threading: every method is thread-safe; none suspends while holding the lock.
+/// - Threading: every method is thread-safe; none suspends while holding the lock. Time is
+///   read under the lock, so operations see non-decreasing times in the order they apply.
 final class ServerEngine: Sendable {
     typealias DeviceKey = ServerState.DeviceKey
 
@@ -25,8 +26,8 @@ final class ServerEngine: Sendable {
     func perform<Result, Failure: Error>(
         _ body: (inout ServerState, Date) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        let now = clock.now
         return try core.withLock { (core: inout ServerCore) throws(Failure) -> Result in
+            let now = clock.now
             core.housekeep(now: now)
             defer { core.publishOutbox(now: now) }
             return try body(&core.state, now)
@@ -35,8 +36,8 @@ final class ServerEngine: Sendable {
 
     /// Reads the state at the clock's current time (after expiring what has expired).
     func read<Result>(_ body: (ServerState, Date) -> Result) -> Result {
-        let now = clock.now
         return core.withLock { core in
+            let now = clock.now
             core.housekeep(now: now)
             return body(core.state, now)
         }
@@ -44,8 +45,7 @@ final class ServerEngine: Sendable {
 
     /// Expires what has expired and releases late events; run on every clock advance.
     func housekeep() {
-        let now = clock.now
-        core.withLock { $0.housekeep(now: now) }
+        core.withLock { $0.housekeep(now: clock.now) }
     }
 
     // MARK: Connections
@@ -60,8 +60,8 @@ final class ServerEngine: Sendable {
     ) throws(ChatError) -> (result: ConnectResult, linkId: UInt64) {
         try InputCheck.id(device.userId, field: "userId")
         try InputCheck.id(device.deviceId, field: "deviceId")
-        let now = clock.now
         return try core.withLock { (core: inout ServerCore) throws(ChatError) -> (ConnectResult, UInt64) in
+            let now = clock.now
             if let error = core.faults.takeConnectFailure(for: device) { throw error }
             core.housekeep(now: now)
             if let previous { core.detach(device, linkId: previous, reason: .requested, now: now) }
@@ -76,16 +76,15 @@ final class ServerEngine: Sendable {
 
     /// Ends connection `linkId` of `device` (no effect if it is not the current one).
     func disconnect(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) {
-        let now = clock.now
-        core.withLock { $0.detach(device, linkId: linkId, reason: reason, now: now) }
+        core.withLock { $0.detach(device, linkId: linkId, reason: reason, now: clock.now) }
     }
 
     /// Performs a request of connection `linkId`, which must still be the device's current one.
     ///
     /// - Throws: `unavailable` when the connection has ended; else the request's error.
     func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) throws(ChatError) -> ChatResponse {
-        let now = clock.now
         return try core.withLock { (core: inout ServerCore) throws(ChatError) -> ChatResponse in
+            let now = clock.now
             guard core.hub.linkId(of: device) == linkId else {
                 throw .unavailable("the connection of device '\(device.deviceId)' has ended")
             }

@@ -50,12 +50,12 @@ public final class ServerFaults: Sendable {
     @discardableResult
     public func dropConnection(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> Bool {
         let device = ServerState.DeviceKey(userId: userId, deviceId: deviceId)
-        let now = engine.clock.now
         return engine.core.withLock { core in
             guard let linkId = core.hub.linkId(of: device) else { return false }
             core.detach(
                 device, linkId: linkId,
-                reason: .connectionLost(.unavailable("the server dropped the connection (injected fault)")), now: now)
+                reason: .connectionLost(.unavailable("the server dropped the connection (injected fault)")),
+                now: engine.clock.now)
             return true
         }
     }

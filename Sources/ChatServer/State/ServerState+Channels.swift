@@ -2,7 +2,8 @@ import ChatAPI
 import Foundation
 
 extension ServerState {
-    /// Creates a channel, or returns the existing conversation with the same member set.
+    /// Creates a channel, or returns the existing conversation with the same member set (even
+    /// when the draft names another id).
     ///
     /// Through a connection only community, live and conversation channels can be created; the
     /// console creates any type and registers unknown users it names. The creating user becomes

@@ -27,7 +27,7 @@ extension ServerState {
     mutating func unbanMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError) {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
-        let banned = try authorizedRecord(channelId, .banMember, by: caller, now: now).bans.keys
+        let banned = Set(try authorizedRecord(channelId, .banMember, by: caller, now: now).bans.keys)
         for userId in Set(userIds).intersection(banned).sorted() {
             channels[channelId]!.bans[userId] = nil
             emit(.memberUnbanned(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
