@@ -19,11 +19,15 @@ extension ServerState {
         let viewerDependent = query.dependsOnViewer
         func consider(_ record: ChannelRecord) {
             guard canSee(record, caller: caller) else { return }
-            // Without viewer fields in the query, the stored value is tested: only the page
-            // is rendered for the viewer.
-            let channel = viewerDependent ? render(record, for: viewer) : record.info
-            if query.filter.matches(channel, isMember: record.isMember), query.isAfter(channel, cursor: cursor) {
-                selection.offer(channel)
+            if viewerDependent {
+                let channel = render(record, for: viewer)
+                if query.filter.matches(channel, isMember: record.isMember), query.isAfter(channel, cursor: cursor) {
+                    selection.offer(channel)
+                }
+            } else if query.filter.matches(record.info, isMember: record.isMember), query.isAfter(record.info, cursor: cursor) {
+                // The query reads no viewer field: the stored value is tested as it is, and
+                // only the page is rendered for the viewer.
+                selection.offer(record.info)
             }
         }
         if let candidates {
