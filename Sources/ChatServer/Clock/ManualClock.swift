@@ -50,6 +50,8 @@ public final class ManualClock: ServerClock {
         for handler in handlers { handler() }
     }
 
+    /// Suspends until the clock is advanced to `deadline` or beyond (returns at once if it is
+    /// there already). Not cancellable: it never throws.
     public func sleep(until deadline: Date) async throws {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready: [CheckedContinuation<Void, Never>]? = state.withLock { state in

@@ -68,7 +68,8 @@ public final class ServerFaults: Sendable {
 
     /// Events for the targeted devices produced during the next `seconds` of server time are
     /// delivered late: held back (in order, still numbered and logged) until the clock passes
-    /// the delay. Responses are not held, so a client sees them before their events.
+    /// the delay. Responses are not held, so a client sees them before their events. Held
+    /// events are released on the first clock advance or server operation after the delay.
     public func delayEvents(by seconds: TimeInterval, userId: String? = nil, deviceId: String? = nil) {
         let until = engine.clock.now + seconds
         arm { $0.armEventDelay(until: until, target: .init(userId: userId, deviceId: deviceId)) }

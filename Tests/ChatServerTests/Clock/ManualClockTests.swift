@@ -1,6 +1,7 @@
-import ChatServer
 import Foundation
 import Testing
+
+@testable import ChatServer
 
 @Suite struct ManualClockTests {
     @Test func timeMovesOnlyWhenAdvanced() {
@@ -26,23 +27,10 @@ import Testing
 
     @Test func advanceRunsTheHandlers() {
         let clock = ManualClock()
-        let calls = Counter()
-        clock.onAdvance { calls.increment() }
+        let calls = Locked(0)
+        clock.onAdvance { calls.withLock { $0 += 1 } }
         clock.advance(by: 1)
         clock.advance(by: 1)
-        #expect(calls.value == 2)
+        #expect(calls.withLock { $0 } == 2)
     }
-}
-
-/// A thread-safe counter for handler tests.
-final class Counter: Sendable {
-    // Guards the count.
-    private let lock = NSLock()
-    nonisolated(unsafe) private var count = 0
-
-    func increment() {
-        lock.withLock { count += 1 }
-    }
-
-    var value: Int { lock.withLock { count } }
 }
