@@ -8,7 +8,8 @@ extension ServerState {
     ///
     /// Indexed conditions: the viewer's membership (`joined == true`, `membership == member`),
     /// `members` containing given users, `type` equal to / in given types, `tags` containing /
-    /// equal to / in given tags. The smallest candidate set wins.
+    /// equal to / in given tags. The smallest candidate set wins, if it holds at most a quarter
+    /// of the channels (beyond that a scan is cheaper).
     ///
     /// - Complexity: O(filter size) to plan; the set returned is the index's own.
     func candidateIds(for filter: Filter, viewer: String?) -> Set<String>? {
@@ -21,7 +22,9 @@ extension ServerState {
             let bound = sets.reduce(0) { $0 + $1.count }
             if bound < bestBound { (best, bestBound) = (sets, bound) }
         }
-        guard let best else { return nil }
+        // Looking ids up costs more than scanning past them: an index that keeps more than a
+        // quarter of the channels does not pay.
+        guard let best, bestBound <= channels.count / 4 else { return nil }
         if best.count == 1 { return best[0] }
         return best.reduce(into: Set<String>()) { $0.formUnion($1) }
     }

@@ -33,7 +33,7 @@ extension ServerState {
         if let candidates {
             for id in candidates { if let record = channels[id] { consider(record) } }
         } else {
-            for record in channels.values { consider(record) }
+            for index in channels.values.indices { consider(channels.values[index]) }
         }
         if viewerDependent { return selection.page(after: cursor) }
         return selection.page(after: cursor) { render(channels[$0.channelId]!, for: viewer) }
