@@ -99,17 +99,36 @@ struct EventHub: Sendable {
     /// appends each to the device's log and delivers it (now, twice, or later, as the faults
     /// say).
     ///
-    /// - Complexity: O(emissions × users with a log) audience checks, plus O(1) per envelope.
+    /// - Complexity: per emission, O(audience) checks when the audience is a listed set smaller
+    ///   than the users with a log (members, a conversation's viewers, named users), else
+    ///   O(users with a log); plus O(1) per envelope.
     mutating func publish(_ emissions: [Emission], state: ServerState, faults: inout FaultPlan, now: Date) {
         for emission in emissions {
             let prepared = state.prepare(emission)
-            for (userId, devices) in devicesByUser where state.includes(userId, in: prepared) {
-                guard let event = state.event(for: prepared, viewer: userId, now: now) else { continue }
-                for device in devices {
-                    let envelope = logs[device]!.append { EventEnvelope(sequence: $0, event: event) }
-                    deliver(envelope, to: device, faults: &faults, now: now)
+            if let candidates = state.audienceCandidates(of: prepared, connectedUsers: devicesByUser.count) {
+                for userId in Set(candidates) {
+                    guard let devices = devicesByUser[userId] else { continue }
+                    publish(prepared, to: userId, devices: devices, state: state, faults: &faults, now: now)
+                }
+            } else {
+                for (userId, devices) in devicesByUser {
+                    publish(prepared, to: userId, devices: devices, state: state, faults: &faults, now: now)
                 }
             }
+        }
+    }
+
+    /// Renders the emission for `userId`, if they are in its audience, and sends it to each of
+    /// their devices.
+    private mutating func publish(
+        _ prepared: PreparedEmission, to userId: String, devices: [DeviceKey], state: ServerState,
+        faults: inout FaultPlan, now: Date
+    ) {
+        guard state.includes(userId, in: prepared), let event = state.event(for: prepared, viewer: userId, now: now)
+        else { return }
+        for device in devices {
+            let envelope = logs[device]!.append { EventEnvelope(sequence: $0, event: event) }
+            deliver(envelope, to: device, faults: &faults, now: now)
         }
     }
 

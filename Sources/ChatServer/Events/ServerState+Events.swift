@@ -31,6 +31,27 @@ extension ServerState {
         return PreparedEmission(emission: emission, channel: channel, message: message)
     }
 
+    /// The users who can be in the emission's audience when listing them is cheaper than
+    /// checking `connectedUsers` users one by one; `nil` means "check everyone".
+    ///
+    /// - Complexity: O(size of the list returned).
+    func audienceCandidates(of prepared: PreparedEmission, connectedUsers: Int) -> [String]? {
+        switch prepared.audience {
+        case .users(let userIds):
+            return userIds
+        case .channelMembers(_, let also):
+            guard let channel = prepared.channel, channel.members.count + also.count < connectedUsers else { return nil }
+            return Array(channel.members.keys) + also
+        case .channelViewers(_, let also):
+            guard let channel = prepared.channel, channel.type == .conversation,
+                channel.members.count + also.count < connectedUsers
+            else { return nil }
+            return Array(channel.members.keys) + also
+        case .allUsers, .channelOutsiders:
+            return nil
+        }
+    }
+
     /// Whether `userId` is in the emission's audience, judged on the current state.
     ///
     /// - Complexity: O(1) for channel audiences, O(listed users) for `.users`.
