@@ -193,7 +193,10 @@ enum ServerBenchmark {
     }
 
     private static func rate(_ perSecond: Double) -> String {
-        perSecond >= 1_000_000
-            ? String(format: "%.2f M", perSecond / 1_000_000) : String(format: "%.0f k", perSecond / 1_000)
+        switch perSecond {
+        case 1_000_000...: String(format: "%.2f M", perSecond / 1_000_000)
+        case 10_000...: String(format: "%.0f k", perSecond / 1_000)
+        default: String(format: "%.0f", perSecond)
+        }
     }
 }

@@ -20,7 +20,8 @@ import Foundation
 /// Time comes from the injected ``ServerClock``; failures from ``faults``.
 ///
 /// - Threading: not actor-isolated; every member is thread-safe. Operations are atomic and
-///   take O(size of their input) plus event fan-out (O(users with a session) per change).
+///   take O(size of their input) plus event fan-out (O(recipients) for member-scoped events,
+///   O(users with a session) for public ones).
 public final class ChatServer: Sendable {
     /// The device id of ``connection(userId:deviceId:)`` when none is given.
     public static let defaultDeviceId = "default"
