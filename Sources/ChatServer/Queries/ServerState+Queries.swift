@@ -21,10 +21,10 @@ extension ServerState {
             guard canSee(record, caller: caller) else { return }
             if viewerDependent {
                 let channel = render(record, for: viewer)
-                if query.filter.matches(channel, isMember: record.isMember), query.isAfter(channel, cursor: cursor) {
+                if query.filter.matches(channel, isMember: { record.members[$0] != nil }), query.isAfter(channel, cursor: cursor) {
                     selection.offer(channel)
                 }
-            } else if query.filter.matches(record.info, isMember: record.isMember), query.isAfter(record.info, cursor: cursor) {
+            } else if query.filter.matches(record.info, isMember: { record.members[$0] != nil }), query.isAfter(record.info, cursor: cursor) {
                 // The query reads no viewer field: the stored value is tested as it is, and
                 // only the page is rendered for the viewer.
                 selection.offer(record.info)

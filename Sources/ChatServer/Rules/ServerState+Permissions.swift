@@ -10,8 +10,8 @@ extension ServerState {
     /// 2. deleted channels allow nothing but viewing (`notAllowed`);
     /// 3. channel-type rules: conversations refuse joins, leaves, member changes and moderation
     ///    (`notAllowed`); deleting a channel is console/admin only (`forbidden`);
-    /// 4. the console and admins may do everything else;
-    /// 5. banned users may only view (`forbidden`);
+    /// 4. banned users cannot join, admins included (`forbidden`);
+    /// 5. the console and admins may do everything else; other banned users may only view;
     /// 6. roles: moderators of community, live, standard and private channels moderate and edit;
     ///    broadcast channels are moderated by admins only; conversation members edit their
     ///    conversation; members read, send (not in broadcast channels, not while they or the
@@ -33,6 +33,9 @@ extension ServerState {
             throw .notAllowed("conversation channels have a fixed member set and no moderation; you cannot \(action.verb)")
         }
         guard let userId = caller.userId else { return }
+        if action == .join, channel.isBanned(userId) {
+            throw .forbidden("you are banned from \(name) and cannot join until unbanned")
+        }
         if isAdmin(userId) { return }
         if action == .deleteChannel {
             throw .forbidden("only admins can delete channels")

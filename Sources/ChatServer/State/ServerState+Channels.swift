@@ -141,7 +141,6 @@ extension ServerState {
         let conversationKey = channel.type == .conversation ? Self.conversationKey(channel.members.keys) : nil
         _ = consume channel  // no copy may be alive while the record changes (copy-on-write)
         for userId in readers { stopAllReading(userId: userId, in: channelId) }
-        timedChannels.remove(channelId)
         if let conversationKey { conversations[conversationKey] = nil }
         modifyChannel(channelId) { info in
             info.isDeleted = true
@@ -153,7 +152,7 @@ extension ServerState {
             channels[channelId]!.members[userId]!.readSequence = lastSequence
         }
         channels[channelId]!.typing = [:]
-        channels[channelId]!.timedMutes = []
+        trackDeadlines(of: channelId)
         emit(.channelDeleted(channelId: channelId), to: .channelViewers(channelId))
     }
 
@@ -209,5 +208,6 @@ extension ServerState {
             info.memberCount -= 1
             info.lastActivity = now
         }
+        trackDeadlines(of: channelId)
     }
 }

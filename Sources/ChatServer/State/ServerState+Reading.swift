@@ -22,7 +22,12 @@ extension ServerState {
     /// - Throws: `invalidArgument(field: "deviceId")`; `notFound`; `notAllowed`; `forbidden`.
     mutating func startReading(_ channelId: String, userId: String, deviceId: String, now: Date) throws(ChatError) {
         try InputCheck.id(deviceId, field: "deviceId")
-        let lastSequence = try authorizedRecord(channelId, .read, by: .user(userId), now: now).info.lastSequence
+        let channel = try authorizedRecord(channelId, .read, by: .user(userId), now: now)
+        guard channel.isMember(userId) else {
+            throw .forbidden("only members of channel '\(channelId)' have a read marker; join it first")
+        }
+        let lastSequence = channel.info.lastSequence
+        _ = consume channel
         channels[channelId]!.readers[userId, default: []].insert(deviceId)
         readingByDevice[DeviceKey(userId: userId, deviceId: deviceId), default: []].insert(channelId)
         moveReadMarker(of: userId, in: channelId, to: lastSequence)

@@ -39,6 +39,8 @@ import Testing
         #expect(fixture.channel(id, for: "bob").memberCount == 1)
         #expect(chatError { try fixture.state.joinChannel(id, userId: "bob", now: fixture.now) }?.kind == "forbidden")
         #expect(chatError { try fixture.state.addMembers(["bob"], to: id, by: .user("alice"), now: fixture.now) }?.kind == "forbidden")
+        try fixture.state.banMembers(["boss"], in: id, by: .user("alice"), now: fixture.now)
+        #expect(chatError { try fixture.state.joinChannel(id, userId: "boss", now: fixture.now) }?.kind == "forbidden")
         try fixture.state.unbanMembers(["bob"], in: id, by: .user("alice"), now: fixture.now)
         #expect(fixture.channel(id, for: "bob").currentUserMembership == Membership.none)
         try fixture.state.joinChannel(id, userId: "bob", now: fixture.now)
