@@ -1,1 +1,62 @@
-// ChatServer
+import ChatAPI
+import Foundation
+
+/// The embedded, authoritative chat server: the source of truth that enforces every rule of
+/// the channel types, members, moderation, messages and read state, and pushes each change as
+/// an event to the connected devices that may see it.
+///
+/// ```swift
+/// let server = ChatServer()
+/// let transport = server.connection(userId: "alice", deviceId: "phone")
+/// try await server.registerUser(id: "boss", displayName: "Boss", isAdmin: true)
+/// try await server.createChannel(type: .broadcast, channelId: "news", displayName: "News",
+///                                userIds: ["alice", "bob"])
+/// ```
+///
+/// Clients talk to it only through ``connection(userId:deviceId:)``. The other methods are the
+/// *console*: trusted server-side calls that bypass permissions (not the rules of channel
+/// types) and let tests and examples inspect what the server computes.
+///
+/// Time comes from the injected ``ServerClock``; failures from ``faults``.
+///
+/// - Threading: not actor-isolated; every member is thread-safe. Operations are atomic and
+///   take O(size of their input) plus event fan-out (O(recipients) for member-scoped events,
+///   O(users with a session) for public ones).
+public final class ChatServer: Sendable {
+    /// The device id of ``connection(userId:deviceId:)`` when none is given.
+    public static let defaultDeviceId = "default"
+
+    let engine: ServerEngine
+    /// Fault injection for tests.
+    public let faults: ServerFaults
+
+    /// Creates an empty in-memory server.
+    ///
+    /// - Parameters:
+    ///   - clock: the source of time (default: the system clock; use ``ManualClock`` in tests).
+    ///   - configuration: typing expiry and replay-log size.
+    public init(clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration()) {
+        engine = ServerEngine(clock: clock, configuration: configuration)
+        faults = ServerFaults(engine: engine)
+        clock.onAdvance { [weak engine] in engine?.housekeep() }
+    }
+
+    /// The server's clock.
+    public var clock: any ServerClock { engine.clock }
+
+    /// A transport for one device of one user. Registers the user (if the id is valid) at once;
+    /// call `connect(resumingAfter:)` on it to start.
+    public func connection(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> any ChatTransport {
+        if (try? InputCheck.id(userId, field: "userId")) != nil {
+            engine.perform { state, now in state.ensureUser(userId, now: now) }
+        }
+        return ServerConnection(engine: engine, userId: userId, deviceId: deviceId)
+    }
+
+    /// Expires typing indicators, mutes and rate limits whose time has passed, and releases
+    /// late events. The server does this before every operation and on every ``ManualClock``
+    /// advance; call it to push those events out without other activity.
+    public func runHousekeeping() {
+        engine.housekeep()
+    }
+}

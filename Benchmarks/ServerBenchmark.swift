@@ -1,0 +1,202 @@
+import ChatAPI
+import ChatServer
+import Foundation
+import TestSupport
+
+/// `Benchmarks server`: the embedded server's message fan-out and channel queries.
+///
+/// - Send: one device sends to a 1,000-member channel while 100 member devices are connected;
+///   measured server side (events queued) and end to end (devices consume while it sends).
+///   The baseline is the same sends with only the sender connected (no fan-out).
+/// - Query: a filtered, sorted page of 20 through a connection, over 10,000 and 100,000
+///   channels, one query scanning every channel and one narrowed by the membership index;
+///   the baseline filters and fully sorts the same channel values in memory.
+func runServerBenchmark() async {
+    do {
+        try await ServerBenchmark.sendThroughput()
+        try await ServerBenchmark.queries()
+    } catch {
+        print("server benchmark failed: \(error)")
+    }
+}
+
+enum ServerBenchmark {
+    static let members = 1_000
+    static let devices = 100
+    static let messages = 2_000
+
+    static func sendThroughput() async throws {
+        print("## server — send to a \(members)-member channel, \(devices) connected devices consuming events\n")
+        let (alone, aloneEvents) = try await sendRun(connectedDevices: 0, consumeWhileSending: true)
+        let (serverSide, _) = try await sendRun(connectedDevices: devices, consumeWhileSending: false)
+        let (endToEnd, events) = try await sendRun(connectedDevices: devices, consumeWhileSending: true)
+        func row(_ name: String, _ seconds: Double, _ events: Int) -> [String] {
+            [name, Harness.format(seconds), rate(Double(messages) / seconds), "\(events)", rate(Double(events) / seconds)]
+        }
+        Harness.table(
+            ["\(messages) messages", "time", "messages/s", "events", "events/s"],
+            [
+                row("baseline: only the sender connected", alone, aloneEvents),
+                row("\(devices) devices, server side (events queued, read after)", serverSide, events),
+                row("\(devices) devices consuming while sending (end to end)", endToEnd, events),
+            ])
+        print()
+    }
+
+    /// Sends `messages` messages as "u0" (itself connected) with `connectedDevices` other
+    /// members connected, and returns the time until every device consumed every event, and
+    /// the number of events consumed.
+    ///
+    /// With `consumeWhileSending == false` the devices start reading only after the last send,
+    /// so the time is the server's alone: state change, fan-out, logging and queuing.
+    private static func sendRun(connectedDevices: Int, consumeWhileSending: Bool) async throws -> (seconds: Double, events: Int) {
+        let server = ChatServer(clock: ManualClock())
+        let userIds = (0..<members).map { "u\($0)" }
+        try await server.createChannel(type: .community, channelId: "hall", userIds: userIds)
+        let sender = server.connection(userId: "u0", deviceId: "sender")
+        _ = try await sender.connect(resumingAfter: nil)
+        var others: [any ChatTransport] = []
+        for index in 0..<connectedDevices {
+            let transport = server.connection(userId: "u\(index + 1)", deviceId: "phone")
+            _ = try await transport.connect(resumingAfter: nil)
+            others.append(transport)
+        }
+        let receivers = [sender] + others
+        // The sender gets messageNew and readMarkerMoved per message; other members messageNew.
+        let expected = [2 * messages] + Array(repeating: messages, count: connectedDevices)
+        if !consumeWhileSending {
+            let seconds = try await Harness.once { try await sendAll(from: sender) }
+            return (seconds, await consumeAll(receivers, expected: expected))
+        }
+        var events = 0
+        let seconds = try await Harness.once {
+            events = try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask { await consumeAll(receivers, expected: expected) }
+                try await sendAll(from: sender)
+                return try await group.reduce(0, +)
+            }
+        }
+        return (seconds, events)
+    }
+
+    private static func sendAll(from sender: any ChatTransport) async throws {
+        for index in 0..<messages {
+            _ = try await sender.send(.sendMessage(MessageDraft(channelId: "hall", text: "message \(index)")))
+        }
+    }
+
+    /// Reads `expected[i]` events from each `receivers[i]` concurrently; returns the total.
+    private static func consumeAll(_ receivers: [any ChatTransport], expected: [Int]) async -> Int {
+        await withTaskGroup(of: Int.self) { group in
+            for (transport, count) in zip(receivers, expected) {
+                group.addTask { await consume(transport, count: count) }
+            }
+            return await group.reduce(0, +)
+        }
+    }
+
+    private static func consume(_ transport: any ChatTransport, count: Int) async -> Int {
+        var received = 0
+        for await element in transport.events {
+            if case .event = element { received += 1 }
+            if received == count { break }
+        }
+        return received
+    }
+
+    static func queries() async throws {
+        print("## server — channel queries through a connection: a sorted page of 20\n")
+        let broad = ChannelListQuery(
+            filter: .and([
+                .equal(.type, to: .community), .contains(.tags, value: "blue"),
+                .greaterOrEqual(.metadata("score"), than: 50.0),
+            ]),
+            sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)
+        let mine = ChannelListQuery(
+            filter: .and([ChannelQueryFilter.userIsMember.filter, .contains(.tags, value: "blue")]),
+            sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)
+        let queries = [
+            ("community, tag blue, score ≥ 50 (scan)", broad),
+            ("my channels with tag blue (membership index)", mine),
+        ]
+        var rows: [[String]] = []
+        var perQuery: [String: [Int: Double]] = [:]
+        for count in [10_000, 100_000] {
+            let (server, viewer) = try await populatedServer(channels: count)
+            let all = everyChannel(of: server, count: count)
+            for (name, query) in queries {
+                var firstPage: Page<Channel>?
+                let first: Double = try await medianAsync(runs: 9) {
+                    firstPage = try await viewer.send(.queryChannels(query, after: nil)).channelsValue
+                }
+                let cursor = firstPage?.next
+                let later: Double = try await medianAsync(runs: 9) {
+                    _ = try await viewer.send(.queryChannels(query, after: cursor))
+                }
+                let baseline: Double = Harness.median(runs: 5) {
+                    let matching = all.filter { query.filter.matches($0, viewerId: "viewer") }
+                    blackHole(Array(matching.sorted(by: query.areInIncreasingOrder).prefix(20)))
+                }
+                perQuery[name, default: [:]][count] = first
+                rows.append([
+                    name, "\(count)", Harness.format(first), Harness.format(later), Harness.format(baseline),
+                    Harness.ratio(baseline / first),
+                ])
+            }
+        }
+        Harness.table(
+            ["query", "channels", "first page", "page after a cursor", "baseline: filter + full sort in memory", "baseline/ours"],
+            rows)
+        print()
+        for (name, _) in queries {
+            if let small = perQuery[name]?[10_000], let large = perQuery[name]?[100_000] {
+                print("growth 10,000 → 100,000 channels, \(name): \(Harness.ratio(large / small))")
+            }
+        }
+        print()
+    }
+
+    /// A server with `channels` channels (community and live, tags, a metadata score, a
+    /// message in a third of them) and a connected "viewer" who is a member of every tenth.
+    private static func populatedServer(channels: Int) async throws -> (ChatServer, any ChatTransport) {
+        let clock = ManualClock()
+        let server = ChatServer(clock: clock)
+        try await server.registerUser(id: "viewer")
+        try await server.registerUser(id: "poster", isAdmin: true)
+        var random = SeededGenerator(seed: UInt64(channels))
+        for index in 0..<channels {
+            let tags = [["blue"], ["red"], ["blue", "green"]][index % 3]
+            try await server.createChannel(
+                type: index % 5 == 0 ? .live : .community, channelId: "ch\(index)",
+                displayName: "Channel \(index)", userIds: index % 10 == 0 ? ["viewer", "poster"] : ["poster"], tags: tags,
+                metadata: ["score": .number(Double(Int.random(in: 0..<100, using: &random)))])
+            if index % 3 == 0 {
+                clock.advance(by: 1)
+                try await server.sendMessage(as: "poster", channelId: "ch\(index)", text: "hello")
+            }
+        }
+        let viewer = server.connection(userId: "viewer", deviceId: "benchmark")
+        _ = try await viewer.connect(resumingAfter: nil)
+        return (server, viewer)
+    }
+
+    /// Every channel the viewer can see, as the viewer sees it (the baseline's input).
+    private static func everyChannel(of server: ChatServer, count: Int) -> [Channel] {
+        (0..<count).compactMap { server.channel("ch\($0)", as: "viewer") }
+    }
+
+    private static func medianAsync(runs: Int, _ body: () async throws -> Void) async throws -> Double {
+        try await body()
+        var samples: [Double] = []
+        for _ in 0..<runs { samples.append(try await Harness.once(body)) }
+        return samples.sorted()[runs / 2]
+    }
+
+    private static func rate(_ perSecond: Double) -> String {
+        switch perSecond {
+        case 1_000_000...: String(format: "%.2f M", perSecond / 1_000_000)
+        case 10_000...: String(format: "%.0f k", perSecond / 1_000)
+        default: String(format: "%.0f", perSecond)
+        }
+    }
+}

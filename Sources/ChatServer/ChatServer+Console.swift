@@ -1,0 +1,123 @@
+import ChatAPI
+import Foundation
+
+/// The console: trusted server-side calls. They bypass permissions (not the rules of channel
+/// types) and produce the same events as requests do.
+extension ChatServer {
+    /// Registers a user, or updates an existing user's display name and admin flag.
+    ///
+    /// - Throws: `invalidArgument` (`userId`, `displayName`).
+    @discardableResult
+    public func registerUser(id: String, displayName: String? = nil, isAdmin: Bool = false) async throws -> User {
+        try engine.perform { state, now throws(ChatError) in
+            try state.registerUser(id: id, displayName: displayName, isAdmin: isAdmin, now: now)
+        }
+    }
+
+    /// Creates a channel of any type, registering the users it names if unknown. Nobody is
+    /// the creator, so nobody becomes a moderator. A conversation with an existing member set
+    /// returns the existing channel.
+    ///
+    /// - Returns: the channel as the console sees it (no viewer fields).
+    /// - Throws: `alreadyExists`; `invalidArgument`; `limitExceeded`.
+    @discardableResult
+    public func createChannel(
+        type: ChannelType, channelId: String? = nil, displayName: String? = nil, userIds: [String] = [],
+        tags: [String] = [], metadata: [String: JSON] = [:]
+    ) async throws -> Channel {
+        let draft = ChannelDraft(
+            type: type, channelId: channelId, userIds: userIds, displayName: displayName, tags: tags, metadata: metadata)
+        return try engine.perform { state, now throws(ChatError) in
+            let id = try state.createChannel(draft, by: .console, now: now).channelId
+            return try state.getChannel(id, by: .console, now: now)
+        }
+    }
+
+    /// Changes a channel's own fields.
+    ///
+    /// - Throws: `notFound`; `notAllowed` (deleted); `invalidArgument`; `limitExceeded`.
+    @discardableResult
+    public func updateChannel(_ changes: ChannelChanges) async throws -> Channel {
+        try engine.perform { state, now throws(ChatError) in try state.updateChannel(changes, by: .console, now: now) }
+    }
+
+    /// Adds members to a channel (conversations refuse).
+    ///
+    /// - Throws: `notFound`; `notAllowed`; `forbidden` (banned user); `invalidArgument`; `limitExceeded`.
+    public func addMembers(_ userIds: [String], to channelId: String) async throws {
+        try engine.perform { state, now throws(ChatError) in try state.addMembers(userIds, to: channelId, by: .console, now: now) }
+    }
+
+    /// Sends a message as `userId`, with that user's permissions (an admin can broadcast).
+    ///
+    /// - Throws: as a `sendMessage` request of that user.
+    @discardableResult
+    public func sendMessage(
+        as userId: String, channelId: String, text: String, mentionedUserIds: [String] = []
+    ) async throws -> Message {
+        let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds)
+        return try engine.perform { state, now throws(ChatError) in try state.sendMessage(draft, by: userId, now: now) }
+    }
+
+    /// Deletes a channel: it stays queryable with `isDeleted`, refuses every change, and
+    /// members are told.
+    ///
+    /// - Throws: `notFound`; `notAllowed` (already deleted).
+    public func deleteChannel(_ channelId: String) async throws {
+        try engine.perform { state, now throws(ChatError) in try state.deleteChannel(channelId, by: .console, now: now) }
+    }
+
+    // MARK: Inspection
+
+    /// The channel as `userId` sees it (as the console, with no viewer fields, when `nil`);
+    /// `nil` if it does not exist or the user cannot see it.
+    public func channel(_ channelId: String, as userId: String? = nil) -> Channel? {
+        engine.read { state, now in
+            let caller: Caller = userId.map { .user($0) } ?? .console
+            return try? state.getChannel(channelId, by: caller, now: now)
+        }
+    }
+
+    /// The user's unread count in the channel as the server computes it: messages after their
+    /// read marker; 0 for non-members and deleted channels.
+    public func unreadCount(userId: String, channelId: String) -> Int {
+        engine.read { state, _ in state.unreadCount(userId: userId, channelId: channelId) }
+    }
+
+    /// The sum of the user's unread counts over the channels they are a member of.
+    public func totalUnreadCount(userId: String) -> Int {
+        engine.read { state, _ in state.totalUnreadCount(userId: userId) }
+    }
+
+    /// Every message of a channel in sequence order (deleted ones included).
+    public func messages(channelId: String) -> [Message] {
+        engine.read { state, _ in state.channels[channelId]?.messages ?? [] }
+    }
+
+    /// The channel's members and banned users, by user id.
+    public func members(channelId: String) -> [ChannelMember] {
+        engine.read { state, now in
+            guard let channel = state.channels[channelId] else { return [] }
+            return (channel.members.keys.sorted() + channel.bans.keys.sorted()).compactMap {
+                state.renderMember($0, in: channel, now: now)
+            }
+        }
+    }
+
+    /// The users typing in the channel now, sorted.
+    public func typingUsers(channelId: String) -> [String] {
+        engine.read { state, now in state.typingUsers(in: channelId, now: now) }
+    }
+
+    /// The registered user, if any.
+    public func user(_ userId: String) -> User? {
+        engine.read { state, _ in state.users[userId] }
+    }
+
+    /// The sequence number of the newest event of the device's stream (0 if none).
+    public func lastEventSequence(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> Int {
+        engine.core.withLock {
+            $0.hub.lastSequence(of: ServerState.DeviceKey(userId: userId, deviceId: deviceId))
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ChatAPI
+import Foundation
+
+/// One device of one user connected to the embedded server: the `ChatTransport` that
+/// ``ChatServer/connection(userId:deviceId:)`` returns.
+///
+/// Requests run synchronously on the server under its lock (after any injected delay), so a
+/// response is returned only after the events it caused were put on ``events`` (unless an
+/// event-delay fault holds them back). Discarding the transport ends its connection.
+///
+/// - Threading: every member is thread-safe.
+final class ServerConnection: ChatTransport {
+    let userId: String
+    let deviceId: String
+    let events: AsyncStream<ConnectionEvent>
+    private let continuation: AsyncStream<ConnectionEvent>.Continuation
+    private let engine: ServerEngine
+    /// Guards the id of this transport's latest connection (`nil` before the first connect).
+    /// The server's hub decides whether it is still current.
+    private let linkId = Locked<UInt64?>(nil)
+
+    private var device: ServerState.DeviceKey { ServerState.DeviceKey(userId: userId, deviceId: deviceId) }
+
+    init(engine: ServerEngine, userId: String, deviceId: String) {
+        self.engine = engine
+        self.userId = userId
+        self.deviceId = deviceId
+        (events, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self, bufferingPolicy: .unbounded)
+    }
+
+    deinit {
+        if let id = linkId.withLock({ $0 }) {
+            engine.disconnect(device, linkId: id, reason: .requested)
+        }
+        continuation.finish()
+    }
+
+    func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
+        try linkId.withLock { (current: inout UInt64?) throws(ChatError) -> ConnectResult in
+            let (result, id) = try engine.connect(
+                device, replacing: current, continuation: continuation, resumingAfter: sequence)
+            current = id
+            return result
+        }
+    }
+
+    func send(_ request: ChatRequest) async throws -> ChatResponse {
+        guard let id = linkId.withLock({ $0 }) else {
+            throw ChatError.unavailable("not connected; call connect() first")
+        }
+        switch engine.takeRequestFault(for: device) {
+        case .fail(let error)?:
+            throw error
+        case .delay(let seconds)?:
+            try await engine.clock.sleep(until: engine.clock.now + seconds)
+        case nil:
+            break
+        }
+        return try engine.handle(request, from: device, linkId: id)
+    }
+
+    func disconnect() async {
+        guard let id = linkId.withLock({ $0 }) else { return }
+        engine.disconnect(device, linkId: id, reason: .requested)
+    }
+}

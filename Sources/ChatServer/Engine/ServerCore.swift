@@ -1,0 +1,37 @@
+import ChatAPI
+import Foundation
+
+/// Everything the server's lock guards: the domain state, the event hub and the fault plan.
+/// Its methods are the steps every operation shares.
+struct ServerCore: Sendable {
+    var state: ServerState
+    var hub: EventHub
+    var faults = FaultPlan()
+
+    init(configuration: ServerConfiguration) {
+        state = ServerState(configuration: configuration)
+        hub = EventHub(logCapacity: configuration.eventLogCapacity)
+    }
+
+    /// Expires what has expired and releases held events whose delay has passed.
+    mutating func housekeep(now: Date) {
+        state.expireTimers(now: now)
+        publishOutbox(now: now)
+        hub.releaseHeld(now: now)
+    }
+
+    /// Turns the state's pending changes into events.
+    mutating func publishOutbox(now: Date) {
+        let emissions = state.drainOutbox()
+        if !emissions.isEmpty { hub.publish(emissions, state: state, faults: &faults, now: now) }
+    }
+
+    /// Ends a device's connection: its reading stops, and so does its user's typing when no
+    /// other device of the user is connected.
+    mutating func detach(_ device: ServerState.DeviceKey, linkId: UInt64, reason: DisconnectReason, now: Date) {
+        guard hub.detach(device, linkId: linkId, reason: reason) else { return }
+        state.stopAllReading(device: device)
+        if !hub.isConnected(userId: device.userId) { state.endAllTyping(userId: device.userId) }
+        publishOutbox(now: now)
+    }
+}

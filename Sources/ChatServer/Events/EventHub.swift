@@ -1,0 +1,161 @@
+import ChatAPI
+import Foundation
+
+/// The devices the server knows and the events it owes them: numbering and replay logs (kept
+/// across connections, so a device can resume), live connections, and the event faults
+/// (duplicates, delays) applied on delivery.
+///
+/// A plain value, kept with ``ServerState`` under the server's one lock. Yielding to a
+/// connection's `AsyncStream` continuation never blocks, so delivering under the lock is safe
+/// and keeps every device's events in sequence order.
+struct EventHub: Sendable {
+    typealias DeviceKey = ServerState.DeviceKey
+
+    /// An envelope held back by an event-delay fault, and when it may go.
+    private struct Held: Sendable {
+        var envelope: EventEnvelope
+        var until: Date
+    }
+
+    let logCapacity: Int
+    private var logs: [DeviceKey: EventLog<EventEnvelope>] = [:]
+    private var links: [DeviceKey: ConnectionLink] = [:]
+    /// Only devices with held envelopes have an entry.
+    private var held: [DeviceKey: [Held]] = [:]
+    /// The devices of each user with a log.
+    private var devicesByUser: [String: [DeviceKey]] = [:]
+    private var nextLinkId: UInt64 = 1
+
+    init(logCapacity: Int) {
+        self.logCapacity = logCapacity
+    }
+
+    /// The number of the device's newest event (0 if none).
+    func lastSequence(of device: DeviceKey) -> Int { logs[device]?.lastSequence ?? 0 }
+
+    // MARK: Connections
+
+    /// How a connect request was answered.
+    struct Attachment: Sendable {
+        var linkId: UInt64
+        var status: ConnectResult.Status
+        var lastSequence: Int
+    }
+
+    /// Attaches a new connection of `device` whose events go to `continuation`, ending any
+    /// previous one of the same device. With `resumingAfter`, replays the missed envelopes
+    /// first, or reports `.resyncRequired` when they are no longer all held.
+    ///
+    /// - Complexity: O(replayed events).
+    mutating func attach(
+        _ device: DeviceKey, continuation: AsyncStream<ConnectionEvent>.Continuation, resumingAfter sequence: Int?
+    ) -> Attachment {
+        if let previous = links[device] {
+            previous.continuation.yield(
+                .disconnected(.connectionLost(.unavailable("another connection of device '\(device.deviceId)' replaced this one"))))
+        }
+        if logs[device] == nil {
+            logs[device] = EventLog(capacity: logCapacity)
+            devicesByUser[device.userId, default: []].append(device)
+        }
+        let log = logs[device]!
+        var status = ConnectResult.Status.new
+        if let sequence {
+            if let missed = log.elements(after: sequence) {
+                status = .resumed
+                for envelope in missed { continuation.yield(.event(envelope)) }
+            } else {
+                status = .resyncRequired
+            }
+        }
+        let link = ConnectionLink(id: nextLinkId, continuation: continuation)
+        nextLinkId += 1
+        links[device] = link
+        held[device] = nil
+        return Attachment(linkId: link.id, status: status, lastSequence: log.lastSequence)
+    }
+
+    /// Ends the connection `linkId` of `device` with `reason`; false if it is not the current one.
+    @discardableResult
+    mutating func detach(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) -> Bool {
+        guard let link = links[device], link.id == linkId else { return false }
+        link.continuation.yield(.disconnected(reason))
+        links[device] = nil
+        held[device] = nil
+        return true
+    }
+
+    /// The current connection id of `device`, if connected.
+    func linkId(of device: DeviceKey) -> UInt64? { links[device]?.id }
+
+    /// Whether any device of the user is connected.
+    func isConnected(userId: String) -> Bool {
+        devicesByUser[userId, default: []].contains { links[$0] != nil }
+    }
+
+    // MARK: Publishing
+
+    /// Turns state changes into one envelope per recipient device, rendered for its user,
+    /// appends each to the device's log and delivers it (now, twice, or later, as the faults
+    /// say).
+    ///
+    /// - Complexity: per emission, O(audience) checks when the audience is a listed set smaller
+    ///   than the users with a log (members, a conversation's viewers, named users), else
+    ///   O(users with a log); plus O(1) per envelope.
+    mutating func publish(_ emissions: [Emission], state: ServerState, faults: inout FaultPlan, now: Date) {
+        for emission in emissions {
+            let prepared = state.prepare(emission)
+            if let candidates = state.audienceCandidates(of: prepared, connectedUsers: devicesByUser.count) {
+                for userId in Set(candidates) {
+                    guard let devices = devicesByUser[userId] else { continue }
+                    publish(prepared, to: userId, devices: devices, state: state, faults: &faults, now: now)
+                }
+            } else {
+                for (userId, devices) in devicesByUser {
+                    publish(prepared, to: userId, devices: devices, state: state, faults: &faults, now: now)
+                }
+            }
+        }
+    }
+
+    /// Renders the emission for `userId`, if they are in its audience, and sends it to each of
+    /// their devices.
+    private mutating func publish(
+        _ prepared: PreparedEmission, to userId: String, devices: [DeviceKey], state: ServerState,
+        faults: inout FaultPlan, now: Date
+    ) {
+        guard state.includes(userId, in: prepared), let event = state.event(for: prepared, viewer: userId, now: now)
+        else { return }
+        for device in devices {
+            let envelope = logs[device]!.append { EventEnvelope(sequence: $0, event: event) }
+            deliver(envelope, to: device, faults: &faults, now: now)
+        }
+    }
+
+    private mutating func deliver(_ envelope: EventEnvelope, to device: DeviceKey, faults: inout FaultPlan, now: Date) {
+        guard let link = links[device] else { return }
+        if let until = faults.eventDelay(for: device, now: now) {
+            held[device, default: []].append(Held(envelope: envelope, until: until))
+        } else if held[device] != nil {
+            held[device]!.append(Held(envelope: envelope, until: now))
+        } else {
+            link.continuation.yield(.event(envelope))
+            if faults.takeDuplication(for: device) { link.continuation.yield(.event(envelope)) }
+        }
+    }
+
+    /// Delivers the held envelopes whose delay has passed, in order (an envelope never
+    /// overtakes an older held one).
+    ///
+    /// - Complexity: O(devices with held envelopes + envelopes released).
+    mutating func releaseHeld(now: Date) {
+        for device in held.keys {
+            guard let link = links[device] else { continue }
+            var queue = held[device]!
+            let due = queue.prefix { $0.until <= now }
+            for item in due { link.continuation.yield(.event(item.envelope)) }
+            queue.removeFirst(due.count)
+            held[device] = queue.isEmpty ? nil : queue
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import ChatAPI
+import Foundation
+
+extension StateChange {
+    /// The channel the change concerns, `nil` for user changes.
+    var channelId: String? {
+        switch self {
+        case .channelCreated(let id), .channelUpdated(let id), .channelDeleted(let id): id
+        case .memberAdded(let id, _), .memberRemoved(let id, _), .memberBanned(let id, _),
+            .memberUnbanned(let id, _), .memberMuted(let id, _), .memberUnmuted(let id, _),
+            .memberRolesChanged(let id, _), .readMarkerMoved(let id, _), .typingStarted(let id, _),
+            .typingStopped(let id, _):
+            id
+        case .messageNew(let id, _), .messageUpdated(let id, _), .messageDeleted(let id, _): id
+        case .userUpdated: nil
+        }
+    }
+}
+
+extension ServerState {
+    /// Looks up the records `emission` needs, once.
+    func prepare(_ emission: Emission) -> PreparedEmission {
+        let channel = emission.change.channelId.flatMap { channels[$0] }
+        var message: Message?
+        switch emission.change {
+        case .messageNew(_, let sequence), .messageUpdated(_, let sequence), .messageDeleted(_, let sequence):
+            message = channel?.messages[sequence - 1]
+        default:
+            break
+        }
+        return PreparedEmission(emission: emission, channel: channel, message: message)
+    }
+
+    /// The users who can be in the emission's audience when listing them is cheaper than
+    /// checking `connectedUsers` users one by one; `nil` means "check everyone".
+    ///
+    /// - Complexity: O(size of the list returned).
+    func audienceCandidates(of prepared: PreparedEmission, connectedUsers: Int) -> [String]? {
+        switch prepared.audience {
+        case .users(let userIds):
+            return userIds
+        case .channelMembers(_, let also):
+            guard let channel = prepared.channel, channel.members.count + also.count < connectedUsers else { return nil }
+            return Array(channel.members.keys) + also
+        case .channelViewers(_, let also):
+            guard let channel = prepared.channel, channel.type == .conversation,
+                channel.members.count + also.count < connectedUsers
+            else { return nil }
+            return Array(channel.members.keys) + also
+        case .allUsers, .channelOutsiders:
+            return nil
+        }
+    }
+
+    /// Whether `userId` is in the emission's audience, judged on the current state.
+    ///
+    /// - Complexity: O(1) for channel audiences, O(listed users) for `.users`.
+    func includes(_ userId: String, in prepared: PreparedEmission) -> Bool {
+        switch prepared.audience {
+        case .allUsers:
+            return true
+        case .users(let userIds):
+            return userIds.contains(userId)
+        case .channelMembers(_, let also):
+            return prepared.channel?.isMember(userId) ?? false || also.contains(userId)
+        case .channelViewers(_, let also):
+            guard let channel = prepared.channel else { return false }
+            return canSee(channel, caller: .user(userId)) || also.contains(userId)
+        case .channelOutsiders(_, let except):
+            guard let channel = prepared.channel else { return false }
+            return !channel.isMember(userId) && !except.contains(userId) && canSee(channel, caller: .user(userId))
+        }
+    }
+
+    /// The event `viewer` receives: channel values carry the viewer's membership, read marker
+    /// and mention flag. `nil` when there is nothing to tell (the subject is gone).
+    ///
+    /// - Complexity: O(1).
+    func event(for prepared: PreparedEmission, viewer: String, now: Date) -> ChatEvent? {
+        guard let record = prepared.channel else {
+            if case .userUpdated(let userId) = prepared.change { return users[userId].map(ChatEvent.userUpdated) }
+            return nil
+        }
+        let channel = render(record, for: viewer)
+        func member(_ userId: String) -> ChannelMember? { renderMember(userId, in: record, now: now) }
+        func formerMember(_ userId: String) -> ChannelMember {
+            member(userId) ?? ChannelMember(channelId: record.id, userId: userId, membership: .none)
+        }
+        switch prepared.change {
+        case .channelCreated: return .channelCreated(channel)
+        case .channelUpdated: return .channelUpdated(channel)
+        case .channelDeleted: return .channelDeleted(channel)
+        case .memberAdded(_, let userId): return member(userId).map { .memberAdded($0, channel: channel) }
+        case .memberRemoved(_, let userId): return .memberRemoved(formerMember(userId), channel: channel)
+        case .memberBanned(_, let userId): return .memberBanned(formerMember(userId), channel: channel)
+        case .memberUnbanned(_, let userId): return .memberUnbanned(formerMember(userId), channel: channel)
+        case .memberMuted(_, let userId): return member(userId).map(ChatEvent.memberMuted)
+        case .memberUnmuted(_, let userId): return member(userId).map(ChatEvent.memberUnmuted)
+        case .memberRolesChanged(_, let userId): return member(userId).map(ChatEvent.memberRoleChanged)
+        case .messageNew: return prepared.message.map { .messageNew($0, channel: channel) }
+        case .messageUpdated: return prepared.message.map(ChatEvent.messageUpdated)
+        case .messageDeleted: return prepared.message.map(ChatEvent.messageDeleted)
+        case .readMarkerMoved(_, let userId): return member(userId).map { .readMarkerMoved($0, channel: channel) }
+        case .typingStarted(let id, let userId): return .typingStarted(channelId: id, userId: userId)
+        case .typingStopped(let id, let userId): return .typingStopped(channelId: id, userId: userId)
+        case .userUpdated: return nil
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ChatAPI
+import Foundation
+
+/// Everything the server keeps about one channel.
+struct ChannelRecord: Sendable {
+    /// The viewer-neutral fields, kept current. The viewer fields (`currentUserMembership`,
+    /// `readSequence`, `hasMention`) and the time-dependent ones (`isMuted`, `isRateLimited`)
+    /// are filled in when the channel is rendered for a viewer.
+    var info: Channel
+    /// Members by user id.
+    var members: [String: MemberRecord] = [:]
+    /// Banned users by user id (never also in `members`).
+    var bans: [String: BanRecord] = [:]
+    /// Messages in sequence order: `messages[i].sequence == i + 1`.
+    var messages: [Message] = []
+    /// Users typing, with the time their indicator expires.
+    var typing: [String: Date] = [:]
+    /// Users reading, with the devices they read on (never empty sets).
+    var readers: [String: Set<String>] = [:]
+    /// Members whose mute has an end (an index for expiry).
+    var timedMutes: Set<String> = []
+    /// When the channel mute ends; `nil` when not muted.
+    var mutedUntil: Date?
+    var rateLimit: RateLimitPolicy?
+    /// Recent send times per user, for the rate limit (pruned to the window on each send).
+    var recentSends: [String: [Date]] = [:]
+
+    var id: String { info.channelId }
+    var type: ChannelType { info.type }
+
+    func isMember(_ userId: String) -> Bool { members[userId] != nil }
+
+    /// The members among `userIds`, sorted, without duplicates.
+    func members(among userIds: [String]) -> [String] { Set(userIds).filter(isMember).sorted() }
+    func isBanned(_ userId: String) -> Bool { bans[userId] != nil }
+    func isModerator(_ userId: String) -> Bool { members[userId]?.isModerator ?? false }
+
+    /// Whether anything in the channel expires with time (typing, a mute with an end, the
+    /// channel mute, the rate limit).
+    var hasDeadlines: Bool {
+        !typing.isEmpty || !timedMutes.isEmpty || mutedUntil.map { $0 != .distantFuture } ?? false
+            || rateLimit.map { $0.until != .distantFuture } ?? false
+    }
+
+    func isMuted(at now: Date) -> Bool {
+        guard let mutedUntil else { return false }
+        return mutedUntil > now
+    }
+
+    func activeRateLimit(at now: Date) -> RateLimitPolicy? {
+        guard let rateLimit, rateLimit.isActive(at: now) else { return nil }
+        return rateLimit
+    }
+}

@@ -1,0 +1,145 @@
+import ChatAPI
+import Foundation
+
+extension ServerState {
+    /// Sends a message: it gets the channel's next sequence number; the sender's read marker,
+    /// and that of every member reading the channel on some device, moves to it; mentioned
+    /// members get their mention flag; the sender stops typing.
+    ///
+    /// - Throws: `invalidArgument` (`channelId`, `text`, `mentionedUserIds`); `limitExceeded`
+    ///   (metadata); `notFound`; `notAllowed` (deleted); `forbidden` (not a member, broadcast
+    ///   and not an admin, muted member or channel); `rateLimited(retryAfter:)`.
+    /// - Complexity: O(mentions + readers).
+    mutating func sendMessage(_ draft: MessageDraft, by userId: String, now: Date) throws(ChatError) -> Message {
+        try checkDraft(draft)
+        let channelId = draft.channelId
+        let channel = try authorizedRecord(channelId, .sendMessage, by: .user(userId), now: now)
+        var sends: [Date] = []
+        if !isAdmin(userId), !channel.isModerator(userId), let limit = channel.activeRateLimit(at: now) {
+            sends = channel.recentSends[userId, default: []].filter { $0 > now - limit.window }
+            if let retryAfter = limit.retryAfter(sends: sends, now: now) {
+                throw .rateLimited(retryAfter: retryAfter)
+            }
+            sends.append(now)
+        }
+        var readerSet = Set(channel.readers.keys)
+        if channel.isMember(userId) { readerSet.insert(userId) }
+        let readers = readerSet.sorted()
+        let sequence = channel.info.lastSequence + 1
+        // The checks read a copy of the record; it must be gone before the record changes, or
+        // the change would copy the member table and the message list (copy-on-write).
+        _ = consume channel
+
+        let message = Message(
+            messageId: "message-\(nextMessageNumber)", channelId: channelId, sequence: sequence,
+            userId: userId, text: draft.text, mentionedUserIds: Self.uniqueSorted(draft.mentionedUserIds),
+            metadata: draft.metadata, createdAt: now)
+        nextMessageNumber += 1
+        messageLocations[message.messageId] = MessageLocation(channelId: channelId, sequence: sequence)
+        channels[channelId]!.messages.append(message)
+        if !sends.isEmpty { channels[channelId]!.recentSends[userId] = sends }
+        modifyChannel(channelId) { info in
+            info.lastSequence = sequence
+            info.messageCount += 1
+            info.lastMessageAt = now
+            info.lastActivity = now
+        }
+        flagMentions(message)
+        emit(.messageNew(channelId: channelId, sequence: sequence), to: .channelMembers(channelId))
+        emit(.channelUpdated(channelId: channelId), to: .channelOutsiders(channelId))
+        for reader in readers { moveReadMarker(of: reader, in: channelId, to: sequence) }
+        endTyping(userId: userId, in: channelId)
+        return message
+    }
+
+    /// Replaces a message's text, mentions and metadata with the draft's.
+    ///
+    /// - Throws: `notFound` (message, or not in `draft.channelId`); `notAllowed` (deleted
+    ///   message or channel); `forbidden` (not the sender nor a moderator); `invalidArgument`;
+    ///   `limitExceeded`.
+    @discardableResult
+    mutating func editMessage(_ messageId: String, _ draft: MessageDraft, by caller: Caller, now: Date) throws(ChatError) -> Message {
+        try checkDraft(draft)
+        let location = try authorizeMessageChange(messageId, in: draft.channelId, other: .editAnyMessage, by: caller, now: now)
+        let edited = updateMessage(at: location) { message in
+            message.text = draft.text
+            message.mentionedUserIds = Self.uniqueSorted(draft.mentionedUserIds)
+            message.metadata = draft.metadata
+            message.editedAt = now
+        }
+        flagMentions(edited)
+        emit(.messageUpdated(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
+        return edited
+    }
+
+    /// Deletes a message: it keeps its sequence number (unread counts do not change) and loses
+    /// its text, mentions and metadata.
+    ///
+    /// - Throws: as ``editMessage(_:_:by:now:)``.
+    @discardableResult
+    mutating func deleteMessage(_ messageId: String, in channelId: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
+        try InputCheck.id(channelId, field: "channelId")
+        let location = try authorizeMessageChange(messageId, in: channelId, other: .deleteAnyMessage, by: caller, now: now)
+        let deleted = updateMessage(at: location) { message in
+            message.isDeleted = true
+            message.text = ""
+            message.mentionedUserIds = []
+            message.metadata = [:]
+            message.editedAt = now
+        }
+        emit(.messageDeleted(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
+        return deleted
+    }
+
+    /// Members may read a channel's messages (and admins and the console).
+    ///
+    /// - Throws: `notFound`, `notAllowed`, `forbidden` as for ``ServerAction/read``.
+    func messages(_ query: MessagePageQuery, by caller: Caller, now: Date) throws(ChatError) -> MessagePage {
+        let channel = try authorizedRecord(query.channelId, .read, by: caller, now: now)
+        guard let range = query.sequenceRange(lastSequence: channel.info.lastSequence) else {
+            return MessagePage(messages: [], hasPrevious: false, hasNext: false)
+        }
+        return MessagePage(
+            messages: Array(channel.messages[(range.lowerBound - 1)..<range.upperBound]),
+            hasPrevious: range.lowerBound > 1, hasNext: range.upperBound < channel.info.lastSequence)
+    }
+
+    private func checkDraft(_ draft: MessageDraft) throws(ChatError) {
+        try InputCheck.id(draft.channelId, field: "channelId")
+        if draft.text.isEmpty { throw .invalidArgument(field: "text", reason: "must not be empty") }
+        try InputCheck.messageText(draft.text)
+        try InputCheck.ids(draft.mentionedUserIds, field: "mentionedUserIds")
+        try InputCheck.metadata(draft.metadata)
+    }
+
+    private mutating func flagMentions(_ message: Message) {
+        for userId in message.mentionedUserIds where userId != message.userId {
+            guard let member = channels[message.channelId]!.members[userId], member.mentionSequence < message.sequence
+            else { continue }
+            channels[message.channelId]!.members[userId]!.mentionSequence = message.sequence
+        }
+    }
+
+    private mutating func updateMessage(at location: MessageLocation, _ body: (inout Message) -> Void) -> Message {
+        body(&channels[location.channelId]!.messages[location.sequence - 1])
+        return channels[location.channelId]!.messages[location.sequence - 1]
+    }
+
+    private static func uniqueSorted(_ ids: [String]) -> [String] { Array(Set(ids)).sorted() }
+
+    /// The sender may change their own message while they can read the channel; anyone else
+    /// needs `other` (moderators, admins).
+    private func authorizeMessageChange(
+        _ messageId: String, in channelId: String, other: ServerAction, by caller: Caller, now: Date
+    ) throws(ChatError) -> MessageLocation {
+        try InputCheck.id(messageId, field: "messageId")
+        guard let location = messageLocations[messageId], location.channelId == channelId else {
+            throw .notFound("message '\(messageId)' in channel '\(channelId)'")
+        }
+        let channel = try record(location.channelId)
+        let message = channel.messages[location.sequence - 1]
+        try authorize(caller.userId == message.userId ? .read : other, by: caller, in: channel, now: now)
+        if message.isDeleted { throw .notAllowed("message '\(messageId)' was deleted") }
+        return location
+    }
+}

@@ -1,0 +1,105 @@
+import ChatAPI
+import Foundation
+
+extension ServerState {
+    /// Bans users: members lose their membership (with roles, reading and typing) and nobody
+    /// banned can join or be added until unbanned. Banning non-members is allowed.
+    ///
+    /// - Throws: `invalidArgument(field: "userIds")`; `notFound`; `notAllowed` (conversation);
+    ///   `forbidden`.
+    mutating func banMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError) {
+        try InputCheck.ids(userIds, field: "userIds")
+        try requireKnownUsers(userIds, field: "userIds")
+        let channel = try authorizedRecord(channelId, .banMember, by: caller, now: now)
+        let newlyBanned = Set(userIds).filter { !channel.isBanned($0) }.sorted()
+        let leaving = Set(channel.members(among: newlyBanned))
+        _ = consume channel
+        for userId in newlyBanned {
+            if leaving.contains(userId) { removeMember(userId, from: channelId, now: now) }
+            channels[channelId]!.bans[userId] = BanRecord(userId: userId, bannedAt: now)
+            emitMembershipChange(.memberBanned(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
+        }
+    }
+
+    /// Lifts bans. The users do not become members again; they may join or be added.
+    ///
+    /// - Throws: as ``banMembers(_:in:by:now:)``.
+    mutating func unbanMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError) {
+        try InputCheck.ids(userIds, field: "userIds")
+        try requireKnownUsers(userIds, field: "userIds")
+        let banned = Set(try authorizedRecord(channelId, .banMember, by: caller, now: now).bans.keys)
+        for userId in Set(userIds).intersection(banned).sorted() {
+            channels[channelId]!.bans[userId] = nil
+            emit(.memberUnbanned(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
+        }
+    }
+
+    /// Mutes members for `period` seconds (-1: until unmuted); muted members cannot send.
+    /// `period == nil` unmutes.
+    ///
+    /// - Throws: `invalidArgument` (`period`, `userIds`); `notFound`; `notAllowed`; `forbidden`.
+    mutating func muteMembers(
+        _ userIds: [String], period: TimeInterval?, in channelId: String, by caller: Caller, now: Date
+    ) throws(ChatError) {
+        if let period { try InputCheck.period(period, field: "period") }
+        _ = try membersToModerate(userIds, in: channelId, action: .muteMember, by: caller, now: now)
+        let until = period.map { $0 == -1 ? Date.distantFuture : now + $0 }
+        for userId in Set(userIds).sorted() {
+            channels[channelId]!.members[userId]!.mutedUntil = until
+            if until.map({ $0 != .distantFuture }) ?? false {
+                channels[channelId]!.timedMutes.insert(userId)
+            } else {
+                channels[channelId]!.timedMutes.remove(userId)
+            }
+            let change: StateChange =
+                until == nil
+                ? .memberUnmuted(channelId: channelId, userId: userId) : .memberMuted(channelId: channelId, userId: userId)
+            emit(change, to: .channelMembers(channelId))
+        }
+        trackDeadlines(of: channelId)
+    }
+
+    /// Mutes the whole channel for `period` seconds (-1: until unmuted): only moderators and
+    /// admins can send meanwhile. `period == nil` unmutes.
+    ///
+    /// - Throws: `invalidArgument(field: "period")`; `notFound`; `notAllowed`; `forbidden`.
+    mutating func muteChannel(_ channelId: String, period: TimeInterval?, by caller: Caller, now: Date) throws(ChatError) {
+        if let period { try InputCheck.period(period, field: "period") }
+        _ = try authorizedRecord(channelId, .muteChannel, by: caller, now: now)
+        channels[channelId]!.mutedUntil = period.map { $0 == -1 ? Date.distantFuture : now + $0 }
+        modifyChannel(channelId) { info in
+            info.isMuted = period != nil
+            info.updatedAt = now
+        }
+        trackDeadlines(of: channelId)
+        emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
+    }
+
+    /// Limits each member to `limit` messages per `window` seconds, for `period` seconds
+    /// (-1: until removed). `limit == nil` removes the rate limit.
+    ///
+    /// - Throws: `invalidArgument` (`period`, `limit` < 1, `window` not positive); `notFound`;
+    ///   `notAllowed`; `forbidden`.
+    mutating func setRateLimit(
+        _ channelId: String, period: TimeInterval, limit: Int?, window: TimeInterval, by caller: Caller, now: Date
+    ) throws(ChatError) {
+        var policy: RateLimitPolicy?
+        if let limit {
+            try InputCheck.period(period, field: "period")
+            guard limit >= 1 else { throw .invalidArgument(field: "limit", reason: "must be at least 1") }
+            guard window.isFinite, window > 0 else {
+                throw .invalidArgument(field: "window", reason: "must be a positive number of seconds")
+            }
+            policy = RateLimitPolicy(limit: limit, window: window, until: period == -1 ? .distantFuture : now + period)
+        }
+        _ = try authorizedRecord(channelId, .manageRateLimit, by: caller, now: now)
+        channels[channelId]!.rateLimit = policy
+        channels[channelId]!.recentSends = [:]
+        modifyChannel(channelId) { info in
+            info.setRateLimit(policy)
+            info.updatedAt = now
+        }
+        trackDeadlines(of: channelId)
+        emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
+    }
+}

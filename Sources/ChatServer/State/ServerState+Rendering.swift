@@ -1,0 +1,56 @@
+import ChatAPI
+import Foundation
+
+extension ServerState {
+    /// The channel as `viewer` sees it: the stored fields plus the viewer's membership, read
+    /// marker and mention flag. The console (`viewer == nil`) sees no membership.
+    ///
+    /// The stored mute and rate-limit flags are current because expiries run before every
+    /// operation (``expireTimers(now:)``).
+    ///
+    /// - Complexity: O(1) (the stored value is shared copy-on-write).
+    func render(_ channel: ChannelRecord, for viewer: String?) -> Channel {
+        var value = channel.info
+        guard let viewer else { return value }
+        if let member = channel.members[viewer] {
+            value.currentUserMembership = .member
+            value.readSequence = member.readSequence
+            value.hasMention = member.mentionSequence > member.readSequence
+        } else if channel.isBanned(viewer) {
+            value.currentUserMembership = .banned
+        }
+        return value
+    }
+
+    /// The member (or banned user) record of `userId` in `channel` as the API shows it.
+    func renderMember(_ userId: String, in channel: ChannelRecord, now: Date) -> ChannelMember? {
+        if let member = channel.members[userId] {
+            return ChannelMember(
+                channelId: channel.id, userId: userId, roles: member.roles, membership: .member,
+                mutedUntil: member.isMuted(at: now) ? member.mutedUntil : nil,
+                isMuted: member.isMuted(at: now), joinedAt: member.joinedAt,
+                readSequence: member.readSequence)
+        }
+        if let ban = channel.bans[userId] {
+            return ChannelMember(
+                channelId: channel.id, userId: userId, membership: .banned, joinedAt: ban.bannedAt)
+        }
+        return nil
+    }
+
+    /// The viewer's unread count in a channel: messages after their read marker (0 for
+    /// non-members and unknown channels).
+    func unreadCount(userId: String, channelId: String) -> Int {
+        guard let channel = channels[channelId], !channel.info.isDeleted,
+            let member = channel.members[userId]
+        else { return 0 }
+        return max(0, channel.info.lastSequence - member.readSequence)
+    }
+
+    /// The sum of the user's unread counts over the channels they are a member of.
+    ///
+    /// - Complexity: O(number of the user's channels).
+    func totalUnreadCount(userId: String) -> Int {
+        memberships[userId, default: []].reduce(0) { $0 + unreadCount(userId: userId, channelId: $1) }
+    }
+}

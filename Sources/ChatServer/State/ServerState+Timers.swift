@@ -1,0 +1,52 @@
+import ChatAPI
+import Foundation
+
+extension ServerState {
+    /// Ends everything that has expired at `now` and tells whom it concerns: typing indicators
+    /// (`typingStopped`), member mutes (`memberUnmuted`), channel mutes and rate limits
+    /// (`channelUpdated`). The server calls it before every operation and on every clock advance.
+    ///
+    /// - Complexity: O(pending deadlines in channels that have any), not O(channels).
+    mutating func expireTimers(now: Date) {
+        for channelId in timedChannels.sorted() {
+            guard let channel = channels[channelId] else { continue }
+            let stoppedTyping = channel.typing.filter { $0.value <= now }.keys.sorted()
+            let unmuted = channel.timedMutes.filter { !(channel.members[$0]?.isMuted(at: now) ?? false) }.sorted()
+            let muteEnded = channel.mutedUntil.map { $0 <= now } ?? false
+            let limitEnded = channel.rateLimit.map { !$0.isActive(at: now) } ?? false
+            // The record changes in place below; no copy may be alive then (copy-on-write).
+            _ = consume channel
+            for userId in stoppedTyping {
+                channels[channelId]!.typing[userId] = nil
+                emit(.typingStopped(channelId: channelId, userId: userId), to: .channelMembers(channelId))
+            }
+            for userId in unmuted {
+                channels[channelId]!.timedMutes.remove(userId)
+                channels[channelId]!.members[userId]?.mutedUntil = nil
+                emit(.memberUnmuted(channelId: channelId, userId: userId), to: .channelMembers(channelId))
+            }
+            if muteEnded {
+                channels[channelId]!.mutedUntil = nil
+                modifyChannel(channelId) { $0.isMuted = false }
+            }
+            if limitEnded {
+                channels[channelId]!.rateLimit = nil
+                channels[channelId]!.recentSends = [:]
+                modifyChannel(channelId) { $0.setRateLimit(nil) }
+            }
+            if muteEnded || limitEnded {
+                emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
+            }
+            trackDeadlines(of: channelId)
+        }
+    }
+
+    /// Keeps ``timedChannels`` in step with the channel's deadlines.
+    mutating func trackDeadlines(of channelId: String) {
+        if channels[channelId]?.hasDeadlines ?? false {
+            timedChannels.insert(channelId)
+        } else {
+            timedChannels.remove(channelId)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import ChatAPI
+import Foundation
+
+extension ServerState {
+    /// Registers a user, or updates the profile of an existing one (the console's call).
+    ///
+    /// - Throws: `invalidArgument` for a malformed id or display name. Changes nothing then.
+    @discardableResult
+    mutating func registerUser(
+        id: String, displayName: String?, isAdmin: Bool, now: Date
+    ) throws(ChatError) -> User {
+        try InputCheck.id(id, field: "userId")
+        try InputCheck.displayName(displayName)
+        if var user = users[id] {
+            user.displayName = displayName ?? user.displayName
+            user.isAdmin = isAdmin
+            user.updatedAt = now
+            users[id] = user
+            emit(.userUpdated(userId: id), to: .allUsers)
+            return user
+        }
+        let user = User(userId: id, displayName: displayName, isAdmin: isAdmin, createdAt: now, updatedAt: now)
+        users[id] = user
+        return user
+    }
+
+    /// Registers `id` as a plain user if it is unknown (first connect, console member lists).
+    mutating func ensureUser(_ id: String, now: Date) {
+        if users[id] == nil {
+            users[id] = User(userId: id, createdAt: now, updatedAt: now)
+        }
+    }
+
+    /// Changes a user's own profile. `nil` leaves a field as it is.
+    ///
+    /// - Throws: `notFound` for an unknown user; `invalidArgument`/`limitExceeded` for bad input.
+    @discardableResult
+    mutating func updateUser(
+        _ userId: String, displayName: String?, metadata: [String: JSON]?, now: Date
+    ) throws(ChatError) -> User {
+        try InputCheck.displayName(displayName)
+        if let metadata { try InputCheck.metadata(metadata) }
+        guard var user = users[userId] else { throw .notFound("user '\(userId)'") }
+        if let displayName { user.displayName = displayName }
+        if let metadata { user.metadata = metadata }
+        user.updatedAt = now
+        users[userId] = user
+        emit(.userUpdated(userId: userId), to: .allUsers)
+        return user
+    }
+}
