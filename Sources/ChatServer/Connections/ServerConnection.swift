@@ -59,6 +59,10 @@ final class ServerConnection: ChatTransport {
         return try engine.handle(request, from: device, linkId: id)
     }
 
+    var lastEventSequence: Int {
+        engine.core.withLock { $0.hub.lastSequence(of: device) }
+    }
+
     func disconnect() async {
         guard let id = linkId.withLock({ $0 }) else { return }
         engine.disconnect(device, linkId: id, reason: .requested)

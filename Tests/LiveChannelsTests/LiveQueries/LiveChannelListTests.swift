@@ -87,7 +87,7 @@ import Testing
     @Test func channelsCreatedByOthersAutoLink() async throws {
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
-        let query = ChannelListQuery(filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt)])
+        let query = ChannelListQuery(filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
         let list = await ChannelRepository(client: bob).getChannels(query: query).loaded()
         #expect(list.snapshots.isEmpty)
         try await makeCommunity("with-bob", by: alice, members: ["bob"])
@@ -130,7 +130,7 @@ import Testing
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
         let list = await ChannelRepository(client: bob).getChannels(
-            query: ChannelListQuery(filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt)])
+            query: ChannelListQuery(filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
         ).loaded()
         try await makeCommunity("before", by: alice, members: ["bob"])
         #expect(fixture.server.faults.dropConnection(userId: "bob", deviceId: "phone"))
