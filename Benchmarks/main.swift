@@ -11,3 +11,4 @@ func wants(_ group: String) -> Bool { groups.isEmpty || groups.contains(group) }
 if wants("diff") { DiffBenchmark.run() }
 if wants("core") { CoreBenchmark.run() }
 if groups.contains("core.reduction") { CoreBenchmark.reduction() }
+if wants("server") { await runServerBenchmark() }

@@ -14,7 +14,14 @@ import LiveCore
 /// the next starts.
 actor SyncEngine {
     nonisolated let transport: any ChatTransport
+    /// Channels, and the live objects and lists showing them.
     nonisolated let store: CacheStore
+    /// Channel members, and the live member lists.
+    nonisolated let members = MemberCache()
+    /// Messages, and the live message lists.
+    nonisolated let messages = MessageCache()
+    /// Users, and the live user objects and searches.
+    nonisolated let users = UserCache()
     /// The sequence number of the last event applied.
     private(set) var appliedSequence = 0
     /// Requests waiting for their events to be applied.
@@ -81,7 +88,16 @@ actor SyncEngine {
         resumeWaiters()
     }
 
+    /// Runs `body` on the engine, in order with event application: how a response's data is
+    /// applied to a cache (after ``perform(_:)`` returned it).
+    func run<Result: Sendable>(_ body: @Sendable () throws -> Result) rethrows -> Result {
+        try body()
+    }
+
     private func apply(_ event: ChatEvent) {
+        members.apply(event)
+        messages.apply(event)
+        users.apply(event)
         switch event {
         case .channelCreated(let channel), .channelUpdated(let channel), .channelDeleted(let channel):
             upsert([channel])
