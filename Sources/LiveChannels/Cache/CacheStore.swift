@@ -21,6 +21,10 @@ final class CacheStore: Sendable {
     /// Guards every field of the cache.
     private let state = Mutex(State())
 
+    /// The unread count of every channel the user is a member of, and their live total
+    /// (`ChannelRepository.getTotalUnreadCount()`): O(1) per channel change, never re-summed.
+    let unread = LiveTally<String, Int>(dataStatus: .local, loadingStatus: .loading)
+
     /// A cached channel.
     func channel(_ channelId: String) -> Channel? {
         state.withLock { $0.channels[channelId] }
@@ -74,6 +78,8 @@ final class CacheStore: Sendable {
         var changed: [Channel] = []
         /// The live lists to update.
         var lists: [LiveChannelList] = []
+        /// New unread contributions of changed channels (`nil`: not a member).
+        var unread: [(String, Int?)] = []
 
         var isEmpty: Bool { changed.isEmpty }
     }
@@ -83,8 +89,12 @@ final class CacheStore: Sendable {
         state.withLock { state in
             var publication = Publication()
             for channel in channels where state.channels[channel.channelId] != channel {
-                state.channels[channel.channelId] = channel
+                let before = state.channels.updateValue(channel, forKey: channel.channelId)
                 publication.changed.append(channel)
+                let contribution = Self.unreadContribution(of: channel)
+                if before.flatMap(Self.unreadContribution) != contribution {
+                    publication.unread.append((channel.channelId, contribution))
+                }
                 for source in state.channelObjects[channel.channelId] ?? [] {
                     if let object = source.object { publication.objects.append((object, channel)) }
                 }
@@ -94,5 +104,11 @@ final class CacheStore: Sendable {
             }
             return publication
         }
+    }
+
+    /// What a channel adds to the total unread count: its unread count while the user is a
+    /// member of it (and it is not deleted), nothing otherwise.
+    static func unreadContribution(of channel: Channel) -> Int? {
+        channel.currentUserMembership == .member && !channel.isDeleted ? channel.unreadCount : nil
     }
 }

@@ -71,7 +71,11 @@ public final class ChatClient: Sendable {
                 if session.eventLoop == nil { session.eventLoop = startEventLoop() }
             }
             connection.publish(snapshot: .connected)
-            if result.status == .resyncRequired { await sync.resync() }
+            switch result.status {
+            case .resyncRequired: await sync.resync()
+            case .new: await sync.loadMemberships()
+            case .resumed: break
+            }
         } catch {
             connection.publish(snapshot: .disconnected, error: error)
             throw error

@@ -27,7 +27,11 @@ final class LiveChannelList: LiveCollectionPaging, Sendable {
 
     // MARK: LiveCollectionPaging
 
+    /// Starts loading the next page: the collection shows `.loading` at once (so a caller can
+    /// wait for it to end), the request runs on the sync engine.
     func loadNextPage() {
+        guard state.withLock({ $0.hasNext }) else { return }
+        source?.publish(loadingStatus: .loading)
         let client = client
         Task { await client.sync.loadNextPage(of: self) }
     }

@@ -117,6 +117,7 @@ actor SyncEngine {
     func upsert(_ channels: [Channel]) {
         let publication = store.upsert(channels)
         guard !publication.isEmpty else { return }
+        if !publication.unread.isEmpty { store.unread.set(publication.unread) }
         for (source, channel) in publication.objects {
             source.publish(snapshot: channel, dataStatus: .fresh)
         }
@@ -146,9 +147,34 @@ actor SyncEngine {
         }
     }
 
+    /// Loads every channel the user is a member of, so that the total unread count covers them
+    /// all; events keep it current afterwards.
+    func loadMemberships() async {
+        let query = ChannelListQuery(
+            filter: .equal(.joined, to: true), sort: [Sorting(key: .channelId, isAscending: true)],
+            pageSize: ChannelListQuery.maximumPageSize)
+        var cursor: PageCursor?
+        store.unread.publish(loadingStatus: .loading)
+        do {
+            while true {
+                guard let page = try await perform(.queryChannels(query, after: cursor)).channelsValue else {
+                    throw ChatError.unavailable("the server answered a channel query with something else")
+                }
+                upsert(page.items)
+                guard page.hasNext, let next = page.next else { break }
+                cursor = next
+            }
+            store.unread.publish(dataStatus: .fresh, loadingStatus: .loaded)
+        } catch {
+            store.unread.publish(dataStatus: .error, loadingStatus: .error, error: error)
+        }
+    }
+
     /// Reloads everything shown after a reconnect that could not resume: each live list from
-    /// its first page, each live object from the server.
+    /// its first page, each live object from the server, and the channels behind the unread
+    /// total.
     func resync() async {
+        await loadMemberships()
         for list in store.liveLists {
             list.withState { $0.resetWindow() }
             await loadNextPage(of: list)

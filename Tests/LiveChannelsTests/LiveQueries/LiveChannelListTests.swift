@@ -112,6 +112,8 @@ import Testing
         while true {
             let snapshot = list.snapshots.map(\.channelId)
             #expect(Set(snapshot).count == snapshot.count, "duplicates in \(snapshot)")
+            let channels = list.snapshots
+            #expect(channels == channels.sorted { query.areInIncreasingOrder($0, $1) }, "out of order")
             seenEver.formUnion(snapshot)
             // Someone posts in a random channel, moving it to the top.
             try await messages.post(in: ids.randomElement(using: &generator)!, as: "alice")
@@ -120,6 +122,7 @@ import Testing
             list.nextPage()
             await list.loaded()
         }
+        seenEver.formUnion(list.snapshots.map(\.channelId))
         #expect(seenEver == Set(ids))
         #expect(list.count == 100)
         let final = list.snapshots
