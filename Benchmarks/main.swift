@@ -12,3 +12,4 @@ if wants("diff") { DiffBenchmark.run() }
 if wants("core") { CoreBenchmark.run() }
 if groups.contains("core.reduction") { CoreBenchmark.reduction() }
 if wants("server") { await runServerBenchmark() }
+if wants("client") { await ClientBenchmark.run() }

@@ -1,0 +1,229 @@
+import ChatAPI
+import ChatServer
+import Foundation
+import LiveChannels
+import TestSupport
+
+/// `Benchmarks client`: live-query maintenance in the client cache, the end-to-end message
+/// path, and the derived unread total.
+enum ClientBenchmark {
+    static func run() async {
+        do {
+            try await liveQueries()
+            try await endToEnd()
+            unreadTotal()
+        } catch {
+            print("client benchmark failed: \(error)")
+        }
+    }
+
+    // MARK: Live query maintenance
+
+    static let tagNames = ["red", "green", "blue", "gold", "gray"]
+
+    static func randomChannel(_ index: Int, using generator: inout SeededGenerator) -> Channel {
+        let types: [ChannelType] = [.community, .community, .live, .broadcast, .conversation]
+        return Channel(
+            channelId: String(format: "ch%06d", index),
+            type: types.randomElement(using: &generator)!,
+            metadata: ["score": .number(Double(Int.random(in: 0..<100, using: &generator)))],
+            tags: [tagNames.randomElement(using: &generator)!],
+            displayName: "Channel \(Int.random(in: 0..<1_000_000, using: &generator))",
+            memberCount: Int.random(in: 1..<500, using: &generator),
+            createdAt: Date(timeIntervalSince1970: Double(index)),
+            lastMessageAt: Date(timeIntervalSince1970: Double.random(in: 0..<1_000_000, using: &generator)),
+            lastSequence: Int.random(in: 0..<50, using: &generator),
+            currentUserMembership: Int.random(in: 0..<50, using: &generator) == 0 ? .member : .none)
+    }
+
+    /// 100 queries with different filters and sorts.
+    static func queries() -> [ChannelListQuery] {
+        let sorts: [[Sorting]] = [
+            [Sorting(key: .lastMessageAt, isAscending: false)], [Sorting(key: .memberCount, isAscending: false)],
+            [Sorting(key: .displayName, isAscending: true)], [Sorting(key: .createdAt, isAscending: true)],
+            [Sorting(key: .metadata("score"), isAscending: false)],
+        ]
+        let types: [ChannelType] = [.community, .live, .broadcast, .conversation]
+        var result: [ChannelListQuery] = []
+        for index in 0..<100 {
+            let filter: Filter =
+                switch index % 5 {
+                case 0: .equal(.type, to: types[index / 5 % types.count])
+                case 1: .and([.contains(.tags, value: tagNames[index / 5 % tagNames.count]), .greater(.memberCount, than: index)])
+                case 2: .equal(.joined, to: true)
+                case 3: .greaterOrEqual("score", than: .number(Double(index % 100)))
+                default: .and([.equal(.type, to: .community), .notIn(.tags, values: [tagNames[index % 5]])])
+                }
+            result.append(ChannelListQuery(filter: filter, sort: sorts[index / 20 % sorts.count], pageSize: 20 + index % 30))
+        }
+        return result
+    }
+
+    static func liveQueries() async throws {
+        let channelCount = 100_000
+        let updateCount = 100_000
+        var generator = SeededGenerator(seed: 2026)
+        var channels = (0..<channelCount).map { randomChannel($0, using: &generator) }
+        let transport = ScriptedTransport(userId: "me", channels: channels)
+        let client = ChatClient(transport: transport)
+        try await client.connect()
+        // Fill the cache: every channel arrives once as an event.
+        for (index, channel) in channels.enumerated() { transport.update(channel, at: index) }
+        await client.synchronize()
+
+        let repository = ChannelRepository(client: client)
+        let lists = queries().map { repository.getChannels(query: $0) }
+        for list in lists {
+            for await update in list.updates where update.loadingStatus == .loaded { break }
+        }
+        // Every list observed, as an app would.
+        let sink = Sink()
+        let tokens = lists.map { list in
+            list.observe(on: .synchronous) { _, change, _ in sink.note(change?.count ?? 0, 0) }
+        }
+
+        // The updates: new messages, member counts, tags, membership, scores.
+        var updates: [(Int, Channel)] = []
+        updates.reserveCapacity(updateCount)
+        for _ in 0..<updateCount {
+            let index = Int.random(in: 0..<channelCount, using: &generator)
+            var channel = channels[index]
+            switch Int.random(in: 0..<5, using: &generator) {
+            case 0, 1:
+                channel.lastSequence += 1
+                channel.lastMessageAt = Date(timeIntervalSince1970: 1_000_000 + Double(updates.count))
+            case 2: channel.memberCount = Int.random(in: 1..<500, using: &generator)
+            case 3: channel.tags = [tagNames.randomElement(using: &generator)!]
+            default:
+                channel.currentUserMembership = channel.currentUserMembership == .member ? .none : .member
+            }
+            channels[index] = channel
+            updates.append((index, channel))
+        }
+        let ours = await Harness.once {
+            for (index, channel) in updates { transport.update(channel, at: index) }
+            await client.synchronize()
+        }
+
+        // Baseline: re-filter, re-sort and diff every list on every update (a sample of them).
+        let sample = 3
+        var cache = Dictionary(uniqueKeysWithValues: channels.map { ($0.channelId, $0) })
+        let queryList = queries()
+        var previous = lists.map(\.snapshots)
+        let naive = Harness.once {
+            for (_, channel) in updates.prefix(sample) {
+                cache[channel.channelId] = channel
+                for (position, query) in queryList.enumerated() {
+                    let window = max(previous[position].count, 1)
+                    let items = Array(
+                        cache.values.filter { query.filter.matches($0, viewerId: "me") }
+                            .sorted { query.areInIncreasingOrder($0, $1) }.prefix(window))
+                    blackHole(CollectionChange(from: previous[position], to: items))
+                    previous[position] = items
+                }
+            }
+        } / Double(sample)
+
+        // Correctness: each live list equals the naive answer over the same window.
+        var mismatches = 0
+        let final = Dictionary(uniqueKeysWithValues: channels.map { ($0.channelId, $0) })
+        for (list, query) in zip(lists, queryList) {
+            let expected = final.values.filter { query.filter.matches($0, viewerId: "me") }
+                .sorted { query.areInIncreasingOrder($0, $1) }.prefix(list.count)
+            if Array(expected) != list.snapshots { mismatches += 1 }
+        }
+        tokens.forEach { $0.invalidate() }
+
+        let perUpdate = ours / Double(updateCount)
+        print("## client — live query maintenance: 100,000 cached channels, 100 live lists, 100,000 updates\n")
+        Harness.table(
+            ["", "per update (all 100 lists)", "updates/s", "ratio"],
+            [
+                ["LiveChannels: incremental (event → cache → lists → observers)", Harness.format(perUpdate), rate(1 / perUpdate), Harness.ratio(naive / perUpdate)],
+                ["baseline: re-filter, re-sort, diff every list (\(sample) updates)", Harness.format(naive), rate(1 / naive), "1.0×"],
+            ])
+        print("\nlists equal to a from-scratch recomputation: \(lists.count - mismatches)/\(lists.count)\n")
+        blackHole(sink.total)
+    }
+
+    // MARK: End to end
+
+    static func endToEnd() async throws {
+        let messages = 2_000
+        let server = ChatServer()
+        let alice = ChatClient(transport: server.connection(userId: "alice", deviceId: "phone"))
+        let bob = ChatClient(transport: server.connection(userId: "bob", deviceId: "phone"))
+        try await alice.connect()
+        try await bob.connect()
+        let builder = CommunityChannelBuilder()
+        builder.setId("room")
+        builder.setUserIds(["alice"])
+        _ = try await ChannelRepository(client: bob).createChannel(with: builder)
+        let repository = ChannelRepository(client: alice)
+        let list = repository.getChannels(
+            query: ChannelListQuery(filter: .equal(.joined, to: true), sort: [Sorting(key: .lastMessageAt)]))
+        for await update in list.updates where update.loadingStatus == .loaded { break }
+        let total = repository.getTotalUnreadCount()
+        let sink = Sink()
+        let listToken = list.observe(on: .synchronous) { collection, _, _ in
+            sink.note(collection.object(at: 0)?.unreadCount ?? 0, 0)
+        }
+        let seconds = try await Harness.once {
+            for index in 0..<messages {
+                _ = try await bob.transport.send(.sendMessage(MessageDraft(channelId: "room", text: "m\(index)")))
+            }
+            for await value in total.values where value == messages { break }
+        }
+        listToken.invalidate()
+        print("## client — end to end: request → server → event → cache → live list + unread total → observer\n")
+        Harness.table(
+            ["messages", "time", "messages/s", "per message"],
+            [["\(messages)", Harness.format(seconds), rate(Double(messages) / seconds), Harness.format(seconds / Double(messages))]])
+        print()
+    }
+
+    // MARK: Unread total
+
+    static func unreadTotal() {
+        let channels = 10_000
+        let events = 1_000_000
+        var generator = SeededGenerator(seed: 7)
+        let keys = (0..<channels).map { String(format: "ch%05d", $0) }
+        let tally = LiveTally<String, Int>()
+        tally.set(keys.map { ($0, Int?.some(0)) })
+        var counts = [Int](repeating: 0, count: channels)
+        let script = (0..<events).map { _ in Int.random(in: 0..<channels, using: &generator) }
+        let sink = Sink()
+        let token = tally.object.observe(on: .synchronous) { object, _ in sink.note(object.snapshot ?? 0, 0) }
+        let incremental = Harness.once {
+            for index in script {
+                counts[index] += 1
+                tally.set(counts[index], for: keys[index])
+            }
+        } / Double(events)
+        token.invalidate()
+        // Baseline: the same live total re-summed over every channel on each event (sampled).
+        let resummed = LiveObjectSource<Int>(snapshot: 0)
+        var table = Dictionary(uniqueKeysWithValues: zip(keys, counts))
+        let sample = 2_000
+        let resum = Harness.once {
+            for index in script.prefix(sample) {
+                table[keys[index], default: 0] += 1
+                resummed.publish(snapshot: table.values.reduce(0, +))
+            }
+        } / Double(sample)
+        print("## client — unread total over 10,000 member channels, 1,000,000 message events\n")
+        Harness.table(
+            ["", "per event", "ratio"],
+            [
+                ["derived total (LiveTally, O(1) per event)", Harness.format(incremental), Harness.ratio(resum / incremental)],
+                ["baseline: re-sum every channel per event (\(sample) events)", Harness.format(resum), "1.0×"],
+            ])
+        print("(check: total = \(tally.total), expected \(events))\n")
+    }
+
+    static func rate(_ perSecond: Double) -> String {
+        perSecond >= 1_000_000 ? String(format: "%.1f M", perSecond / 1e6)
+            : perSecond >= 1_000 ? String(format: "%.1f k", perSecond / 1e3) : String(format: "%.0f", perSecond)
+    }
+}

@@ -1,0 +1,62 @@
+import ChatAPI
+import Foundation
+import Synchronization
+
+/// A transport backed by an in-memory channel table instead of a server, so a benchmark can put
+/// 100,000 channels behind a client and push events at it as fast as the client can apply them.
+/// It answers channel queries (a filtered page, selected without sorting everything) and
+/// `connect`; anything else is `unavailable`.
+final class ScriptedTransport: ChatTransport {
+    let userId: String
+    let deviceId = "bench"
+    let events: AsyncStream<ConnectionEvent>
+    private let continuation: AsyncStream<ConnectionEvent>.Continuation
+    /// Guards the channel table and the event sequence.
+    private let state: Mutex<(channels: [Channel], sequence: Int)>
+
+    init(userId: String, channels: [Channel]) {
+        self.userId = userId
+        state = Mutex((channels, 0))
+        (events, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self, bufferingPolicy: .unbounded)
+    }
+
+    var lastEventSequence: Int { state.withLock { $0.sequence } }
+
+    func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
+        ConnectResult(status: .new, currentUser: User(userId: userId), lastSequence: lastEventSequence)
+    }
+
+    func disconnect() async {}
+
+    func send(_ request: ChatRequest) async throws -> ChatResponse {
+        guard case .queryChannels(let query, let cursor) = request else {
+            throw ChatError.unavailable("the scripted transport answers channel queries only")
+        }
+        let channels = state.withLock { $0.channels }
+        // Select the page: the `pageSize + 1` smallest matching keys after the cursor.
+        var best: [(SortKey, Channel)] = []
+        let limit = query.pageSize + 1
+        for channel in channels where query.filter.matches(channel, viewerId: userId) {
+            guard query.isAfter(channel, cursor: cursor) else { continue }
+            let key = query.sortKey(for: channel)
+            if best.count == limit, let last = best.last, !(key < last.0) { continue }
+            let index = best.firstIndex { key < $0.0 } ?? best.count
+            best.insert((key, channel), at: index)
+            if best.count > limit { best.removeLast() }
+        }
+        let items = best.prefix(query.pageSize).map(\.1)
+        return .channels(Page(items: items, next: items.last.map(query.cursor(after:)) ?? cursor, hasNext: best.count == limit))
+    }
+
+    /// Replaces a channel in the table and pushes the matching `channelUpdated` event.
+    func update(_ channel: Channel, at index: Int) {
+        let sequence = state.withLock { state in
+            state.channels[index] = channel
+            state.sequence += 1
+            return state.sequence
+        }
+        continuation.yield(.event(EventEnvelope(sequence: sequence, event: .channelUpdated(channel))))
+    }
+
+    func channel(at index: Int) -> Channel { state.withLock { $0.channels[index] } }
+}
