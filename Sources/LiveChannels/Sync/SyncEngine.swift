@@ -147,7 +147,7 @@ actor SyncEngine {
     }
 
     /// Reloads everything shown after a reconnect that could not resume: each live list from
-    /// its first page, each live object from the server.
+    /// its first page, each live object from the server, then message lists and user handles.
     func resync() async {
         for list in store.liveLists {
             list.withState { $0.resetWindow() }
@@ -158,5 +158,7 @@ actor SyncEngine {
                 upsert([channel])
             }
         }
+        await resyncMessages()
+        await resyncUsers()
     }
 }
