@@ -171,8 +171,8 @@ actor SyncEngine {
     }
 
     /// Reloads everything shown after a reconnect that could not resume: each live list from
-    /// its first page, each live object from the server, and the channels behind the unread
-    /// total.
+    /// its first page, each live object from the server, the channels behind the unread total,
+    /// then message lists, member lists and user handles.
     func resync() async {
         await loadMemberships()
         for list in store.liveLists {
@@ -184,5 +184,7 @@ actor SyncEngine {
                 upsert([channel])
             }
         }
+        await resyncMessages()
+        await resyncUsers()
     }
 }

@@ -1,0 +1,149 @@
+import ChatAPI
+import LiveCore
+
+/// Messages and typing indicators of channels: send, edit and delete messages, observe a
+/// channel's messages as a live list, and who is typing.
+///
+/// A write made through an `async` call is visible in every live message list of its channel by
+/// the time the call returns (and the channel's `lastSequence` in channel handles, for a send).
+/// Thread-safe, not actor-isolated; keeps its client alive. Every call throws or reports
+/// `ChatError`.
+public final class MessageRepository: Sendable {
+    /// The client this repository works through.
+    public let client: ChatClient
+
+    public init(client: ChatClient) {
+        self.client = client
+    }
+
+    // MARK: Send, edit, delete
+
+    /// Sends a text message and returns it as the server stored it (with its `sequence`).
+    /// Sending also ends the sender's typing indicator in the channel.
+    /// - Parameters:
+    ///   - mentionedUserIds: members to mention; they get the channel's `hasMention` until they
+    ///     read it. Duplicates are removed (the returned message lists them sorted).
+    ///   - metadata: custom fields.
+    /// - Throws: `ChatError.invalidArgument` (empty text, malformed ids), `.limitExceeded`
+    ///   (metadata), `.notFound` (channel unknown or invisible), `.notAllowed` (deleted channel),
+    ///   `.forbidden` (not a member, a broadcast channel and not an admin, muted member or
+    ///   channel), `.rateLimited(retryAfter:)`.
+    @discardableResult
+    public func sendMessage(
+        channelId: String, text: String, mentionedUserIds: [String], metadata: [String: JSON] = [:]
+    ) async throws -> Message {
+        let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
+        return try await client.sync.performMessageRequest(.sendMessage(draft))
+    }
+
+    /// Replaces a message's text, mentions and metadata, and returns the edited message
+    /// (`editedAt` set). The sender may edit their own messages; moderators and admins anyone's.
+    /// - Throws: `.notFound` (no such message in that channel), `.notAllowed` (a deleted message
+    ///   or channel), `.forbidden` (another user's message without moderator rights),
+    ///   `.invalidArgument` (empty text), `.limitExceeded`.
+    @discardableResult
+    public func editMessage(
+        channelId: String, messageId: String, text: String, mentionedUserIds: [String] = [],
+        metadata: [String: JSON] = [:]
+    ) async throws -> Message {
+        let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
+        return try await client.sync.performMessageRequest(.editMessage(messageId: messageId, draft: draft))
+    }
+
+    /// Deletes a message and returns it as deleted. A deleted message keeps its place (and
+    /// sequence number) in the channel with `isDeleted == true` and empty text, mentions and
+    /// metadata; live lists show it so, in place.
+    /// - Throws: `.notFound`, `.notAllowed` (already deleted), `.forbidden` (another user's
+    ///   message without moderator rights).
+    @discardableResult
+    public func deleteMessage(channelId: String, messageId: String) async throws -> Message {
+        try await client.sync.performMessageRequest(.deleteMessage(channelId: channelId, messageId: messageId))
+    }
+
+    /// Sends a message without waiting; `completion` (on the main actor, if given) gets the sent
+    /// message or the `ChatError`. The request is sent even if nothing keeps the repository.
+    public func sendMessage(
+        channelId: String, text: String, mentionedUserIds: [String] = [],
+        completion: (@MainActor @Sendable (Message?, (any Error)?) -> Void)?
+    ) {
+        Task {
+            do {
+                let message = try await sendMessage(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds)
+                await completion?(message, nil)
+            } catch {
+                await completion?(nil, error)
+            }
+        }
+    }
+
+    /// Deletes a message without waiting; `completion` (on the main actor, if given) gets whether
+    /// it worked and the `ChatError`.
+    public func deleteMessage(
+        channelId: String, messageId: String, completion: (@MainActor @Sendable (Bool, (any Error)?) -> Void)?
+    ) {
+        Task {
+            do {
+                try await deleteMessage(channelId: channelId, messageId: messageId)
+                await completion?(true, nil)
+            } catch {
+                await completion?(false, error)
+            }
+        }
+    }
+
+    // MARK: Live list
+
+    /// A channel's messages as a live list, oldest first and newest last (ascending `sequence`),
+    /// as a chat screen shows them. It starts with the newest page (`pageSize` messages);
+    /// `previousPage()` prepends the page before the first loaded message, and `hasPrevious` is
+    /// `true` exactly while older messages exist. New messages append, edits and deletions are
+    /// modifications in place (a deleted message stays, `isDeleted` and empty), whoever made them.
+    /// Paging backwards while messages arrive leaves no gaps and no duplicates.
+    ///
+    /// Returns at once (`loadingStatus == .loading`); the first page arrives soon after. Reading a
+    /// channel's messages needs membership (admins excepted): otherwise the list reports
+    /// `ChatError.forbidden` (or `.notFound`) as its `error`, with `dataStatus == .error`;
+    /// `previousPage()` retries the newest page then. A list stops following its channel once
+    /// the user is no longer a member (the server no longer sends its events).
+    /// - Parameter pageSize: messages per page, 1…`ChannelListQuery.maximumPageSize`; another
+    ///   value reports `ChatError.invalidArgument(field: "limit")`.
+    public func getMessages(channelId: String, pageSize: Int = 30) -> LiveCollection<Message> {
+        let source = LiveCollectionSource<Message>(dataStatus: .notExist, loadingStatus: .loading)
+        let list = LiveMessageList(client: client, channelId: channelId, pageSize: pageSize, source: source)
+        source.setPager(list)
+        client.sync.messages.register(list)
+        if list.startLoading() {
+            let client = client
+            Task { await client.sync.loadPage(of: list) }
+        }
+        return source.collection
+    }
+
+    // MARK: Typing
+
+    /// The ids of the *other* users typing in a channel right now, as a live value (Stream's
+    /// `didChangeTypingUsers`). It changes when someone starts or stops typing, sends a message,
+    /// disconnects, or their indicator expires on the server. Only typing that started while
+    /// this client was connected is known, so the first value may miss a user who started
+    /// earlier. Never fails; a channel the user cannot see simply shows nobody.
+    public func getTypingUsers(channelId: String) -> LiveObject<Set<String>> {
+        let source = LiveObjectSource<Set<String>>(owner: client)
+        let current = client.sync.messages.typing.register(source, channelId: channelId, excluding: client.currentUserId)
+        source.publish(snapshot: current, dataStatus: .fresh)
+        return source.object
+    }
+
+    /// Shows the current user as typing in a channel until ``stopTyping(channelId:)``, a sent
+    /// message, or the server's typing expiry (5 s by default) without another call. Call it again
+    /// while the user keeps typing to renew it; members are told only when typing starts.
+    /// - Throws: `.notFound`, `.notAllowed`, `.forbidden` (not a member).
+    public func startTyping(channelId: String) async throws {
+        _ = try await client.sync.perform(.startTyping(channelId: channelId))
+    }
+
+    /// Ends the current user's typing indicator in a channel. Idempotent.
+    /// - Throws: `.notFound` (channel unknown or invisible).
+    public func stopTyping(channelId: String) async throws {
+        _ = try await client.sync.perform(.stopTyping(channelId: channelId))
+    }
+}

@@ -1,0 +1,70 @@
+import ChatAPI
+import LiveCore
+
+/// Users: get one as a live object, search by display name (what a "new chat" screen needs),
+/// and change the current user's profile.
+///
+/// Live handles return at once and send their request immediately; a failure is reported as the
+/// handle's `error`. A profile change made by anyone reaches every live handle (the server tells
+/// every user). Thread-safe, not actor-isolated; keeps its client alive.
+public final class UserRepository: Sendable {
+    /// The client this repository works through.
+    public let client: ChatClient
+
+    public init(client: ChatClient) {
+        self.client = client
+    }
+
+    /// A user as a live object: the cached value at once (`.local`), then the server's
+    /// (`.fresh`), then every profile change. An unknown user reports `ChatError.notFound` as the
+    /// object's `error`, with `dataStatus == .error`.
+    public func getUser(_ userId: String) -> LiveObject<User> {
+        let source = LiveObjectSource<User>(loadingStatus: .loading, owner: client)
+        if let cached = client.sync.users.register(source, for: userId) {
+            source.publish(snapshot: cached, dataStatus: .local)
+        }
+        let sync = client.sync
+        Task {
+            do {
+                let user = try await sync.performUserRequest(.getUser(userId: userId))
+                source.publish(snapshot: user, dataStatus: .fresh, loadingStatus: .loaded)
+            } catch {
+                source.publish(dataStatus: source.snapshot == nil ? .error : nil, loadingStatus: .error, error: error)
+            }
+        }
+        return source.object
+    }
+
+    /// A user, fetched from the server.
+    /// - Throws: `ChatError.notFound` for an unknown user, `.invalidArgument` for a malformed id.
+    public func getUser(userId: String) async throws -> User {
+        try await client.sync.performUserRequest(.getUser(userId: userId))
+    }
+
+    /// The users whose display name starts with `displayName`, ignoring case and diacritics
+    /// ("bo" finds "Bob" and "Böhm"), ordered by folded display name then user id, as a live list.
+    /// The first page loads now, `nextPage()` loads more while `hasNext`. Users enter, leave and
+    /// move as their display names change; users without a display name never match, and an
+    /// empty prefix matches every user that has one. A user registered after the search loaded
+    /// appears on the next `nextPage()` if they sort after the window (the server announces
+    /// profile changes, not new users).
+    /// - Parameter pageSize: users per page, 1…`ChannelListQuery.maximumPageSize`; another value
+    ///   reports `ChatError.invalidArgument(field: "pageSize")` as the list's `error`.
+    public func searchUsers(displayName: String, pageSize: Int = 20) -> LiveCollection<User> {
+        let source = LiveCollectionSource<User>(dataStatus: .notExist, loadingStatus: .loading, hasNext: true)
+        let search = LiveUserSearch(
+            client: client, query: UserSearchQuery(displayNamePrefix: displayName, pageSize: pageSize), source: source)
+        source.setPager(search)
+        client.sync.users.register(search)
+        search.loadNextPage()
+        return source.collection
+    }
+
+    /// Changes the current user's display name and/or metadata (`nil` leaves a field as it is)
+    /// and returns the updated user. Every client's live handles show the change.
+    /// - Throws: `ChatError.invalidArgument` (display name), `.limitExceeded` (metadata).
+    @discardableResult
+    public func updateCurrentUser(displayName: String?, metadata: [String: JSON]? = nil) async throws -> User {
+        try await client.sync.performUserRequest(.updateCurrentUser(displayName: displayName, metadata: metadata))
+    }
+}
