@@ -158,5 +158,6 @@ actor SyncEngine {
                 upsert([channel])
             }
         }
+        await resyncMemberLists()
     }
 }
