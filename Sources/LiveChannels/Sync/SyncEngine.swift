@@ -185,6 +185,7 @@ actor SyncEngine {
             }
         }
         await resyncMessages()
+        await resyncMemberLists()
         await resyncUsers()
     }
 }
