@@ -9,11 +9,12 @@ extension ChatClient {
     /// member count, the user's membership — included).
     /// - Throws: the server's `ChatError`.
     func members(answering request: ChatRequest) async throws -> [ChannelMember] {
-        guard let records = try await sync.perform(request).membersValue else {
-            throw ChatError.unavailable("the server answered \(request) with something else")
+        try await sync.perform(request) { engine, response in
+            guard let records = response.membersValue else {
+                throw ChatError.unavailable("the server answered \(request) with something else")
+            }
+            engine.members.upsert(records)
+            return records
         }
-        let cache = sync.members
-        await sync.run { cache.upsert(records) }
-        return records
     }
 }

@@ -70,9 +70,6 @@ public final class ChannelRepository: Sendable {
     /// - Throws: `.notFound`, `.notAllowed` (conversations).
     public func leaveChannel(_ channelId: String) async throws {
         _ = try await client.sync.perform(.leaveChannel(channelId: channelId))
-        if let channel = try? await client.sync.perform(.getChannel(channelId: channelId)).channelValue {
-            await client.sync.upsert([channel])
-        }
     }
 
     /// Leaves a channel; `completion` (on the main actor) gets whether it worked and the error.

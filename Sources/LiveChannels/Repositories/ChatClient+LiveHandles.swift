@@ -45,12 +45,13 @@ extension ChatClient {
     /// Sends a request answered with a channel, applies the answer to the cache (so every live
     /// handle shows it) and returns it.
     func channel(answering request: ChatRequest) async throws -> Channel {
-        let response = try await sync.perform(request)
-        guard let channel = response.channelValue else {
-            throw ChatError.unavailable("the server answered \(request) with something else")
+        try await sync.perform(request) { engine, response in
+            guard let channel = response.channelValue else {
+                throw ChatError.unavailable("the server answered \(request) with something else")
+            }
+            engine.upsert([channel])
+            return engine.store.channel(channel.channelId) ?? channel
         }
-        await sync.upsert([channel])
-        return store.channel(channel.channelId) ?? channel
     }
 
     /// A live list of the channels matching `query`, loading its first page now.

@@ -24,8 +24,9 @@ actor SyncEngine {
     nonisolated let users = UserCache()
     /// The sequence number of the last event applied.
     private(set) var appliedSequence = 0
-    /// Requests waiting for their events to be applied.
-    private var waiters: [(target: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    /// Work waiting for an event sequence number to be applied: each runs on the engine right
+    /// after that event, before any later one.
+    private var waiters: [(target: Int, run: @Sendable (isolated SyncEngine) -> Void)] = []
     /// Lists with a page load under way.
     private var loading: Set<ObjectIdentifier> = []
 
@@ -37,27 +38,47 @@ actor SyncEngine {
     // MARK: Requests
 
     /// Sends `request` and returns its response once every event queued up to the response has
-    /// been applied (read-your-writes: the caller may then apply the response's data).
+    /// been applied. For requests whose answer needs no applying; see
+    /// ``perform(_:applying:)`` for those whose answer carries data.
     /// - Throws: the `ChatError` the server answered with.
     nonisolated func perform(_ request: ChatRequest) async throws -> ChatResponse {
+        try await perform(request) { _, response in response }
+    }
+
+    /// Sends `request` and applies its response with `apply`, on the engine, exactly after the
+    /// last event queued before the response and before any later event. So the response's data
+    /// never overwrites newer data, and the caller's write is visible in every live handle when
+    /// this returns (read-your-writes without entity versions).
+    /// - Throws: the `ChatError` the server answered with, or what `apply` throws.
+    nonisolated func perform<Result: Sendable>(
+        _ request: ChatRequest,
+        applying apply: @escaping @Sendable (isolated SyncEngine, ChatResponse) throws -> Result
+    ) async throws -> Result {
         let response = try await transport.send(request)
-        await waitUntilApplied(transport.lastEventSequence)
-        return response
+        return try await run(after: transport.lastEventSequence) { engine in try apply(engine, response) }
     }
 
     /// Returns once the event with sequence number `target` (and all before it) was applied.
     func waitUntilApplied(_ target: Int) async {
-        guard appliedSequence < target else { return }
-        await withCheckedContinuation { continuation in
-            waiters.append((target, continuation))
+        _ = try? await run(after: target) { _ in }
+    }
+
+    /// Runs `body` on the engine once event `target` has been applied, before any later event.
+    private func run<Result: Sendable>(
+        after target: Int, _ body: @escaping @Sendable (isolated SyncEngine) throws -> Result
+    ) async throws -> Result {
+        if appliedSequence >= target { return try body(self) }
+        return try await withCheckedThrowingContinuation { continuation in
+            waiters.append((target, { engine in continuation.resume(with: Swift.Result { try body(engine) }) }))
         }
     }
 
-    private func resumeWaiters() {
-        guard !waiters.isEmpty else { return }
+    /// Runs the waiters whose event has now been applied, in the order they started waiting.
+    private func runReadyWaiters() {
+        guard waiters.contains(where: { $0.target <= appliedSequence }) else { return }
         let ready = waiters.filter { $0.target <= appliedSequence }
         waiters.removeAll { $0.target <= appliedSequence }
-        for waiter in ready { waiter.continuation.resume() }
+        for waiter in ready { waiter.run(self) }
     }
 
     // MARK: Connection
@@ -71,11 +92,12 @@ actor SyncEngine {
         }
     }
 
-    /// Releases every waiting request (after a resync its events will never come).
+    /// Runs every waiting request's work now (after a resync its events will never come; the
+    /// resync then reloads what they showed).
     private func resumeAllWaiters() {
         let all = waiters
         waiters.removeAll()
-        for waiter in all { waiter.continuation.resume() }
+        for waiter in all { waiter.run(self) }
     }
 
     // MARK: Events
@@ -85,7 +107,7 @@ actor SyncEngine {
         guard envelope.sequence > appliedSequence else { return }
         appliedSequence = envelope.sequence
         apply(envelope.event)
-        resumeWaiters()
+        runReadyWaiters()
     }
 
     /// Runs `body` on the engine, in order with event application: how a response's data is
@@ -126,6 +148,13 @@ actor SyncEngine {
 
     // MARK: Live lists
 
+    static func channelPage(in response: ChatResponse) throws -> Page<Channel> {
+        guard let page = response.channelsValue else {
+            throw ChatError.unavailable("the server answered a channel query with something else")
+        }
+        return page
+    }
+
     /// Loads the page after `list`'s window, then shows every cached channel up to the new end.
     func loadNextPage(of list: LiveChannelList) async {
         let id = ObjectIdentifier(list)
@@ -135,12 +164,12 @@ actor SyncEngine {
         defer { loading.remove(id) }
         source.publish(loadingStatus: .loading)
         do {
-            guard let page = try await perform(.queryChannels(query, after: cursor)).channelsValue else {
-                throw ChatError.unavailable("the server answered a channel query with something else")
+            try await perform(.queryChannels(query, after: cursor)) { engine, response in
+                let page = try Self.channelPage(in: response)
+                engine.upsert(page.items)
+                list.withState { $0.extendWindow(with: page) }
+                list.rebuild(from: engine.store.channels, dataStatus: .fresh, loadingStatus: .loaded)
             }
-            upsert(page.items)
-            list.withState { $0.extendWindow(with: page) }
-            list.rebuild(from: store.channels, dataStatus: .fresh, loadingStatus: .loaded)
         } catch {
             let dataStatus: DataStatus = source.collection.dataStatus == .fresh ? .fresh : .error
             source.publish(dataStatus: dataStatus, loadingStatus: .error, error: error)
@@ -157,10 +186,11 @@ actor SyncEngine {
         store.unread.publish(loadingStatus: .loading)
         do {
             while true {
-                guard let page = try await perform(.queryChannels(query, after: cursor)).channelsValue else {
-                    throw ChatError.unavailable("the server answered a channel query with something else")
+                let page = try await perform(.queryChannels(query, after: cursor)) { engine, response in
+                    let page = try Self.channelPage(in: response)
+                    engine.upsert(page.items)
+                    return page
                 }
-                upsert(page.items)
                 guard page.hasNext, let next = page.next else { break }
                 cursor = next
             }
@@ -180,8 +210,8 @@ actor SyncEngine {
             await loadNextPage(of: list)
         }
         for channelId in store.observedChannelIds {
-            if let channel = try? await perform(.getChannel(channelId: channelId)).channelValue {
-                upsert([channel])
+            _ = try? await perform(.getChannel(channelId: channelId)) { engine, response in
+                if let channel = response.channelValue { engine.upsert([channel]) }
             }
         }
         await resyncMessages()
