@@ -17,8 +17,11 @@ struct ChannelListState: Sendable {
     private var keys: [SortKey] = []
     /// The sort key of each listed channel, to find it again after it changed.
     private var keyById: [String: SortKey] = [:]
-    /// The end of the loaded window: the last channel of the last page as it was when loaded.
+    /// The last channel of the last page the server returned, as it was then: the next page's
+    /// cursor. `nil` until the first page arrives.
     private(set) var windowEnd: Channel?
+    /// The sort key bounding the window: `windowEnd`'s, or, before the first page, the end of
+    /// what ``prefill(from:)`` shows from the cache.
     private var windowEndKey: SortKey?
     /// Whether the server has nothing after `windowEnd`: the window is then unbounded.
     private(set) var isComplete = false
@@ -95,29 +98,48 @@ struct ChannelListState: Sendable {
     /// The caller then rebuilds the items with ``rebuild(from:)``.
     mutating func extendWindow(with page: Page<Channel>) {
         confirmedIds.formUnion(page.items.map(\.channelId))
+        let isFirstPage = windowEnd == nil
         if let last = page.items.last {
             let key = query.sortKey(for: last)
-            if windowEndKey.map({ $0 < key }) ?? true {
+            // The first page replaces a prefilled window; later pages only extend it.
+            if isFirstPage || windowEndKey.map({ $0 < key }) ?? true {
                 windowEnd = last
                 windowEndKey = key
             }
+        } else if isFirstPage {
+            windowEndKey = nil
         }
         isComplete = !page.hasNext
     }
 
     /// Shows cached channels before the server has answered: the first page's worth of them.
+    /// The request for the first page still starts from the top (the cache may lack channels
+    /// that sort before these); its answer replaces this provisional window.
+    /// - Complexity: O(c · log p) for c cached channels and a page of p.
     mutating func prefill(from cached: some Sequence<Channel>) {
-        let matching = cached.filter(matches).sorted { query.areInIncreasingOrder($0, $1) }
-        guard let last = matching.prefix(query.pageSize).last else { return }
-        windowEnd = last
-        windowEndKey = query.sortKey(for: last)
-        rebuild(from: matching)
+        var best: [(SortKey, Channel)] = []
+        for channel in cached where matches(channel) {
+            let key = query.sortKey(for: channel)
+            if best.count == query.pageSize, let last = best.last, !(key < last.0) { continue }
+            var low = 0
+            var high = best.count
+            while low < high {
+                let mid = (low + high) / 2
+                if best[mid].0 < key { low = mid + 1 } else { high = mid }
+            }
+            best.insert((key, channel), at: low)
+            if best.count > query.pageSize { best.removeLast() }
+        }
+        guard let last = best.last else { return }
+        windowEndKey = last.0
+        items = best.map(\.1)
+        keys = best.map(\.0)
+        keyById = Dictionary(uniqueKeysWithValues: best.map { ($0.1.channelId, $0.0) })
     }
 
     /// Forgets the window (for a resync): nothing is loaded until the next page arrives.
     mutating func resetWindow() {
         windowEnd = nil
-        windowEndKey = nil
         isComplete = false
     }
 

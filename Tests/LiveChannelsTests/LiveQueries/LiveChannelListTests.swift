@@ -84,6 +84,22 @@ import Testing
         #expect(others.snapshots.map(\.channelId) == ["club"])
     }
 
+    /// A list created while the cache already holds some matching channels still asks the
+    /// server for its first page from the top: channels that sort before the cached ones appear.
+    @Test func prefilledListStillLoadsFromTheTop() async throws {
+        let alice = try await fixture.client("alice")
+        let bob = try await fixture.client("bob")
+        for id in ["a", "b", "c", "d"] { try await makeCommunity(id, by: alice) }
+        let repository = ChannelRepository(client: bob)
+        _ = await repository.getChannel("d").loaded()  // only "d" is cached
+        let query = ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 2)
+        let list = await repository.getChannels(query: query).loaded()
+        #expect(list.snapshots.map(\.channelId) == ["a", "b"])
+        list.nextPage()
+        await list.loaded()
+        #expect(list.snapshots.map(\.channelId) == ["a", "b", "c", "d"])
+    }
+
     @Test func channelsCreatedByOthersAutoLink() async throws {
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
