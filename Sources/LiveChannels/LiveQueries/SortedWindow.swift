@@ -69,6 +69,23 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
     }
 
     /// Forgets the window (for a resync): nothing is inside it until the next page arrives.
+    /// Shows `keyed` (sorted ascending) as a provisional window ending at its last key, before
+    /// the server's first page replaces it (see ``replaceWindow(with:hasNext:)``).
+    mutating func showProvisionally(_ keyed: [(key: SortKey, element: Element)]) {
+        windowEndKey = keyed.last?.key
+        items = keyed.map(\.element)
+        keys = keyed.map(\.key)
+        keyById = Dictionary(keyed.map { ($0.element.id, $0.key) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Makes the window end at `lastKey` — even if that is before the current end, as when the
+    /// first page from the server replaces a provisional window. `nil` (an empty first page)
+    /// leaves nothing in the window until the server says it is complete.
+    mutating func replaceWindow(with lastKey: SortKey?, hasNext: Bool) {
+        windowEndKey = lastKey
+        isComplete = !hasNext
+    }
+
     mutating func resetWindow() {
         windowEndKey = nil
         isComplete = false
