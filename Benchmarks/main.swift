@@ -13,3 +13,4 @@ if wants("core") { CoreBenchmark.run() }
 if groups.contains("core.reduction") { CoreBenchmark.reduction() }
 if wants("server") { await runServerBenchmark() }
 if wants("client") { await ClientBenchmark.run() }
+if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }

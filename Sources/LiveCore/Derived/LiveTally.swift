@@ -10,14 +10,19 @@ import Synchronization
 ///
 /// Thread-safe; updates are applied in the order they take the lock.
 public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic & Equatable & Sendable>: Sendable {
-    private struct Parts: Sendable {
-        var values: [Key: Value] = [:]
-        var total: Value = .zero
+    @usableFromInline
+    struct Parts: Sendable {
+        @usableFromInline var values: [Key: Value] = [:]
+        @usableFromInline var total: Value = .zero
+
+        @usableFromInline
+        init() {}
     }
 
-    /// Guards the parts and their running total.
-    private let parts = Mutex(Parts())
-    private let source: LiveObjectSource<Value>
+    /// Guards the parts and their running total. (The hot methods are inlinable, so they are
+    /// specialized for the caller's key and value types.)
+    @usableFromInline let parts = Mutex(Parts())
+    @usableFromInline let source: LiveObjectSource<Value>
 
     /// Creates an empty tally (total `.zero`).
     /// - Parameters:
@@ -35,6 +40,7 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
     public var object: LiveObject<Value> { source.object }
 
     /// The current total.
+    @inlinable
     public var total: Value { parts.withLock { $0.total } }
 
     /// The contribution of `key`, if any.
@@ -46,6 +52,7 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
     /// Sets (or, with `nil`, removes) the contributions of some keys and publishes the new total
     /// once, if it changed.
     /// - Complexity: O(k) for k keys.
+    @inlinable
     public func set(_ updates: some Sequence<(Key, Value?)>) {
         let (before, after) = parts.withLock { parts in
             let before = parts.total
@@ -60,6 +67,7 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
 
     /// Sets (or, with `nil`, removes) the contribution of one key.
     /// - Complexity: O(1).
+    @inlinable
     public func set(_ value: Value?, for key: Key) {
         set(CollectionOfOne((key, value)))
     }
@@ -72,7 +80,8 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
 
     /// Publishes the newest total, read inside the source's commit so that concurrent updates
     /// never leave an older total published last.
-    private func publishTotal() {
+    @inlinable
+    func publishTotal() {
         source.update { _ in total }
     }
 }
