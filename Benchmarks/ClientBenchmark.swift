@@ -61,7 +61,7 @@ enum ClientBenchmark {
 
     static func liveQueries() async throws {
         let channelCount = 100_000
-        let updateCount = 10_000
+        let updateCount = 100_000
         var generator = SeededGenerator(seed: 2026)
         var channels = (0..<channelCount).map { randomChannel($0, using: &generator) }
         let transport = ScriptedTransport(userId: "me", channels: channels)

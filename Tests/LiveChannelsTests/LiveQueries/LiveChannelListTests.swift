@@ -160,6 +160,33 @@ import Testing
         #expect(list.snapshots.map(\.channelId) == ["before", "during", "after"])
     }
 
+    /// Reconnecting after more events were missed than the server keeps: it answers
+    /// "resync required" and the client reloads every live list and object.
+    @Test func resyncWhenTheServerCannotReplay() async throws {
+        let fixture = ChatFixture(server: ChatServer(configuration: ServerConfiguration(eventLogCapacity: 2)))
+        let alice = try await fixture.client("alice")
+        let bob = try await fixture.client("bob")
+        try await makeCommunity("first", by: alice, members: ["bob"])
+        let repository = ChannelRepository(client: bob)
+        let list = await repository.getChannels(
+            query: ChannelListQuery(filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
+        ).loaded()
+        let first = await repository.getChannel("first").loaded()
+        await bob.disconnect()
+        for id in ["m1", "m2", "m3", "m4"] { try await makeCommunity(id, by: alice, members: ["bob"]) }
+        let updater = ChannelUpdateBuilder(channelId: "first", client: alice)
+        updater.setDisplayName("Renamed while away")
+        _ = try await ChannelRepository(client: alice).updateChannel(with: updater)
+        _ = try await alice.transport.send(.sendMessage(MessageDraft(channelId: "m4", text: "hi")))
+
+        try await bob.connect()  // the server no longer holds what bob missed
+        await bob.synchronize()
+        #expect(list.snapshots.map(\.channelId) == ["first", "m1", "m2", "m3", "m4"])
+        #expect(first.snapshot?.displayName == "Renamed while away")
+        #expect(repository.totalUnreadCount == 1)
+        #expect(bob.connectionState.snapshot == .connected)
+    }
+
     @Test func duplicatedEventsAreAppliedOnce() async throws {
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")

@@ -6,8 +6,8 @@ import LiveChannels
 struct ChatFixture {
     let server: ChatServer
 
-    init() {
-        server = ChatServer()
+    init(server: ChatServer = ChatServer()) {
+        self.server = server
     }
 
     /// A connected client for `userId` on `deviceId` (registering the user).
