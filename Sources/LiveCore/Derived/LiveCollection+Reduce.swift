@@ -66,7 +66,8 @@ extension LiveCollection {
                         next.error = latest.error ?? current.error
                         return (next, .empty)
                     }
-                })
+                },
+                isAlive: { weakDerived != nil })
         }
         derived.retain(source)
         return derived.object

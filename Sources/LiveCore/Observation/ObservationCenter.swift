@@ -17,14 +17,18 @@ final class ObservationCenter: Sendable {
         @usableFromInline let fold: @Sendable (LiveState, LiveState, CollectionChange) -> Bool
         /// Publishes the newest aggregate; called after the commit, outside the lock.
         @usableFromInline let publish: @Sendable () -> Void
+        /// Whether the aggregate is still wanted (its derived value exists).
+        @usableFromInline let isAlive: @Sendable () -> Bool
 
         @inlinable
         init(
             fold: @escaping @Sendable (LiveState, LiveState, CollectionChange) -> Bool,
-            publish: @escaping @Sendable () -> Void
+            publish: @escaping @Sendable () -> Void,
+            isAlive: @escaping @Sendable () -> Bool
         ) {
             self.fold = fold
             self.publish = publish
+            self.isAlive = isAlive
         }
     }
 
@@ -63,9 +67,11 @@ final class ObservationCenter: Sendable {
             guard let (newState, change) = makeState(storage.state) else { return nil }
             let oldState = storage.state
             storage.state = newState
-            if !storage.reducers.isEmpty {
-                storage.reducers.removeAll { !$0.fold(oldState, newState, change) }
-            }
+            // Fold without mutating the array (it is shared with the previous commit's
+            // publishers); drop reducers only in the rare commit where one has gone.
+            var gone = false
+            for reducer in storage.reducers where !reducer.fold(oldState, newState, change) { gone = true }
+            if gone { storage.reducers.removeAll { !$0.isAlive() } }
             return (storage.registry.commit(change), storage.reducers)
         }
         guard let (effects, reducers) = outcome else { return }
