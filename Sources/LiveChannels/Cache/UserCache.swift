@@ -7,15 +7,14 @@ import Synchronization
 /// searches. One entity per user, however many handles show it.
 ///
 /// Mutated only by the SyncEngine (inside its actor: event application, and response
-/// application through `SyncEngine.performApplying(_:recordedBy:_:)`), read from any thread.
-final class UserCache: RecentEventRecording, Sendable {
+/// application through `SyncEngine.perform(_:applying:)`), read from any thread.
+final class UserCache: Sendable {
     private struct State: Sendable {
         var users: [String: User] = [:]
         /// Sources of live user objects by user id, held weakly.
         var objects: [String: [WeakReference<LiveObjectSource<User>>]] = [:]
         /// Live user searches, held weakly.
         var searches: [WeakReference<LiveUserSearch>] = []
-        var recent = RecentEvents<User>()
     }
 
     /// Guards every field of the cache.
@@ -23,11 +22,7 @@ final class UserCache: RecentEventRecording, Sendable {
 
     /// Applies one server event (already de-duplicated and in order) and publishes the result.
     func apply(_ event: ChatEvent) {
-        guard case .userUpdated(let user) = event else {
-            state.withLock { $0.recent.record([]) }
-            return
-        }
-        state.withLock { $0.recent.record([user]) }
+        guard case .userUpdated(let user) = event else { return }
         upsert([user])
     }
 
@@ -85,15 +80,5 @@ final class UserCache: RecentEventRecording, Sendable {
         state.withLock { state in
             state.objects.compactMap { id, sources in sources.contains { $0.object != nil } ? id : nil }
         }
-    }
-
-    // MARK: RecentEventRecording
-
-    func beginResponse() -> Int {
-        state.withLock { $0.recent.begin() }
-    }
-
-    func endResponse(_ id: Int, newerEvents: Int) -> [User] {
-        state.withLock { $0.recent.end(id, newerEvents: newerEvents) }
     }
 }

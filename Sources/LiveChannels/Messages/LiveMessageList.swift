@@ -68,16 +68,12 @@ final class LiveMessageList: LiveCollectionPaging, Sendable {
         }
     }
 
-    /// Merges a page, then the messages of the events applied after it (newer than the page),
-    /// and publishes the result as one change with the new statuses. Clears the loading flag.
-    func merge(_ page: MessagePage, then newer: [Message], finished: Bool) {
+    /// Merges a page and publishes the result as one change with the new statuses. Clears the
+    /// loading flag when `finished`.
+    func merge(_ page: MessagePage, finished: Bool) {
         guard let source else { return }
         let (items, change, hasPrevious) = state.withLock { state in
-            var total = state.merge(page)
-            for message in newer {
-                guard let change = state.apply(message) else { continue }
-                total = total.map { $0.followed(by: change) } ?? change
-            }
+            let total = state.merge(page)
             if finished { state.isLoading = false }
             return (state.items, total, state.hasPrevious)
         }

@@ -8,11 +8,11 @@ extension SyncEngine {
         let query = list.withState { $0.pageQuery }
         do {
             try query.validate()
-            try await performApplying(.queryMessages(query), recordedBy: messages) { response, newer in
+            try await perform(.queryMessages(query)) { _, response in
                 guard let page = response.messagesValue else {
                     throw ChatError.unavailable("the server answered a message query with something else")
                 }
-                list.merge(page, then: newer, finished: true)
+                list.merge(page, finished: true)
             }
         } catch {
             list.fail(error)
@@ -20,15 +20,15 @@ extension SyncEngine {
     }
 
     /// Sends a request answered with a message and applies the message to the live lists of its
-    /// channel (with any newer events), before returning it.
+    /// channel, before returning it.
     /// - Throws: the server's `ChatError`.
     func performMessageRequest(_ request: ChatRequest) async throws -> Message {
-        try await performApplying(request, recordedBy: messages) { response, newer in
+        try await perform(request) { engine, response in
             guard let message = response.messageValue else {
                 throw ChatError.unavailable("the server answered \(request) with something else")
             }
-            messages.applyResponse([message] + newer)
-            return newer.last { $0.messageId == message.messageId } ?? message
+            engine.messages.applyResponse([message])
+            return message
         }
     }
 
@@ -48,12 +48,13 @@ extension SyncEngine {
                 let query = MessagePageQuery(
                     channelId: list.channelId, position: .after(sequence: after), limit: ChannelListQuery.maximumPageSize)
                 do {
-                    try await performApplying(.queryMessages(query), recordedBy: messages) { response, newer in
+                    let last = try await perform(.queryMessages(query)) { _, response in
                         guard let page = response.messagesValue else { throw ChatError.unavailable("no messages") }
-                        list.merge(page, then: newer, finished: false)
-                        more = page.hasNext && !page.messages.isEmpty
-                        after = page.messages.last?.sequence ?? after
+                        list.merge(page, finished: false)
+                        return page.hasNext ? page.messages.last?.sequence : nil
                     }
+                    more = last != nil
+                    after = last ?? after
                 } catch {
                     list.fail(error)
                     more = false

@@ -7,7 +7,7 @@ import LiveCore
 /// - Events are applied in sequence order; an envelope at or below the last applied sequence is
 ///   a duplicate and is ignored.
 /// - A response is applied only once the events queued before it were applied (see
-///   ``perform(_:)``), so an older event never overwrites a response's newer state.
+///   ``perform(_:applying:)``), so an older event never overwrites a response's newer state.
 /// - After a reconnect that cannot resume, ``resync()`` reloads every live list and object.
 ///
 /// An actor: mutations of the cache happen one at a time, in order, and each is published before

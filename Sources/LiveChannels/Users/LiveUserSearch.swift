@@ -57,10 +57,10 @@ final class LiveUserSearch: LiveCollectionPaging, Sendable {
         if let (items, change) = update { source.publish(snapshots: items, change: change) }
     }
 
-    /// Extends the window with a page and applies its users, then the users of the events applied
-    /// after it; publishes the result as one change with the new statuses.
+    /// Extends the window with a page and applies its users; publishes the result as one change
+    /// with the new statuses.
     /// - Parameter replacing: start over (a resync): the old items are dropped first.
-    func merge(_ page: Page<User>, then newer: [User], replacing: Bool = false) {
+    func merge(_ page: Page<User>, replacing: Bool = false) {
         guard let source else { return }
         let (items, change, hasNext) = state.withLock { state in
             var change: CollectionChange?
@@ -68,11 +68,11 @@ final class LiveUserSearch: LiveCollectionPaging, Sendable {
                 let old = state.items
                 state.reset()
                 state.extendWindow(with: page)
-                _ = Self.apply(page.items + newer, to: &state)
+                _ = Self.apply(page.items, to: &state)
                 change = CollectionChange(from: old, to: state.items)
             } else {
                 state.extendWindow(with: page)
-                change = Self.apply(page.items + newer, to: &state)
+                change = Self.apply(page.items, to: &state)
             }
             state.isLoading = false
             return (state.items, change, state.hasNext)

@@ -9,12 +9,12 @@ extension SyncEngine {
         let (query, cursor) = search.withState { ($0.query, replacing ? nil : $0.nextCursor) }
         do {
             try query.validate()
-            try await performApplying(.searchUsers(query, after: cursor), recordedBy: users) { response, newer in
+            try await perform(.searchUsers(query, after: cursor)) { engine, response in
                 guard let page = response.usersValue else {
                     throw ChatError.unavailable("the server answered a user search with something else")
                 }
-                users.upsert(Self.latest(page.items, newer: newer))
-                search.merge(page, then: newer, replacing: replacing)
+                engine.users.upsert(page.items)
+                search.merge(page, replacing: replacing)
             }
         } catch {
             search.fail(error)
@@ -22,16 +22,15 @@ extension SyncEngine {
     }
 
     /// Sends a request answered with a user, stores the user (every live handle shows it) and
-    /// returns it, brought up to date with any newer event.
+    /// returns it.
     /// - Throws: the server's `ChatError`.
     func performUserRequest(_ request: ChatRequest) async throws -> User {
-        try await performApplying(request, recordedBy: users) { response, newer in
+        try await perform(request) { engine, response in
             guard let user = response.userValue else {
                 throw ChatError.unavailable("the server answered \(request) with something else")
             }
-            let latest = Self.latest([user], newer: newer)
-            users.upsert(latest)
-            return latest[0]
+            engine.users.upsert([user])
+            return user
         }
     }
 
@@ -44,14 +43,5 @@ extension SyncEngine {
             search.withState { $0.isLoading = true }
             await loadNextPage(of: search, replacing: true)
         }
-    }
-
-    /// `users`, each replaced by its version in `newer` (events applied after the response) if
-    /// any.
-    private static func latest(_ users: [User], newer: [User]) -> [User] {
-        guard !newer.isEmpty else { return users }
-        var newest: [String: User] = [:]
-        for user in newer { newest[user.userId] = user }
-        return users.map { newest[$0.userId] ?? $0 }
     }
 }
