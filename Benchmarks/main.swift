@@ -14,3 +14,4 @@ if groups.contains("core.reduction") { CoreBenchmark.reduction() }
 if wants("server") { await runServerBenchmark() }
 if wants("client") { await ClientBenchmark.run() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
+if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
