@@ -55,8 +55,11 @@ public final class ChatClient: Sendable {
     /// The connection state, as a live value.
     public var connectionState: LiveObject<ConnectionState> { connection.object }
 
-    /// Connects (registering the user on first connect) and starts applying events. Connecting
-    /// again after ``disconnect()`` resumes where the client left off.
+    /// Connects (registering the user on first connect) and starts applying events. On a fresh
+    /// start it also loads every channel the user is a member of (pages of 100), so that
+    /// `ChannelRepository.totalUnreadCount` is complete when this returns. Connecting again after
+    /// ``disconnect()`` resumes where the client left off (or resyncs when the server cannot
+    /// replay what was missed).
     /// - Throws: `ChatError.unavailable` when the server cannot be reached,
     ///   `ChatError.invalidArgument` for an unusable user id.
     public func connect() async throws {

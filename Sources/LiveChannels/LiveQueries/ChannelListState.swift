@@ -51,12 +51,6 @@ struct ChannelListState: Sendable {
         window.apply(channel, key: query.sortKey(for: channel), matches: matches(channel))
     }
 
-    /// Removes a channel that is gone from the cache (deleted or no longer visible).
-    mutating func remove(channelId: String) -> CollectionChange? {
-        guard let channel = window.items.first(where: { $0.channelId == channelId }) else { return nil }
-        return window.apply(channel, key: query.sortKey(for: channel), matches: false)
-    }
-
     // MARK: Pages
 
     /// Records a page the server returned: its channels are confirmed members of the query, and
