@@ -27,9 +27,7 @@ final class LiveMemberList: LiveCollectionPaging, Sendable {
         do {
             try query.validate()
         } catch {
-            let source = LiveCollectionSource<ChannelMember>(dataStatus: .error)
-            source.publish(loadingStatus: .error, error: error)
-            return source.collection
+            return LiveCollection(failure: error)
         }
         let source = LiveCollectionSource<ChannelMember>(dataStatus: .notExist, loadingStatus: .loading, hasNext: true)
         let list = LiveMemberList(client: client, query: query, source: source)

@@ -59,9 +59,7 @@ extension ChatClient {
         do {
             try query.validate()
         } catch {
-            let source = LiveCollectionSource<Channel>(dataStatus: .error)
-            source.publish(loadingStatus: .error, error: error)
-            return source.collection
+            return LiveCollection(failure: error)
         }
         let source = LiveCollectionSource<Channel>(dataStatus: .notExist, loadingStatus: .loading, hasNext: true)
         let list = LiveChannelList(client: self, query: query, source: source)

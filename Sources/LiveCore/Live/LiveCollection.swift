@@ -29,6 +29,14 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
         self.init(source: LiveCollectionSource(snapshots: elements, dataStatus: .fresh), pinned: nil)
     }
 
+    /// A live collection that failed before it could load anything: empty, with
+    /// `dataStatus == .error`, `loadingStatus == .error` and `error` set.
+    public convenience init(failure error: any Error) {
+        let source = LiveCollectionSource<Element>(dataStatus: .error)
+        source.publish(loadingStatus: .error, error: error)
+        self.init(source: source, pinned: nil)
+    }
+
     private var state: LiveState { pinned ?? source.center.state }
 
     /// The elements.
