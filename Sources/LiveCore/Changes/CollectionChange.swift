@@ -36,12 +36,13 @@ public struct CollectionChange: Sendable, Hashable {
 
     /// The five index lists, shared by copies: a change is passed around once per observer per
     /// commit, and one reference is cheaper to copy than five arrays.
+    @usableFromInline
     final class Storage: Sendable {
-        let deletions: [Int]
-        let insertions: [Int]
-        let modifications: [Int]
-        let modificationsInNew: [Int]
-        let moves: [Move]
+        @usableFromInline let deletions: [Int]
+        @usableFromInline let insertions: [Int]
+        @usableFromInline let modifications: [Int]
+        @usableFromInline let modificationsInNew: [Int]
+        @usableFromInline let moves: [Move]
 
         init(_ deletions: [Int], _ insertions: [Int], _ modifications: [Int], _ modificationsInNew: [Int], _ moves: [Move]) {
             self.deletions = deletions
@@ -51,21 +52,22 @@ public struct CollectionChange: Sendable, Hashable {
             self.moves = moves
         }
 
-        static let empty = Storage([], [], [], [], [])
+        /// The storage of every empty change (compare by identity to skip empty changes).
+        @usableFromInline static let empty = Storage([], [], [], [], [])
     }
 
-    let storage: Storage
+    @usableFromInline let storage: Storage
 
     /// Indices in the old snapshot of removed elements, ascending.
-    public var deletions: [Int] { storage.deletions }
+    @inlinable public var deletions: [Int] { storage.deletions }
     /// Indices in the new snapshot of added elements, ascending.
-    public var insertions: [Int] { storage.insertions }
+    @inlinable public var insertions: [Int] { storage.insertions }
     /// Indices in the old snapshot of elements modified in place, ascending.
-    public var modifications: [Int] { storage.modifications }
+    @inlinable public var modifications: [Int] { storage.modifications }
     /// The same elements as ``modifications``, at their indices in the new snapshot, ascending.
-    public var modificationsInNew: [Int] { storage.modificationsInNew }
+    @inlinable public var modificationsInNew: [Int] { storage.modificationsInNew }
     /// Elements that changed position, ascending by ``Move/to``.
-    public var moves: [Move] { storage.moves }
+    @inlinable public var moves: [Move] { storage.moves }
 
     /// Creates a change from its parts. The arrays may be given in any order; they are stored
     /// sorted. `modifications` and `modificationsInNew` must have the same length.

@@ -11,8 +11,10 @@ extension LiveCollection {
     /// undo each other, as `+` and `-` do for a sum: for every aggregate `a` and element `e`,
     /// `removing(adding(a, e), e) == a`.
     ///
-    /// The value is published (observers called) only when it or a status changes. The result
-    /// keeps this collection alive; the collection does not keep the result alive.
+    /// Observers are called only when the aggregate or a status changes. While nobody observes
+    /// the result, a commit only folds (the result catches up when read), so an unobserved
+    /// aggregate adds just the fold to each commit. The result keeps this collection alive; the
+    /// collection does not keep the result alive.
     /// - Complexity: O(k) per commit of k changed elements; O(n) once, at creation.
     @inlinable
     public func reduce<Result: Sendable & Equatable>(
@@ -20,56 +22,68 @@ extension LiveCollection {
         adding: @escaping @Sendable (Result, Element) -> Result,
         removing: @escaping @Sendable (Result, Element) -> Result
     ) -> LiveObject<Result> {
-        let derived = LiveObjectSource<Result>()
+        reduction(initial) { aggregate, removed, added in
+            if let removed { aggregate = removing(aggregate, removed) }
+            if let added { aggregate = adding(aggregate, added) }
+        }
+    }
+
+    /// The reduction behind ``reduce(_:adding:removing:)`` and ``sum(of:)``: `replace` takes one
+    /// element out of the aggregate and/or puts one in (a modification does both in one call).
+    @inlinable
+    func reduction<Result: Sendable & Equatable>(
+        _ initial: Result,
+        replace: @escaping @Sendable (inout Result, _ removed: Element?, _ added: Element?) -> Void
+    ) -> LiveObject<Result> {
+        let cell = ReductionCell<Result>(aggregate: initial, collection: source.center)
+        // Unobserved, the derived value is brought current when read; observed, after every
+        // commit that changes the aggregate.
+        let derived = LiveObjectSource<Result>(
+            upstream: ObservationCenter.Upstream(
+                catchUp: { center in cell.publish(into: center) },
+                setObserved: { observed in cell.setObserved(observed) }))
         weak let weakDerived = derived
-        // The newest aggregate and whether the derived value has yet to receive it. Written
-        // during commits (under the collection's lock), read when publishing after them.
-        let memory = Mutex(ReductionMemory(aggregate: initial))
         source.center.attach { state in
             let elements = SnapshotBox<[Element]>.unbox(state.snapshot)
-            memory.withLock { $0.record(elements.reduce(initial, adding), state) }
+            // Under the collection's lock, like every access to the memory.
+            let whole = elements.reduce(into: initial) { aggregate, element in replace(&aggregate, nil, element) }
+            cell.memory.pointee.record(whole, state)
             return ObservationCenter.Reducer(
-                fold: { oldState, newState, change in
-                    guard weakDerived != nil else { return false }
-                    let old = SnapshotBox<[Element]>.unbox(oldState.snapshot)
-                    let new = SnapshotBox<[Element]>.unbox(newState.snapshot)
-                    memory.withLock { memory in
-                        var aggregate = memory.aggregate
-                        for index in change.deletions { aggregate = removing(aggregate, old[index]) }
-                        for (from, to) in zip(change.modifications, change.modificationsInNew) {
-                            aggregate = adding(removing(aggregate, old[from]), new[to])
+                fold: { (oldState: borrowing ObservationCenter.Reducer.Old, newState: borrowing LiveState, change) in
+                    guard cell.isAlive.load(ordering: .relaxed) else { return .gone }
+                    // The fold runs under the collection's lock, which guards the memory.
+                    let memory = cell.memory
+                    var aggregate = memory.pointee.aggregate
+                    if change.storage !== CollectionChange.Storage.empty {
+                        // Index through the boxes: no array is copied or retained.
+                        let old = unsafeDowncast(oldState.snapshot, to: SnapshotBox<[Element]>.self)
+                        let new = unsafeDowncast(newState.snapshot, to: SnapshotBox<[Element]>.self)
+                        for index in change.storage.deletions { replace(&aggregate, old.value[index], nil) }
+                        for (from, to) in zip(change.storage.modifications, change.storage.modificationsInNew) {
+                            replace(&aggregate, old.value[from], new.value[to])
                         }
-                        for move in change.moves where move.isModified {
-                            aggregate = adding(removing(aggregate, old[move.from]), new[move.to])
+                        for move in change.storage.moves where move.isModified {
+                            replace(&aggregate, old.value[move.from], new.value[move.to])
                         }
-                        for index in change.insertions { aggregate = adding(aggregate, new[index]) }
-                        if aggregate != memory.aggregate || newState.dataStatus != oldState.dataStatus
-                            || newState.loadingStatus != oldState.loadingStatus || newState.error != nil
-                        {
-                            memory.record(aggregate, newState)
-                        }
+                        for index in change.storage.insertions { replace(&aggregate, nil, new.value[index]) }
                     }
-                    return true
+                    guard
+                        aggregate != memory.pointee.aggregate || newState.dataStatus != oldState.dataStatus
+                            || newState.loadingStatus != oldState.loadingStatus || newState.error != nil
+                    else { return .quiet }
+                    memory.pointee.record(aggregate, newState)
+                    return memory.pointee.isObserved ? .publish : .quiet
                 },
                 publish: {
                     guard let derived = weakDerived else { return }
-                    derived.center.commit { current in
-                        let latest = memory.withLock { memory in
-                            defer { memory.isPending = false }
-                            return memory
-                        }
-                        guard latest.isPending else { return nil }
-                        var next = current
-                        next.snapshot = SnapshotBox<Result?>(latest.aggregate)
-                        next.dataStatus = latest.dataStatus
-                        next.loadingStatus = latest.loadingStatus
-                        next.error = latest.error ?? current.error
-                        return (next, .empty)
-                    }
+                    cell.publish(into: derived.center)
                 },
-                isAlive: { weakDerived != nil })
+                isAlive: { cell.isAlive.load(ordering: .relaxed) })
         }
+        // The derived value keeps this collection alive; when it goes, the reducer is dropped at
+        // the next commit.
         derived.retain(source)
+        derived.retain(ReductionCell<Result>.Lifetime(cell))
         return derived.object
     }
 
@@ -80,7 +94,10 @@ extension LiveCollection {
     public func sum<Number: AdditiveArithmetic & Sendable>(
         of value: @escaping @Sendable (Element) -> Number
     ) -> LiveObject<Number> {
-        reduce(.zero, adding: { $0 + value($1) }, removing: { $0 - value($1) })
+        reduction(.zero) { sum, removed, added in
+            if let removed { sum -= value(removed) }
+            if let added { sum += value(added) }
+        }
     }
 
     /// The live number of elements satisfying `predicate`, maintained incrementally.
@@ -91,8 +108,85 @@ extension LiveCollection {
     }
 }
 
+/// The state of one incremental reduction, shared by the fold (run inside the collection's
+/// commits) and the derived value it publishes to.
+///
+/// The memory is guarded by the collection's lock: the fold runs under it, and everything else
+/// takes it (``ObservationCenter/withLock(_:)``). One lock per commit, not two.
+@usableFromInline
+final class ReductionCell<Result: Sendable & Equatable>: @unchecked Sendable {
+    /// Guarded by `collection`'s lock.
+    @usableFromInline let memory: UnsafeMutablePointer<ReductionMemory<Result>>
+    /// The collection folded (weak: it holds this cell through its reducer).
+    @usableFromInline weak let collection: ObservationCenter?
+    /// Cleared when the derived value goes; the next fold then drops the reducer.
+    @usableFromInline let isAlive = Atomic(true)
+
+    @inlinable
+    init(aggregate: Result, collection: ObservationCenter) {
+        memory = .allocate(capacity: 1)
+        memory.initialize(to: ReductionMemory(aggregate: aggregate))
+        self.collection = collection
+    }
+
+    @inlinable
+    deinit {
+        memory.deinitialize(count: 1)
+        memory.deallocate()
+    }
+
+    /// Runs `body` on the memory under the collection's lock (or alone, once the collection
+    /// is gone and no fold can run).
+    @inlinable
+    func withMemory<Value>(_ body: (inout ReductionMemory<Result>) -> Value) -> Value {
+        guard let collection else { return body(&memory.pointee) }
+        return collection.withLock { body(&memory.pointee) }
+    }
+
+    @inlinable
+    func setObserved(_ observed: Bool) {
+        withMemory { $0.isObserved = observed }
+    }
+
+    /// Commits the newest aggregate (with the collection's statuses) into `center`, the derived
+    /// value's, unless it has it already. Reads the aggregate inside that commit, so concurrent
+    /// publishers never commit an older aggregate after a newer one.
+    @inlinable
+    func publish(into center: ObservationCenter) {
+        guard withMemory({ $0.isPending }) else { return }
+        center.commit { state in
+            let latest = withMemory { memory -> ReductionMemory<Result>? in
+                guard memory.isPending else { return nil }
+                memory.isPending = false
+                return memory
+            }
+            guard let latest else { return nil }
+            state.snapshot = SnapshotBox<Result?>(latest.aggregate)
+            state.dataStatus = latest.dataStatus
+            state.loadingStatus = latest.loadingStatus
+            state.error = latest.error ?? state.error
+            return .empty
+        }
+    }
+
+    /// Kept by the derived value: when released, tells the fold that nobody wants the
+    /// aggregate any more.
+    @usableFromInline
+    final class Lifetime: Sendable {
+        let cell: ReductionCell
+
+        @usableFromInline
+        init(_ cell: ReductionCell) {
+            self.cell = cell
+        }
+
+        deinit { cell.isAlive.store(false, ordering: .relaxed) }
+    }
+}
+
 /// What an incremental reduction remembers between commits: the newest aggregate, the
-/// collection's statuses with it, and whether the derived value has yet to receive them.
+/// collection's statuses with it, whether the derived value has yet to receive them, and
+/// whether anyone observes it.
 @usableFromInline
 struct ReductionMemory<Result: Sendable>: Sendable {
     @usableFromInline var aggregate: Result
@@ -100,6 +194,7 @@ struct ReductionMemory<Result: Sendable>: Sendable {
     @usableFromInline var loadingStatus: LoadingStatus = .notLoading
     @usableFromInline var error: (any Error)?
     @usableFromInline var isPending = true
+    @usableFromInline var isObserved = false
 
     @inlinable
     init(aggregate: Result) {

@@ -22,13 +22,12 @@ extension LiveObject {
             derived?.center.commit { state in
                 let (first, second) = latest.withLock { $0 }
                 guard let first, let second else { return nil }
-                var state = state
                 state.snapshot = SnapshotBox(
                     transform(SnapshotBox<Value?>.unbox(first.snapshot), SnapshotBox<Other?>.unbox(second.snapshot)))
                 state.dataStatus = Self.combine(first.dataStatus, second.dataStatus)
                 state.loadingStatus = Self.combine(first.loadingStatus, second.loadingStatus)
                 state.error = first.error ?? second.error ?? state.error
-                return (state, .empty)
+                return .empty
             }
         }
         let firstToken = source.center.observe(on: .synchronous) { [weak derived] delivery in

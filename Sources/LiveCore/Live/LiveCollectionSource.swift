@@ -62,26 +62,26 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
         hasNext: Bool? = nil, hasPrevious: Bool? = nil, error: (any Error)? = nil
     ) {
         center.commit { state in
-            var state = state
-            var delta = CollectionChange.empty
+            let delta: CollectionChange
             if let snapshots {
-                let current = SnapshotBox<[Element]>.unbox(state.snapshot)
                 if let change {
                     assert(
-                        change.isValid(oldCount: current.count, newCount: snapshots.count),
-                        "\(change) does not fit \(current.count) -> \(snapshots.count) elements")
+                        Self.fits(change, from: state, to: snapshots),
+                        "\(change) does not fit the current elements -> \(snapshots.count) elements")
                     delta = change
                 } else {
-                    delta = CollectionChange(from: current, to: snapshots)
+                    delta = CollectionChange(from: SnapshotBox<[Element]>.unbox(state.snapshot), to: snapshots)
                 }
-                state.snapshot = SnapshotBox(snapshots)
+                state.replaceSnapshot(with: SnapshotBox(snapshots))
+            } else {
+                delta = .empty
             }
             if let dataStatus { state.dataStatus = dataStatus }
             if let loadingStatus { state.loadingStatus = loadingStatus }
             if let hasNext { state.hasNext = hasNext }
             if let hasPrevious { state.hasPrevious = hasPrevious }
             if let error { state.error = error }
-            return (state, delta)
+            return delta
         }
     }
 
@@ -90,13 +90,18 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
     @inlinable
     public func update(_ transform: ([Element]) -> [Element]) {
         center.commit { state in
-            var state = state
             let current = SnapshotBox<[Element]>.unbox(state.snapshot)
             let snapshots = transform(current)
             let change = CollectionChange(from: current, to: snapshots)
-            state.snapshot = SnapshotBox(snapshots)
-            return (state, change)
+            state.replaceSnapshot(with: SnapshotBox(snapshots))
+            return change
         }
+    }
+
+    /// Whether `change` fits the current elements of `state` and `snapshots` (debug checks).
+    @usableFromInline
+    static func fits(_ change: CollectionChange, from state: LiveState, to snapshots: [Element]) -> Bool {
+        change.isValid(oldCount: SnapshotBox<[Element]>.unbox(state.snapshot).count, newCount: snapshots.count)
     }
 
     var pager: (any LiveCollectionPaging)? { pagerBox.withLock { $0 } }

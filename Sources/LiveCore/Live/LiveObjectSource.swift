@@ -32,6 +32,17 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
         retained = Mutex(owner.map { [$0] } ?? [])
     }
 
+    /// Creates a source whose state comes from `upstream` (see ``ObservationCenter/Upstream``):
+    /// it starts empty (`.notExist`) and is brought current when read or observed.
+    @usableFromInline
+    init(upstream: ObservationCenter.Upstream) {
+        center = ObservationCenter(
+            state: LiveState(
+                snapshot: SnapshotBox<Value?>(nil), dataStatus: .notExist, loadingStatus: .notLoading, error: nil),
+            upstream: upstream)
+        retained = Mutex([])
+    }
+
     /// A handle on this source, showing its newest state.
     public var object: LiveObject<Value> { LiveObject(source: self, pinned: nil) }
 
@@ -53,12 +64,11 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
         loadingStatus: LoadingStatus? = nil, error: (any Error)? = nil
     ) {
         center.commit { state in
-            var state = state
             if case .some(let value) = snapshot { state.snapshot = SnapshotBox(value) }
             if let dataStatus { state.dataStatus = dataStatus }
             if let loadingStatus { state.loadingStatus = loadingStatus }
             if let error { state.error = error }
-            return (state, .empty)
+            return .empty
         }
     }
 
@@ -67,9 +77,8 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
     @inlinable
     public func update(_ transform: (Value?) -> Value?) {
         center.commit { state in
-            var state = state
             state.snapshot = SnapshotBox(transform(SnapshotBox<Value?>.unbox(state.snapshot)))
-            return (state, .empty)
+            return .empty
         }
     }
 

@@ -28,6 +28,31 @@ struct LiveState: Sendable {
     @usableFromInline var error: (any Error)?
     @usableFromInline var hasNext: Bool = false
     @usableFromInline var hasPrevious: Bool = false
+    /// Set only while a commit is under way: the box ``replaceSnapshot(with:)`` took out, moved
+    /// rather than copied, so that the commit's reducers read the old elements without another
+    /// reference being counted. The commit clears it before anyone else sees the state.
+    @usableFromInline var retired: (any AnyObject & Sendable)?
+
+    @inlinable
+    init(
+        snapshot: any AnyObject & Sendable, dataStatus: DataStatus, loadingStatus: LoadingStatus,
+        error: (any Error)?, hasNext: Bool = false, hasPrevious: Bool = false
+    ) {
+        self.snapshot = snapshot
+        self.dataStatus = dataStatus
+        self.loadingStatus = loadingStatus
+        self.error = error
+        self.hasNext = hasNext
+        self.hasPrevious = hasPrevious
+    }
+
+    /// Replaces the snapshot box during a commit, keeping the old one in ``retired``.
+    @inlinable
+    mutating func replaceSnapshot(with box: any AnyObject & Sendable) {
+        var box = box
+        swap(&snapshot, &box)
+        retired = box
+    }
 }
 
 /// One delivery to one observer: the state it leads to, and the change from the state that

@@ -11,18 +11,38 @@ final class ObservationCenter: Sendable {
     /// (see `LiveCollection.reduce`). Made by inlinable code, so both closures are specialized
     /// for the caller's types.
     @usableFromInline
-    struct Reducer: Sendable {
-        /// Folds one commit (old state, new state, change) in; returns `false` once the reducer
-        /// is no longer wanted, and is then dropped.
-        @usableFromInline let fold: @Sendable (LiveState, LiveState, CollectionChange) -> Bool
-        /// Publishes the newest aggregate; called after the commit, outside the lock.
+    final class Reducer: Sendable {
+        /// What a fold asks of the commit.
+        @usableFromInline
+        enum Verdict: Sendable {
+            /// Nothing to publish (the aggregate is unchanged, or nobody observes it).
+            case quiet
+            /// Call ``Reducer/publish`` after the commit, outside the lock.
+            case publish
+            /// The aggregate is no longer wanted: drop the reducer.
+            case gone
+        }
+
+        /// What a fold sees of the state before the commit.
+        @usableFromInline
+        struct Old: Sendable {
+            /// The old snapshot's box.
+            @usableFromInline let snapshot: any AnyObject & Sendable
+            @usableFromInline let dataStatus: DataStatus
+            @usableFromInline let loadingStatus: LoadingStatus
+        }
+
+        /// Folds one commit (old state, new state, change) in.
+        @usableFromInline let fold: @Sendable (borrowing Old, borrowing LiveState, CollectionChange) -> Verdict
+        /// Publishes the newest aggregate if it has not been published yet; called after the
+        /// commit, outside the lock.
         @usableFromInline let publish: @Sendable () -> Void
-        /// Whether the aggregate is still wanted (its derived value exists).
+        /// Whether the aggregate is still wanted; asked only after a fold answered `.gone`.
         @usableFromInline let isAlive: @Sendable () -> Bool
 
         @inlinable
         init(
-            fold: @escaping @Sendable (LiveState, LiveState, CollectionChange) -> Bool,
+            fold: @escaping @Sendable (borrowing Old, borrowing LiveState, CollectionChange) -> Verdict,
             publish: @escaping @Sendable () -> Void,
             isAlive: @escaping @Sendable () -> Bool
         ) {
@@ -32,47 +52,96 @@ final class ObservationCenter: Sendable {
         }
     }
 
+    /// Where a value computed from another one (an incremental reduction) gets its state when
+    /// it is not pushed on every upstream commit: unobserved, such a value is brought current
+    /// only when read. Both closures run with no lock of this center held except where noted.
+    @usableFromInline
+    struct Upstream: Sendable {
+        /// Commits into the given center (this one) whatever upstream has not published yet.
+        @usableFromInline let catchUp: @Sendable (ObservationCenter) -> Void
+        /// Told, under this center's lock, when the first observer registers (`true`) and when
+        /// the last one leaves (`false`); upstream publishes on every commit only in between.
+        @usableFromInline let setObserved: @Sendable (Bool) -> Void
+
+        @inlinable
+        init(
+            catchUp: @escaping @Sendable (ObservationCenter) -> Void,
+            setObserved: @escaping @Sendable (Bool) -> Void
+        ) {
+            self.catchUp = catchUp
+            self.setObserved = setObserved
+        }
+    }
+
     private struct Storage: Sendable {
         var state: LiveState
         var registry = ObserverRegistry()
         var reducers: [Reducer] = []
     }
     private let storage: Mutex<Storage>
+    private let upstream: Upstream?
 
-    init(state: LiveState) {
+    @usableFromInline
+    init(state: LiveState, upstream: Upstream? = nil) {
         storage = Mutex(Storage(state: state))
+        self.upstream = upstream
     }
 
     /// The newest state.
     var state: LiveState {
-        storage.withLock { $0.state }
-    }
-
-    /// Runs `body` with the current state, under the lock: no commit happens meanwhile.
-    func withCurrentState<Result>(_ body: (LiveState) -> Result) -> Result {
-        storage.withLock { body($0.state) }
+        upstream?.catchUp(self)
+        return storage.withLock { $0.state }
     }
 
     var observerCount: Int {
         storage.withLock { $0.registry.observerCount }
     }
 
-    /// Commits a new state. `makeState` receives the current state and returns the new one with
-    /// the change leading to it (`.empty` when only statuses changed), or `nil` to commit
-    /// nothing. It runs under the lock, so read-modify-write commits from several threads never
-    /// lose updates.
+    /// Commits a new state. `makeState` receives the current state to update in place and returns
+    /// the change leading to the new one (`.empty` when only statuses changed), or `nil` — having
+    /// changed nothing — to commit nothing. It runs under the lock, so read-modify-write commits
+    /// from several threads never lose updates.
+    ///
+    /// - Complexity: O(1) with no observers and no reducers; otherwise O(observers) plus the
+    ///   reducers' folds.
     @usableFromInline
-    func commit(_ makeState: (LiveState) -> (LiveState, CollectionChange)?) {
+    func commit(_ makeState: (inout LiveState) -> CollectionChange?) {
+        // The common cases touch nothing but the state: no arrays are built, nothing is returned.
         let outcome = storage.withLock { storage -> (ObserverRegistry.Effects, [Reducer])? in
-            guard let (newState, change) = makeState(storage.state) else { return nil }
-            let oldState = storage.state
-            storage.state = newState
-            // Fold without mutating the array (it is shared with the previous commit's
-            // publishers); drop reducers only in the rare commit where one has gone.
+            if storage.reducers.isEmpty {
+                guard let change = makeState(&storage.state) else { return nil }
+                storage.state.retired = nil
+                guard !storage.registry.isEmpty else { return nil }
+                return (storage.registry.commit(change), [])
+            }
+            let (oldDataStatus, oldLoadingStatus) = (storage.state.dataStatus, storage.state.loadingStatus)
+            guard let change = makeState(&storage.state) else { return nil }
+            // What the folds need of the old state: its snapshot (moved out of the commit's
+            // `retired` slot, or the current one when the commit kept it) and statuses.
+            let old = Reducer.Old(
+                snapshot: storage.state.retired.take() ?? storage.state.snapshot, dataStatus: oldDataStatus,
+                loadingStatus: oldLoadingStatus)
+            var publishes = false
             var gone = false
-            for reducer in storage.reducers where !reducer.fold(oldState, newState, change) { gone = true }
+            storage.reducers.withUnsafeBufferPointer { reducers in
+                for index in reducers.indices {
+                    // The array keeps each reducer alive throughout, so fold without retaining it:
+                    // at a few nanoseconds per commit, reference counting is most of a fold's cost.
+                    let verdict = Unmanaged.passUnretained(reducers[index])._withUnsafeGuaranteedRef {
+                        $0.fold(old, storage.state, change)
+                    }
+                    switch verdict {
+                    case .quiet: break
+                    case .publish: publishes = true
+                    case .gone: gone = true
+                    }
+                }
+            }
             if gone { storage.reducers.removeAll { !$0.isAlive() } }
-            return (storage.registry.commit(change), storage.reducers)
+            if storage.registry.isEmpty && !publishes { return nil }
+            // Each reducer publishes only what it has pending, so handing out all is harmless.
+            let effects = storage.registry.isEmpty ? ObserverRegistry.Effects() : storage.registry.commit(change)
+            return (effects, publishes ? storage.reducers : [])
         }
         guard let (effects, reducers) = outcome else { return }
         for reducer in reducers { reducer.publish() }
@@ -81,15 +150,19 @@ final class ObservationCenter: Sendable {
     }
 
     /// Registers the reducer `make` builds from the current state, atomically with respect to
-    /// commits, and publishes its first aggregate.
+    /// commits.
     @usableFromInline
     func attach(_ make: (LiveState) -> Reducer) {
-        let reducer = storage.withLock { storage in
-            let reducer = make(storage.state)
-            storage.reducers.append(reducer)
-            return reducer
+        storage.withLock { storage in
+            storage.reducers.append(make(storage.state))
         }
-        reducer.publish()
+    }
+
+    /// Runs `body` under this value's lock: no commit (and no reducer's fold) runs meanwhile.
+    /// Lets a reducer keep its memory under the lock its fold already runs under.
+    @usableFromInline
+    func withLock<Result>(_ body: () -> Result) -> Result {
+        storage.withLock { _ in body() }
     }
 
     // MARK: Push observers
@@ -104,11 +177,14 @@ final class ObservationCenter: Sendable {
         (id, drain) = storage.withLock { storage in
             let id = storage.registry.upcomingID
             let drain: @Sendable () -> Void = { [self] in self.drain(id, observer) }
-            return (storage.registry.addObserver(context: context, drain: drain), drain)
+            _ = storage.registry.addObserver(context: context, drain: drain)
+            if storage.registry.observerCount == 1 { upstream?.setObserved(true) }
+            return (id, drain)
         }
+        upstream?.catchUp(self)
         let token = NotificationToken { [self] in
             observer.close()
-            _ = storage.withLock { $0.registry.remove(id) }
+            _ = storage.withLock { storage in self.remove(id, from: &storage) }
         }
         Self.schedule(drain, in: context)
         return token
@@ -137,11 +213,25 @@ final class ObservationCenter: Sendable {
     // MARK: Pull observers (async iterators)
 
     func addIterator() -> Int {
-        storage.withLock { $0.registry.addIterator() }
+        let id = storage.withLock { storage in
+            let id = storage.registry.addIterator()
+            if storage.registry.observerCount == 1 { upstream?.setObserved(true) }
+            return id
+        }
+        upstream?.catchUp(self)
+        return id
     }
 
     func removeIterator(_ id: Int) {
-        storage.withLock { $0.registry.remove(id) }?.resume()
+        storage.withLock { storage in remove(id, from: &storage) }?.resume()
+    }
+
+    /// Removes observer `id` (under the lock); tells upstream when it was the last one.
+    private func remove(_ id: Int, from storage: inout Storage) -> CheckedContinuation<Void, Never>? {
+        let observerCount = storage.registry.observerCount
+        let waiter = storage.registry.remove(id)
+        if observerCount == 1 && storage.registry.observerCount == 0 { upstream?.setObserved(false) }
+        return waiter
     }
 
     /// The next delivery for iterator `id`, waiting for a commit if none is pending; `nil` once

@@ -73,6 +73,9 @@ struct ObserverRegistry: Sendable {
     /// The number of registered observers and iterators.
     var observerCount: Int { entries.count }
 
+    /// Whether no observer or iterator is registered.
+    var isEmpty: Bool { entries.isEmpty }
+
     /// The id the next registration will get.
     var upcomingID: Int { nextID }
 

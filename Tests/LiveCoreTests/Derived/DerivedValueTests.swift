@@ -48,6 +48,15 @@ import Testing
             let sum = source.collection.sum { $0.value }
             let evens = source.collection.count { $0.value % 2 == 0 }
             let label = sum.combineLatest(evens) { "\($0 ?? -1)/\($1 ?? -1)" }
+            let histogram = source.collection.reduce(
+                [Int: Int](),
+                adding: { histogram, item in histogram.merging([item.value: 1], uniquingKeysWith: +) },
+                removing: { histogram, item in
+                    var histogram = histogram
+                    histogram[item.value, default: 0] -= 1
+                    if histogram[item.value] == 0 { histogram[item.value] = nil }
+                    return histogram
+                })
             for _ in 0..<50 {
                 let rate = Double.random(in: 0...0.5, using: &generator)
                 current = ChangeScenario.mutate(current, rate: rate, nextId: &nextId, using: &generator)
@@ -58,6 +67,8 @@ import Testing
                 #expect(sum.snapshot == expectedSum, "seed \(seed)")
                 #expect(evens.snapshot == expectedEvens, "seed \(seed)")
                 #expect(label.snapshot == "\(expectedSum)/\(expectedEvens)", "seed \(seed)")
+                let expectedHistogram = Dictionary(current.map { ($0.value, 1) }, uniquingKeysWith: +)
+                #expect(histogram.snapshot == expectedHistogram, "seed \(seed)")
             }
         }
     }
