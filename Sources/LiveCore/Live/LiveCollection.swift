@@ -17,8 +17,9 @@
 public final class LiveCollection<Element: Identifiable & Equatable & Sendable>: Sendable {
     @usableFromInline let source: LiveCollectionSource<Element>
     /// The state shown by a handle passed into a callback; `nil` for live handles.
-    private let pinned: LiveState?
+    @usableFromInline let pinned: LiveState?
 
+    @usableFromInline
     init(source: LiveCollectionSource<Element>, pinned: LiveState?) {
         self.source = source
         self.pinned = pinned
@@ -37,28 +38,31 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
         self.init(source: source, pinned: nil)
     }
 
-    private var state: LiveState { pinned ?? source.center.state }
+    // The readers are inlinable so that they run specialized for `Element` in the caller's
+    // module: unspecialized, every read would look up generic metadata (a hashed cache lookup).
+    @inlinable var state: LiveState { pinned ?? source.center.state }
 
     /// The elements.
-    public var snapshots: [Element] { SnapshotBox<[Element]>.unbox(state.snapshot) }
+    @inlinable public var snapshots: [Element] { SnapshotBox<[Element]>.unbox(state.snapshot) }
     /// The number of elements.
-    public var count: Int { snapshots.count }
+    @inlinable public var count: Int { snapshots.count }
     /// The element at `index`, or `nil` when `index` is out of range.
     /// - Complexity: O(1).
+    @inlinable
     public func object(at index: Int) -> Element? {
         let snapshot = snapshots
         return snapshot.indices.contains(index) ? snapshot[index] : nil
     }
     /// Where the data comes from.
-    public var dataStatus: DataStatus { state.dataStatus }
+    @inlinable public var dataStatus: DataStatus { state.dataStatus }
     /// Whether a page load is under way.
-    public var loadingStatus: LoadingStatus { state.loadingStatus }
+    @inlinable public var loadingStatus: LoadingStatus { state.loadingStatus }
     /// The last error reported, if any.
-    public var error: (any Error)? { state.error }
+    @inlinable public var error: (any Error)? { state.error }
     /// Whether more elements can be loaded after the last one (``nextPage()``).
-    public var hasNext: Bool { state.hasNext }
+    @inlinable public var hasNext: Bool { state.hasNext }
     /// Whether more elements can be loaded before the first one (``previousPage()``).
-    public var hasPrevious: Bool { state.hasPrevious }
+    @inlinable public var hasPrevious: Bool { state.hasPrevious }
 
     /// Asks the backing to load the next page. Does nothing when there is no backing.
     public func nextPage() { source.pager?.loadNextPage() }
@@ -80,6 +84,7 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
     /// Observes in the given context. The block first receives the current state with a `nil`
     /// change, then each change; per observer, calls never overlap and keep commit order.
     @discardableResult
+    @inlinable
     public func observe(
         on context: DeliveryContext,
         _ block: @escaping @Sendable (LiveCollection<Element>, CollectionChange?, (any Error)?) -> Void

@@ -36,7 +36,7 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
     public var collection: LiveCollection<Element> { LiveCollection(source: self, pinned: nil) }
 
     /// The newest elements.
-    public var snapshots: [Element] { SnapshotBox<[Element]>.unbox(center.state.snapshot) }
+    @inlinable public var snapshots: [Element] { SnapshotBox<[Element]>.unbox(center.state.snapshot) }
 
     /// Whether any observer or async iterator is registered.
     public var isObserved: Bool { center.observerCount > 0 }

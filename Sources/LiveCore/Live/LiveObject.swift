@@ -10,9 +10,9 @@
 ///
 /// A handle keeps its source (and through it, the client behind it) alive. Thread-safe.
 public final class LiveObject<Value: Sendable>: Sendable {
-    let source: LiveObjectSource<Value>
+    @usableFromInline let source: LiveObjectSource<Value>
     /// The state shown by a handle passed into a callback; `nil` for live handles.
-    private let pinned: LiveState?
+    @usableFromInline let pinned: LiveState?
 
     @usableFromInline
     init(source: LiveObjectSource<Value>, pinned: LiveState?) {
@@ -25,18 +25,20 @@ public final class LiveObject<Value: Sendable>: Sendable {
         self.init(source: LiveObjectSource(snapshot: value, dataStatus: .fresh), pinned: nil)
     }
 
-    private var state: LiveState { pinned ?? source.center.state }
+    // The readers are inlinable so that they run specialized for `Value` in the caller's
+    // module: unspecialized, every read would look up generic metadata (a hashed cache lookup).
+    @inlinable var state: LiveState { pinned ?? source.center.state }
 
     /// The value, or `nil` when it does not exist (yet).
-    public var snapshot: Value? { SnapshotBox<Value?>.unbox(state.snapshot) }
+    @inlinable public var snapshot: Value? { SnapshotBox<Value?>.unbox(state.snapshot) }
     /// The value; the Amity SDK's name for ``snapshot``.
-    public var object: Value? { snapshot }
+    @inlinable public var object: Value? { snapshot }
     /// Where the data comes from.
-    public var dataStatus: DataStatus { state.dataStatus }
+    @inlinable public var dataStatus: DataStatus { state.dataStatus }
     /// Whether a request for the data is under way.
-    public var loadingStatus: LoadingStatus { state.loadingStatus }
+    @inlinable public var loadingStatus: LoadingStatus { state.loadingStatus }
     /// The last error reported, if any.
-    public var error: (any Error)? { state.error }
+    @inlinable public var error: (any Error)? { state.error }
 
     /// Observes on the main actor. The block first receives the current state, then each change.
     /// - Returns: a token; keep it to keep observing (it also keeps this object alive).
@@ -52,6 +54,7 @@ public final class LiveObject<Value: Sendable>: Sendable {
     /// Observes in the given context. The block first receives the current state, then each
     /// change; per observer, calls never overlap and keep commit order.
     @discardableResult
+    @inlinable
     public func observe(
         on context: DeliveryContext,
         _ block: @escaping @Sendable (LiveObject<Value>, (any Error)?) -> Void

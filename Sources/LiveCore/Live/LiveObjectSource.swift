@@ -47,7 +47,7 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
     public var object: LiveObject<Value> { LiveObject(source: self, pinned: nil) }
 
     /// The newest snapshot.
-    public var snapshot: Value? { SnapshotBox<Value?>.unbox(center.state.snapshot) }
+    @inlinable public var snapshot: Value? { SnapshotBox<Value?>.unbox(center.state.snapshot) }
 
     /// Whether any observer or async iterator is registered.
     public var isObserved: Bool { center.observerCount > 0 }

@@ -57,7 +57,8 @@ struct LiveState: Sendable {
 
 /// One delivery to one observer: the state it leads to, and the change from the state that
 /// observer saw last (`nil` for its first delivery).
+@usableFromInline
 struct Delivery: Sendable {
-    var state: LiveState
-    var change: CollectionChange?
+    @usableFromInline var state: LiveState
+    @usableFromInline var change: CollectionChange?
 }

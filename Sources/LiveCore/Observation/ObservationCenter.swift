@@ -88,6 +88,7 @@ final class ObservationCenter: Sendable {
     }
 
     /// The newest state.
+    @usableFromInline
     var state: LiveState {
         upstream?.catchUp(self)
         return storage.withLock { $0.state }
@@ -146,7 +147,7 @@ final class ObservationCenter: Sendable {
         guard let (effects, reducers) = outcome else { return }
         for reducer in reducers { reducer.publish() }
         for waiter in effects.toWake { waiter.resume() }
-        for (context, drain) in effects.toSchedule { Self.schedule(drain, in: context) }
+        for drain in effects.toSchedule { Self.schedule(drain.run, in: drain.context) }
     }
 
     /// Registers the reducer `make` builds from the current state, atomically with respect to
@@ -168,6 +169,7 @@ final class ObservationCenter: Sendable {
     // MARK: Push observers
 
     /// Registers `callback`; its first delivery carries the current state and a `nil` change.
+    @usableFromInline
     func observe(
         on context: DeliveryContext, _ callback: @escaping @Sendable (Delivery) -> Void
     ) -> NotificationToken {
@@ -227,7 +229,7 @@ final class ObservationCenter: Sendable {
     }
 
     /// Removes observer `id` (under the lock); tells upstream when it was the last one.
-    private func remove(_ id: Int, from storage: inout Storage) -> CheckedContinuation<Void, Never>? {
+    private func remove(_ id: Int, from storage: inout Storage) -> ObserverRegistry.Waiter? {
         let observerCount = storage.registry.observerCount
         let waiter = storage.registry.remove(id)
         if observerCount == 1 && storage.registry.observerCount == 0 { upstream?.setObserved(false) }
@@ -250,7 +252,8 @@ final class ObservationCenter: Sendable {
             }
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                    if !storage.withLock({ $0.registry.park(id, waiter) }) { waiter.resume() }
+                    let parked = ObserverRegistry.Waiter(waiter)
+                    if !storage.withLock({ $0.registry.park(id, parked) }) { parked.resume() }
                 }
             } onCancel: {
                 removeIterator(id)

@@ -22,10 +22,27 @@ struct ObserverRegistry: Sendable {
     /// themselves and may park a continuation to be woken by the next commit.
     enum Kind: Sendable {
         case push(context: DeliveryContext, drain: @Sendable () -> Void)
-        case pull(waiter: CheckedContinuation<Void, Never>?)
+        case pull(waiter: Waiter?)
+    }
+
+    /// A parked iterator's continuation, boxed: `CheckedContinuation`'s layout is resilient, and
+    /// an entry holding one inline would be copied and switched over through runtime witnesses
+    /// on every commit, for every observer.
+    final class Waiter: Sendable {
+        private let continuation: CheckedContinuation<Void, Never>
+
+        init(_ continuation: CheckedContinuation<Void, Never>) {
+            self.continuation = continuation
+        }
+
+        func resume() {
+            continuation.resume()
+        }
     }
 
     struct Entry: Sendable {
+        /// Removed: a hole in the table, skipped until the table is compacted.
+        var isRemoved = false
         var pending: Pending = .initial
         /// Push observers: a drain is queued or running.
         var isScheduled = false
@@ -49,12 +66,19 @@ struct ObserverRegistry: Sendable {
         }
     }
 
+    /// A push observer's drain to run in its context. A struct, not a tuple: a closure stored in
+    /// an array of tuples is re-abstracted (a thunk allocated) on the way in and on the way out.
+    struct Drain: Sendable {
+        let context: DeliveryContext
+        let run: @Sendable () -> Void
+    }
+
     /// What the owner must do after a commit, outside the lock.
     struct Effects: Sendable {
         /// Drains to run, each in its context (each observer was idle).
-        var toSchedule: [(context: DeliveryContext, drain: @Sendable () -> Void)] = []
+        var toSchedule: [Drain] = []
         /// Parked iterators to wake.
-        var toWake: [CheckedContinuation<Void, Never>] = []
+        var toWake: [Waiter] = []
     }
 
     /// The outcome of taking an observer's pending delivery.
@@ -67,43 +91,82 @@ struct ObserverRegistry: Sendable {
         case deliver(CollectionChange?)
     }
 
-    private var entries: [Int: Entry] = [:]
+    // Entries in registration order. Ids only grow, so `ids` is sorted and an id is found by
+    // binary search: cheaper than hashing it, twice per delivery. A removed entry leaves a hole
+    // (`isRemoved`) until holes make up half of the table, which is then compacted — so removing
+    // many observers costs amortized O(1) each, not a shift of the table each.
+    private var ids: [Int] = []
+    private var entries: [Entry] = []
+    private var holes = 0
     private var nextID = 0
 
     /// The number of registered observers and iterators.
-    var observerCount: Int { entries.count }
+    var observerCount: Int { ids.count - holes }
 
     /// Whether no observer or iterator is registered.
-    var isEmpty: Bool { entries.isEmpty }
+    var isEmpty: Bool { observerCount == 0 }
 
     /// The id the next registration will get.
     var upcomingID: Int { nextID }
 
+    /// The position of observer `id` in the table, if it is registered.
+    /// - Complexity: O(log n).
+    private func index(of id: Int) -> Int? {
+        var low = 0
+        var high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        guard low < ids.count, ids[low] == id, !entries[low].isRemoved else { return nil }
+        return low
+    }
+
     // MARK: Registration
+
+    private mutating func add(_ entry: Entry) -> Int {
+        let id = nextID
+        nextID += 1
+        ids.append(id)
+        entries.append(entry)
+        return id
+    }
 
     /// Registers a push observer. Its first delivery is due at once: the caller must schedule
     /// `drain` in `context`.
     mutating func addObserver(context: DeliveryContext, drain: @escaping @Sendable () -> Void) -> Int {
-        let id = nextID
-        nextID += 1
-        entries[id] = Entry(pending: .initial, isScheduled: true, kind: .push(context: context, drain: drain))
-        return id
+        add(Entry(pending: .initial, isScheduled: true, kind: .push(context: context, drain: drain)))
     }
 
     /// Registers a pull observer (an async iterator); its first delivery is pending.
     mutating func addIterator() -> Int {
-        let id = nextID
-        nextID += 1
-        entries[id] = Entry(pending: .initial, kind: .pull(waiter: nil))
-        return id
+        add(Entry(pending: .initial, kind: .pull(waiter: nil)))
     }
 
     /// Removes an observer; returns a parked iterator's continuation, to wake.
-    mutating func remove(_ id: Int) -> CheckedContinuation<Void, Never>? {
-        guard let entry = entries.removeValue(forKey: id), case .pull(let waiter) = entry.kind else {
-            return nil
-        }
+    /// - Complexity: O(log n) amortized.
+    mutating func remove(_ id: Int) -> Waiter? {
+        guard let index = index(of: id) else { return nil }
+        let entry = entries[index]
+        // Keep the hole's id (the table stays sorted) but nothing else of the observer.
+        entries[index] = Entry(isRemoved: true, kind: .pull(waiter: nil))
+        holes += 1
+        if holes * 2 > ids.count { compact() }
+        guard case .pull(let waiter) = entry.kind else { return nil }
         return waiter
+    }
+
+    /// Drops the holes left by removals, keeping registration order.
+    private mutating func compact() {
+        var kept = 0
+        for index in entries.indices where !entries[index].isRemoved {
+            ids.swapAt(kept, index)
+            entries.swapAt(kept, index)
+            kept += 1
+        }
+        ids.removeLast(ids.count - kept)
+        entries.removeLast(entries.count - kept)
+        holes = 0
     }
 
     // MARK: Commits
@@ -112,12 +175,8 @@ struct ObserverRegistry: Sendable {
     /// - Complexity: O(observers), plus composing with undelivered changes.
     mutating func commit(_ change: CollectionChange) -> Effects {
         var effects = Effects()
-        // Mutate entries in place through their indices: writing back through the key while
-        // iterating would copy the whole table once per observer.
-        var index = entries.startIndex
-        while index != entries.endIndex {
-            Self.record(change, in: &entries.values[index], into: &effects)
-            entries.formIndex(after: &index)
+        for index in entries.indices where !entries[index].isRemoved {
+            Self.record(change, in: &entries[index], into: &effects)
         }
         return effects
     }
@@ -132,7 +191,7 @@ struct ObserverRegistry: Sendable {
         case .push(let context, let drain):
             if !entry.isScheduled {
                 entry.isScheduled = true
-                effects.toSchedule.append((context, drain))
+                effects.toSchedule.append(Drain(context: context, run: drain))
             }
         case .pull(let waiter):
             if let waiter {
@@ -147,16 +206,16 @@ struct ObserverRegistry: Sendable {
     /// Takes what observer `id` has not been told yet. A push observer with nothing pending is
     /// marked idle, so the next commit schedules it again.
     mutating func take(_ id: Int) -> Take {
-        guard let index = entries.index(forKey: id) else { return .gone }
-        return entries.values[index].takePending()
+        guard let index = index(of: id) else { return .gone }
+        return entries[index].takePending()
     }
 
     /// Parks an iterator's continuation until the next commit. Returns `false` — and parks
     /// nothing — when the iterator is gone or already has a delivery pending.
-    mutating func park(_ id: Int, _ waiter: CheckedContinuation<Void, Never>) -> Bool {
-        guard let index = entries.index(forKey: id) else { return false }
-        if case .none = entries.values[index].pending {
-            entries.values[index].kind = .pull(waiter: waiter)
+    mutating func park(_ id: Int, _ waiter: Waiter) -> Bool {
+        guard let index = index(of: id) else { return false }
+        if case .none = entries[index].pending {
+            entries[index].kind = .pull(waiter: waiter)
             return true
         }
         return false
