@@ -65,12 +65,26 @@ public final class LiveObject<Value: Sendable>: Sendable {
         }
     }
 
-    /// Calls `block` once — with the first state that is not waiting for a request
-    /// (`loadingStatus != .loading`) — and then stops observing.
+    /// Calls `block` once on the main actor — with the first state that is not waiting for a
+    /// request (`loadingStatus != .loading`) — and then stops observing. The observation lasts
+    /// until that call even if the returned token is dropped.
     /// - Returns: a token to cancel before the call happens.
     @discardableResult
     public func observeOnce(
-        on context: DeliveryContext = .main,
+        _ block: @escaping @MainActor @Sendable (LiveObject<Value>, (any Error)?) -> Void
+    ) -> NotificationToken {
+        observeOnce(on: .main) { object, error in
+            MainActor.assumeIsolated { block(object, error) }
+        }
+    }
+
+    /// Calls `block` once in the given context — with the first state that is not waiting for a
+    /// request (`loadingStatus != .loading`) — and then stops observing. The observation lasts
+    /// until that call even if the returned token is dropped.
+    /// - Returns: a token to cancel before the call happens.
+    @discardableResult
+    public func observeOnce(
+        on context: DeliveryContext,
         _ block: @escaping @Sendable (LiveObject<Value>, (any Error)?) -> Void
     ) -> NotificationToken {
         let holder = TokenHolder()
