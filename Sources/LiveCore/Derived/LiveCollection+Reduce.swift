@@ -114,6 +114,8 @@ extension LiveCollection {
 /// The memory is guarded by the collection's lock: the fold runs under it, and everything else
 /// takes it (``ObservationCenter/withLock(_:)``). One lock per commit, not two.
 @usableFromInline
+// @unchecked: `memory` is guarded by the collection's lock (its ObservationCenter's Mutex),
+// taken by every access (`withMemory`, or the fold and `attach`, which run under it).
 final class ReductionCell<Result: Sendable & Equatable>: @unchecked Sendable {
     /// Guarded by `collection`'s lock.
     @usableFromInline let memory: UnsafeMutablePointer<ReductionMemory<Result>>

@@ -1392,7 +1392,8 @@ import Testing
                 weakClient = client
                 handle = make(client)
             }
-            try await Task.sleep(for: .milliseconds(100))  // let the handle's request complete
+            // Once the handle's own request is answered, only the handle holds the client.
+            #expect(await eventually { requestSettled(handle) }, "\(name) settles")
             #expect(weakClient != nil, "\(name) keeps its client alive")
             withExtendedLifetime(handle) {}
             handle = nil
@@ -1497,14 +1498,27 @@ private func thrownChatError(_ body: () async throws -> Void) async -> ChatError
     }
 }
 
-/// Polls `condition` until it holds or 10 s have passed.
+/// Checks `condition` after each turn of the other tasks until it holds, giving up after
+/// 10 s (a bound for a failing test, not a wait a passing test depends on).
 private func eventually(_ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
         if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
+        await Task.yield()
     }
     return await condition()
+}
+
+/// Whether a live handle's request has been answered (repositories have none).
+private func requestSettled(_ handle: AnyObject?) -> Bool {
+    switch handle {
+    case let object as LiveObject<Channel>: object.loadingStatus != .loading
+    case let object as LiveObject<Int>: object.loadingStatus != .loading
+    case let list as LiveCollection<Channel>: list.loadingStatus != .loading
+    case let list as LiveCollection<ChannelMember>: list.loadingStatus != .loading
+    case let list as LiveCollection<Message>: list.loadingStatus != .loading
+    default: true
+    }
 }
 
 /// Waits for `semaphore` without blocking a cooperative thread.
