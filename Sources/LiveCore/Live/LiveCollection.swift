@@ -95,6 +95,40 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
         }
     }
 
+    /// Calls `block` once on the main actor — with the first state that is not waiting for a
+    /// page (`loadingStatus != .loading`) — and then stops observing. As for any first call of
+    /// an observer, the change is `nil`: the block has seen no earlier snapshot. The observation
+    /// lasts until that call even if the returned token is dropped.
+    /// - Returns: a token to cancel before the call happens.
+    @discardableResult
+    public func observeOnce(
+        _ block: @escaping @MainActor @Sendable (LiveCollection<Element>, CollectionChange?, (any Error)?) -> Void
+    ) -> NotificationToken {
+        observeOnce(on: .main) { collection, change, error in
+            MainActor.assumeIsolated { block(collection, change, error) }
+        }
+    }
+
+    /// Calls `block` once in the given context — with the first state that is not waiting for a
+    /// page (`loadingStatus != .loading`) — and then stops observing. The change is always `nil`
+    /// (the block's first and only call). The observation lasts until that call even if the
+    /// returned token is dropped.
+    /// - Returns: a token to cancel before the call happens.
+    @discardableResult
+    public func observeOnce(
+        on context: DeliveryContext,
+        _ block: @escaping @Sendable (LiveCollection<Element>, CollectionChange?, (any Error)?) -> Void
+    ) -> NotificationToken {
+        let holder = TokenHolder()
+        let token = observe(on: context) { collection, _, error in
+            guard collection.loadingStatus != .loading, holder.claim() else { return }
+            block(collection, nil, error)
+            holder.invalidate()
+        }
+        holder.set(token)
+        return token
+    }
+
     /// The updates, as an `AsyncSequence` of snapshot + change.
     public var updates: LiveUpdates<Element> { LiveUpdates(source: source) }
 }

@@ -23,6 +23,45 @@ import Testing
         token.invalidate()
     }
 
+    @Test func observeOnceFiresOnceWithTheFirstLoadedPage() {
+        let source = LiveCollectionSource<Item>(loadingStatus: .loading)
+        let seen = Recorder<[Item]>()
+        let changes = Recorder<CollectionChange?>()
+        var token: NotificationToken? = source.collection.observeOnce(on: .synchronous) { collection, change, _ in
+            seen.append(collection.snapshots)
+            changes.append(change)
+        }
+        source.publish(snapshots: [Item](ids: [1]))  // still loading: not yet
+        source.publish(snapshots: [Item](ids: [1, 2]), loadingStatus: .loaded)
+        source.publish(snapshots: [Item](ids: [1, 2, 3]))
+        #expect(seen.values == [[Item](ids: [1, 2])])
+        #expect(changes.values.count == 1 && changes.values[0] == nil)
+        #expect(token?.isValid == false)
+        #expect(!source.isObserved)
+        token = nil
+    }
+
+    @Test func observeOnceCanBeCancelledBeforeItFires() {
+        let source = LiveCollectionSource<Item>(loadingStatus: .loading)
+        let seen = Recorder<Int>()
+        let token = source.collection.observeOnce(on: .synchronous) { collection, _, _ in seen.append(collection.count) }
+        token.invalidate()
+        source.publish(snapshots: [Item](ids: [1]), loadingStatus: .loaded)
+        #expect(seen.values.isEmpty)
+        #expect(!source.isObserved)
+    }
+
+    @Test @MainActor func observeOnceDefaultsToTheMainActor() async {
+        let source = LiveCollectionSource<Item>(snapshots: [Item](ids: [4, 5]))
+        let count = await withCheckedContinuation { continuation in
+            source.collection.observeOnce { collection, _, _ in
+                MainActor.assertIsolated()
+                continuation.resume(returning: collection.count)
+            }
+        }
+        #expect(count == 2)
+    }
+
     @Test func readsAndIndexing() {
         let collection = LiveCollection(constant: [Item](ids: [7, 8]))
         #expect(collection.count == 2)
