@@ -77,8 +77,7 @@ extension LiveCollection {
                 publish: {
                     guard let derived = weakDerived else { return }
                     cell.publish(into: derived.center)
-                },
-                isAlive: { cell.isAlive.load(ordering: .relaxed) })
+                })
         }
         // The derived value keeps this collection alive; when it goes, the reducer is dropped at
         // the next commit.

@@ -37,18 +37,14 @@ final class ObservationCenter: Sendable {
         /// Publishes the newest aggregate if it has not been published yet; called after the
         /// commit, outside the lock.
         @usableFromInline let publish: @Sendable () -> Void
-        /// Whether the aggregate is still wanted; asked only after a fold answered `.gone`.
-        @usableFromInline let isAlive: @Sendable () -> Bool
 
         @inlinable
         init(
             fold: @escaping @Sendable (borrowing Old, borrowing LiveState, CollectionChange) -> Verdict,
-            publish: @escaping @Sendable () -> Void,
-            isAlive: @escaping @Sendable () -> Bool
+            publish: @escaping @Sendable () -> Void
         ) {
             self.fold = fold
             self.publish = publish
-            self.isAlive = isAlive
         }
     }
 
@@ -123,7 +119,7 @@ final class ObservationCenter: Sendable {
                 snapshot: storage.state.retired.take() ?? storage.state.snapshot, dataStatus: oldDataStatus,
                 loadingStatus: oldLoadingStatus)
             var publishes = false
-            var gone = false
+            var gone: [Int] = []
             storage.reducers.withUnsafeBufferPointer { reducers in
                 for index in reducers.indices {
                     // The array keeps each reducer alive throughout, so fold without retaining it:
@@ -134,11 +130,11 @@ final class ObservationCenter: Sendable {
                     switch verdict {
                     case .quiet: break
                     case .publish: publishes = true
-                    case .gone: gone = true
+                    case .gone: gone.append(index)
                     }
                 }
             }
-            if gone { storage.reducers.removeAll { !$0.isAlive() } }
+            for index in gone.reversed() { storage.reducers.remove(at: index) }
             if storage.registry.isEmpty && !publishes { return nil }
             // Each reducer publishes only what it has pending, so handing out all is harmless.
             let effects = storage.registry.isEmpty ? ObserverRegistry.Effects() : storage.registry.commit(change)
