@@ -28,11 +28,11 @@ final class ScriptedTransport: ChatTransport {
 
     func disconnect() async {}
 
-    func send(_ request: ChatRequest) async throws -> ChatResponse {
+    func send(_ request: ChatRequest) async throws -> ResponseEnvelope {
         guard case .queryChannels(let query, let cursor) = request else {
             throw ChatError.unavailable("the scripted transport answers channel queries only")
         }
-        let channels = state.withLock { $0.channels }
+        let (channels, sequence) = state.withLock { ($0.channels, $0.sequence) }
         // Select the page: the `pageSize + 1` smallest matching keys after the cursor.
         var best: [(SortKey, Channel)] = []
         let limit = query.pageSize + 1
@@ -45,15 +45,18 @@ final class ScriptedTransport: ChatTransport {
             if best.count > limit { best.removeLast() }
         }
         let items = best.prefix(query.pageSize).map(\.1)
-        return .channels(Page(items: items, next: items.last.map(query.cursor(after:)) ?? cursor, hasNext: best.count == limit))
+        let page = Page(items: items, next: items.last.map(query.cursor(after:)) ?? cursor, hasNext: best.count == limit)
+        return ResponseEnvelope(position: sequence, revision: sequence, response: .channels(page))
     }
 
     /// Replaces a channel in the table and pushes the matching `channelUpdated` event.
     func update(_ channel: Channel, at index: Int) {
-        let sequence = state.withLock { state in
-            state.channels[index] = channel
+        let (sequence, channel) = state.withLock { state in
             state.sequence += 1
-            return state.sequence
+            var channel = channel
+            channel.version = state.sequence
+            state.channels[index] = channel
+            return (state.sequence, channel)
         }
         continuation.yield(.event(EventEnvelope(sequence: sequence, event: .channelUpdated(channel))))
     }

@@ -11,6 +11,12 @@ public struct Channel: Sendable, Hashable, Codable, Identifiable {
     /// cheaper to copy than twenty-odd fields.
     private var box: Box
 
+    /// The server's revision of this value: it grows with every change of the channel (and of
+    /// the viewing user's membership in it), so of two values of one channel the one with the
+    /// higher version is the newer. Bookkeeping, not content: `==` and `hash(into:)` ignore it.
+    /// 0 for values not made by a server.
+    public var version: Int = 0
+
     final class Box: Sendable {
         let fields: Fields
         init(_ fields: Fields) { self.fields = fields }
@@ -259,11 +265,16 @@ extension Channel {
         hasher.combine(box.fields)
     }
 
+    private enum VersionKey: String, CodingKey { case version }
+
     public init(from decoder: any Decoder) throws {
         box = Box(try Fields(from: decoder))
+        version = try decoder.container(keyedBy: VersionKey.self).decodeIfPresent(Int.self, forKey: .version) ?? 0
     }
 
     public func encode(to encoder: any Encoder) throws {
         try box.fields.encode(to: encoder)
+        var container = encoder.container(keyedBy: VersionKey.self)
+        try container.encode(version, forKey: .version)
     }
 }

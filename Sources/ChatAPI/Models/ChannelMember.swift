@@ -19,6 +19,11 @@ public struct ChannelMember: Sendable, Hashable, Codable, Identifiable {
     /// The sequence number of the last message this member has read.
     public var readSequence: Int
 
+    /// The server's revision of this value; of two values of one member the one with the higher
+    /// version is the newer. Bookkeeping, not content: `==` and `hash(into:)` ignore it. 0 for
+    /// values not made by a server.
+    public var version: Int = 0
+
     /// Members of one channel are identified by their user id.
     public var id: String { userId }
 
@@ -40,5 +45,23 @@ public struct ChannelMember: Sendable, Hashable, Codable, Identifiable {
         self.isMuted = isMuted
         self.joinedAt = joinedAt
         self.readSequence = readSequence
+    }
+}
+
+extension ChannelMember {
+    /// Equal content, whatever the versions.
+    public static func == (lhs: ChannelMember, rhs: ChannelMember) -> Bool {
+        lhs.channelId == rhs.channelId && lhs.userId == rhs.userId && lhs.roles == rhs.roles && lhs.membership == rhs.membership && lhs.mutedUntil == rhs.mutedUntil && lhs.isMuted == rhs.isMuted && lhs.joinedAt == rhs.joinedAt && lhs.readSequence == rhs.readSequence
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(channelId)
+        hasher.combine(userId)
+        hasher.combine(roles)
+        hasher.combine(membership)
+        hasher.combine(mutedUntil)
+        hasher.combine(isMuted)
+        hasher.combine(joinedAt)
+        hasher.combine(readSequence)
     }
 }

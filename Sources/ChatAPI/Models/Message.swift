@@ -23,6 +23,11 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
     /// Whether it was deleted.
     public var isDeleted: Bool
 
+    /// The server's revision of this value; of two values of one message the one with the higher
+    /// version is the newer. Bookkeeping, not content: `==` and `hash(into:)` ignore it. 0 for
+    /// values not made by a server.
+    public var version: Int = 0
+
     public var id: String { messageId }
 
     public init(
@@ -47,5 +52,25 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
         self.createdAt = createdAt
         self.editedAt = editedAt
         self.isDeleted = isDeleted
+    }
+}
+
+extension Message {
+    /// Equal content, whatever the versions.
+    public static func == (lhs: Message, rhs: Message) -> Bool {
+        lhs.messageId == rhs.messageId && lhs.channelId == rhs.channelId && lhs.sequence == rhs.sequence && lhs.userId == rhs.userId && lhs.text == rhs.text && lhs.mentionedUserIds == rhs.mentionedUserIds && lhs.metadata == rhs.metadata && lhs.createdAt == rhs.createdAt && lhs.editedAt == rhs.editedAt && lhs.isDeleted == rhs.isDeleted
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(messageId)
+        hasher.combine(channelId)
+        hasher.combine(sequence)
+        hasher.combine(userId)
+        hasher.combine(text)
+        hasher.combine(mentionedUserIds)
+        hasher.combine(metadata)
+        hasher.combine(createdAt)
+        hasher.combine(editedAt)
+        hasher.combine(isDeleted)
     }
 }

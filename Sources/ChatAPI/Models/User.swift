@@ -16,6 +16,11 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
     /// When the user's profile last changed.
     public var updatedAt: Date
 
+    /// The server's revision of this value; of two values of one user the one with the higher
+    /// version is the newer. Bookkeeping, not content: `==` and `hash(into:)` ignore it. 0 for
+    /// values not made by a server.
+    public var version: Int = 0
+
     public var id: String { userId }
 
     public init(
@@ -32,5 +37,21 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
         self.isAdmin = isAdmin
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+    }
+}
+
+extension User {
+    /// Equal content, whatever the versions.
+    public static func == (lhs: User, rhs: User) -> Bool {
+        lhs.userId == rhs.userId && lhs.displayName == rhs.displayName && lhs.metadata == rhs.metadata && lhs.isAdmin == rhs.isAdmin && lhs.createdAt == rhs.createdAt && lhs.updatedAt == rhs.updatedAt
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(userId)
+        hasher.combine(displayName)
+        hasher.combine(metadata)
+        hasher.combine(isAdmin)
+        hasher.combine(createdAt)
+        hasher.combine(updatedAt)
     }
 }

@@ -41,6 +41,11 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
         }
     }
 
+    /// A message's place in a channel's message list: ascending by sequence number.
+    public static func sortKey(for message: Message) -> SortKey {
+        SortKey(values: [.number(Double(message.sequence))], ascending: [true], id: message.messageId)
+    }
+
     /// The sequence numbers of the page in a channel whose last message is `lastSequence`;
     /// `nil` when the page is empty.
     ///

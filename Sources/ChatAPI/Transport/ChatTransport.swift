@@ -16,9 +16,22 @@
 /// bound, and finishes only when the transport is discarded. Envelopes may be duplicated or
 /// arrive late under fault injection; clients de-duplicate by `sequence`.
 ///
-/// ## Ordering
+/// ## Ordering: how a client converges
+/// Every response comes stamped (``ResponseEnvelope``) with its `position` — the sequence number
+/// of the last event queued for this device when the response's state was read — and the
+/// server's `revision` at that moment. Every entity value carries a ``Versioned/version`` from
+/// the same server-wide counter. A client that keeps a cache converges by two rules, each of
+/// which would catch a fault of the other:
+///
+/// 1. Apply a response once every event up to its `position` has been applied (so the events
+///    the request caused, which are at or before it, are never applied over it), and never read
+///    a position after the fact: an event queued after the response was read belongs after it.
+/// 2. Never replace a value with one of a lower `version`; and when a response says what is
+///    *not* there (a page of a query), believe it only for values whose version is at or below
+///    the response's `revision` — a value with a higher version changed after the page was read.
+///
 /// The response to a request is returned after the events the request caused were put on
-/// `events`, so a client that has seen a response may rely on the matching events being queued.
+/// `events`.
 public protocol ChatTransport: Sendable {
     /// The user this transport acts for.
     var userId: String { get }
@@ -34,21 +47,22 @@ public protocol ChatTransport: Sendable {
     ///   `ChatError.invalidArgument` for an unusable user or device id.
     func connect(resumingAfter sequence: Int?) async throws -> ConnectResult
 
-    /// Sends a request and awaits its response.
+    /// Sends a request and awaits its response, stamped with its place in this device's event
+    /// stream (see "Ordering" above).
     ///
     /// - Throws: the `ChatError` the server answered with; `ChatError.unavailable` when not
     ///   connected or the connection dropped before the answer.
-    func send(_ request: ChatRequest) async throws -> ChatResponse
+    func send(_ request: ChatRequest) async throws -> ResponseEnvelope
 
     /// Every event of every connection, each connection ending with `.disconnected`.
     var events: AsyncStream<ConnectionEvent> { get }
 
     /// The sequence number of the last envelope put on `events` for this device (0 before any).
     ///
-    /// Read right after `send(_:)` returns, it covers every event the request caused and every
-    /// event queued before it. A client that applies a response only once it has applied the
-    /// events up to this number never lets an older event overwrite the response's newer state
-    /// (read-your-writes without entity versions).
+    /// A lower bound for "everything queued so far", for waiting until a client has caught up
+    /// (`ChatClient.synchronize()`). Never use it to order a response: an event queued between
+    /// the response and this read would be taken for older than the response (use
+    /// ``ResponseEnvelope/position``).
     var lastEventSequence: Int { get }
 
     /// Closes the connection, if any; the server stops this device's reading and typing.

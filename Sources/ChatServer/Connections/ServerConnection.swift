@@ -44,7 +44,7 @@ final class ServerConnection: ChatTransport {
         }
     }
 
-    func send(_ request: ChatRequest) async throws -> ChatResponse {
+    func send(_ request: ChatRequest) async throws -> ResponseEnvelope {
         guard let id = linkId.withLock({ $0 }) else {
             throw ChatError.unavailable("not connected; call connect() first")
         }

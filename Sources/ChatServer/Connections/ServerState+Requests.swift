@@ -111,9 +111,6 @@ extension ServerState {
     private func members(_ userIds: [String], in channelId: String, now: Date) -> ChatResponse {
         let channel = channels[channelId]!
         return .members(
-            Array(Set(userIds)).sorted().map {
-                renderMember($0, in: channel, now: now)
-                    ?? ChannelMember(channelId: channelId, userId: $0, membership: .none)
-            })
+            Array(Set(userIds)).sorted().map { renderMemberOrFormer($0, in: channel, now: now) })
     }
 }

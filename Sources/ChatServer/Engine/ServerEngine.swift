@@ -80,17 +80,25 @@ final class ServerEngine: Sendable {
     }
 
     /// Performs a request of connection `linkId`, which must still be the device's current one.
+    /// The response is stamped, under the same lock, with the device's last event sequence and
+    /// the server's revision once the request's own events are queued: the events it caused are
+    /// at or before its position, and nothing that happens later is.
     ///
     /// - Throws: `unavailable` when the connection has ended; else the request's error.
-    func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) throws(ChatError) -> ChatResponse {
-        return try core.withLock { (core: inout ServerCore) throws(ChatError) -> ChatResponse in
+    func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) throws(ChatError) -> ResponseEnvelope {
+        return try core.withLock { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
             let now = clock.now
             guard core.hub.linkId(of: device) == linkId else {
                 throw .unavailable("the connection of device '\(device.deviceId)' has ended")
             }
             core.housekeep(now: now)
-            defer { core.publishOutbox(now: now) }
-            return try core.state.handle(request, from: device, now: now)
+            let response: ChatResponse
+            do {
+                defer { core.publishOutbox(now: now) }
+                response = try core.state.handle(request, from: device, now: now)
+            }
+            return ResponseEnvelope(
+                position: core.hub.lastSequence(of: device), revision: core.state.revision, response: response)
         }
     }
 

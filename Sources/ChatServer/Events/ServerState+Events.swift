@@ -84,7 +84,7 @@ extension ServerState {
         let channel = render(record, for: viewer)
         func member(_ userId: String) -> ChannelMember? { renderMember(userId, in: record, now: now) }
         func formerMember(_ userId: String) -> ChannelMember {
-            member(userId) ?? ChannelMember(channelId: record.id, userId: userId, membership: .none)
+            renderMemberOrFormer(userId, in: record, now: now)
         }
         switch prepared.change {
         case .channelCreated: return .channelCreated(channel)

@@ -49,7 +49,7 @@ extension ServerState {
         emit(.channelUpdated(channelId: channelId), to: .channelOutsiders(channelId))
         for reader in readers { moveReadMarker(of: reader, in: channelId, to: sequence) }
         endTyping(userId: userId, in: channelId)
-        return message
+        return channels[channelId]!.messages[sequence - 1]
     }
 
     /// Replaces a message's text, mentions and metadata with the draft's.
@@ -69,7 +69,7 @@ extension ServerState {
         }
         flagMentions(edited)
         emit(.messageUpdated(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
-        return edited
+        return channels[location.channelId]!.messages[location.sequence - 1]
     }
 
     /// Deletes a message: it keeps its sequence number (unread counts do not change) and loses
@@ -80,7 +80,7 @@ extension ServerState {
     mutating func deleteMessage(_ messageId: String, in channelId: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
         try InputCheck.id(channelId, field: "channelId")
         let location = try authorizeMessageChange(messageId, in: channelId, other: .deleteAnyMessage, by: caller, now: now)
-        let deleted = updateMessage(at: location) { message in
+        _ = updateMessage(at: location) { message in
             message.isDeleted = true
             message.text = ""
             message.mentionedUserIds = []
@@ -88,7 +88,7 @@ extension ServerState {
             message.editedAt = now
         }
         emit(.messageDeleted(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
-        return deleted
+        return channels[location.channelId]!.messages[location.sequence - 1]
     }
 
     /// Members may read a channel's messages (and admins and the console).

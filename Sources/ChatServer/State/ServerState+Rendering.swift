@@ -24,18 +24,30 @@ extension ServerState {
 
     /// The member (or banned user) record of `userId` in `channel` as the API shows it.
     func renderMember(_ userId: String, in channel: ChannelRecord, now: Date) -> ChannelMember? {
+        var rendered: ChannelMember
         if let member = channel.members[userId] {
-            return ChannelMember(
+            rendered = ChannelMember(
                 channelId: channel.id, userId: userId, roles: member.roles, membership: .member,
                 mutedUntil: member.isMuted(at: now) ? member.mutedUntil : nil,
                 isMuted: member.isMuted(at: now), joinedAt: member.joinedAt,
                 readSequence: member.readSequence)
-        }
-        if let ban = channel.bans[userId] {
-            return ChannelMember(
+        } else if let ban = channel.bans[userId] {
+            rendered = ChannelMember(
                 channelId: channel.id, userId: userId, membership: .banned, joinedAt: ban.bannedAt)
+        } else {
+            return nil
         }
-        return nil
+        rendered.version = channel.info.version
+        return rendered
+    }
+
+    /// ``renderMember(_:in:now:)``, or for a user who is neither member nor banned a record with
+    /// membership `.none` (what a client drops from its member lists), versioned like the rest.
+    func renderMemberOrFormer(_ userId: String, in channel: ChannelRecord, now: Date) -> ChannelMember {
+        if let member = renderMember(userId, in: channel, now: now) { return member }
+        var former = ChannelMember(channelId: channel.id, userId: userId, membership: .none)
+        former.version = channel.info.version
+        return former
     }
 
     /// The viewer's unread count in a channel: messages after their read marker (0 for

@@ -17,9 +17,10 @@ extension ServerState {
             user.updatedAt = now
             users[id] = user
             emit(.userUpdated(userId: id), to: .allUsers)
-            return user
+            return users[id]!
         }
-        let user = User(userId: id, displayName: displayName, isAdmin: isAdmin, createdAt: now, updatedAt: now)
+        var user = User(userId: id, displayName: displayName, isAdmin: isAdmin, createdAt: now, updatedAt: now)
+        user.version = nextRevision()
         users[id] = user
         return user
     }
@@ -27,7 +28,9 @@ extension ServerState {
     /// Registers `id` as a plain user if it is unknown (first connect, console member lists).
     mutating func ensureUser(_ id: String, now: Date) {
         if users[id] == nil {
-            users[id] = User(userId: id, createdAt: now, updatedAt: now)
+            var user = User(userId: id, createdAt: now, updatedAt: now)
+            user.version = nextRevision()
+            users[id] = user
         }
     }
 
@@ -46,6 +49,6 @@ extension ServerState {
         user.updatedAt = now
         users[userId] = user
         emit(.userUpdated(userId: userId), to: .allUsers)
-        return user
+        return users[userId]!
     }
 }

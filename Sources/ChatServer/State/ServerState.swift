@@ -42,13 +42,37 @@ struct ServerState: Sendable {
     var nextMessageNumber = 1
     /// Changes not yet turned into events.
     var outbox: [Emission] = []
+    /// The server-wide revision: it grows with every change, and each changed entity is stamped
+    /// with it (``Versioned/version``), so versions order the values of one entity and order any
+    /// value against a response's revision.
+    private(set) var revision = 0
 
     init(configuration: ServerConfiguration = ServerConfiguration()) {
         self.configuration = configuration
     }
 
+    /// Records a change for the event hub and stamps what it changed with a new revision. The
+    /// channel's revision covers every value rendered from it (the channel for every viewer, its
+    /// members, its messages), so it moves with every change in the channel.
     mutating func emit(_ change: StateChange, to audience: Audience) {
+        revision += 1
+        switch change {
+        case .messageNew(let channelId, let sequence), .messageUpdated(let channelId, let sequence),
+            .messageDeleted(let channelId, let sequence):
+            channels[channelId]?.messages[sequence - 1].version = revision
+        case .userUpdated(let userId):
+            users[userId]?.version = revision
+        default:
+            break
+        }
+        if let channelId = change.channelId { channels[channelId]?.info.version = revision }
         outbox.append(Emission(change: change, audience: audience))
+    }
+
+    /// A new revision for a change nobody is told about (a user's registration).
+    mutating func nextRevision() -> Int {
+        revision += 1
+        return revision
     }
 
     /// Returns and clears the pending changes.

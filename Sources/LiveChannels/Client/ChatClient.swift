@@ -21,7 +21,6 @@ import Synchronization
 public final class ChatClient: Sendable {
     /// The transport this client talks through.
     public let transport: any ChatTransport
-    let store = CacheStore()
     let sync: SyncEngine
     private let connection = LiveObjectSource<ConnectionState>(snapshot: .disconnected, dataStatus: .fresh)
     private let session = Mutex(Session())
@@ -39,7 +38,7 @@ public final class ChatClient: Sendable {
     public init(transport: any ChatTransport, reconnectPolicy: ReconnectPolicy = .exponential) {
         self.transport = transport
         self.reconnectPolicy = reconnectPolicy
-        sync = SyncEngine(transport: transport, store: store)
+        sync = SyncEngine(transport: transport)
     }
 
     deinit {
@@ -52,12 +51,18 @@ public final class ChatClient: Sendable {
     /// The user this client acts for, once connected.
     public var currentUser: User? { session.withLock { $0.currentUser } }
 
+    /// What live queries need to know about the user (visibility depends on it).
+    var queryContext: QueryContext {
+        QueryContext(viewerId: currentUserId, isAdmin: currentUser?.isAdmin ?? false)
+    }
+
     /// The connection state, as a live value.
     public var connectionState: LiveObject<ConnectionState> { connection.object }
 
     /// Connects (registering the user on first connect) and starts applying events. On a fresh
     /// start it also loads every channel the user is a member of (pages of 100), so that
-    /// `ChannelRepository.totalUnreadCount` is complete when this returns. Connecting again after
+    /// `ChannelRepository.totalUnreadCount` is complete when this returns; live handles whose
+    /// request failed before (created before `connect()`, or while offline) load again. Connecting again after
     /// ``disconnect()`` resumes where the client left off (or resyncs when the server cannot
     /// replay what was missed).
     /// - Throws: `ChatError.unavailable` when the server cannot be reached,
@@ -74,11 +79,7 @@ public final class ChatClient: Sendable {
                 if session.eventLoop == nil { session.eventLoop = startEventLoop() }
             }
             connection.publish(snapshot: .connected)
-            switch result.status {
-            case .resyncRequired: await sync.resync()
-            case .new: await sync.loadMemberships()
-            case .resumed: break
-            }
+            await sync.recover(after: result.status)
         } catch {
             connection.publish(snapshot: .disconnected, error: error)
             throw error
@@ -86,9 +87,12 @@ public final class ChatClient: Sendable {
     }
 
     /// Waits until every event the server has queued for this client so far has been applied to
-    /// the cache and published to live handles. Useful after another user acted, in tests and
+    /// the cache and published to live handles, and retries whatever failed to load (a live
+    /// list or object whose request failed). Useful after another user acted, in tests and
     /// before reading a derived value.
     public func synchronize() async {
+        await sync.waitUntilApplied(transport.lastEventSequence)
+        await sync.retries.runAll()
         await sync.waitUntilApplied(transport.lastEventSequence)
     }
 
@@ -140,7 +144,7 @@ public final class ChatClient: Sendable {
                 let result = try await transport.connect(resumingAfter: await sync.appliedSequence)
                 await sync.didConnect(result)
                 connection.publish(snapshot: .connected)
-                if result.status == .resyncRequired { await sync.resync() }
+                await sync.recover(after: result.status)
                 return
             } catch {
                 connection.publish(error: error)

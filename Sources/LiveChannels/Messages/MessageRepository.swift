@@ -33,7 +33,7 @@ public final class MessageRepository: Sendable {
         channelId: String, text: String, mentionedUserIds: [String], metadata: [String: JSON] = [:]
     ) async throws -> Message {
         let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
-        return try await client.sync.performMessageRequest(.sendMessage(draft))
+        return try await client.message(answering: .sendMessage(draft))
     }
 
     /// Replaces a message's text, mentions and metadata, and returns the edited message
@@ -47,7 +47,7 @@ public final class MessageRepository: Sendable {
         metadata: [String: JSON] = [:]
     ) async throws -> Message {
         let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
-        return try await client.sync.performMessageRequest(.editMessage(messageId: messageId, draft: draft))
+        return try await client.message(answering: .editMessage(messageId: messageId, draft: draft))
     }
 
     /// Deletes a message and returns it as deleted. A deleted message keeps its place (and
@@ -57,7 +57,7 @@ public final class MessageRepository: Sendable {
     ///   message without moderator rights).
     @discardableResult
     public func deleteMessage(channelId: String, messageId: String) async throws -> Message {
-        try await client.sync.performMessageRequest(.deleteMessage(channelId: channelId, messageId: messageId))
+        try await client.message(answering: .deleteMessage(channelId: channelId, messageId: messageId))
     }
 
     /// Sends a message without waiting; `completion` (on the main actor, if given) gets the sent
@@ -108,15 +108,9 @@ public final class MessageRepository: Sendable {
     /// - Parameter pageSize: messages per page, 1…`ChannelListQuery.maximumPageSize`; another
     ///   value reports `ChatError.invalidArgument(field: "limit")`.
     public func getMessages(channelId: String, pageSize: Int = 30) -> LiveCollection<Message> {
-        let source = LiveCollectionSource<Message>(dataStatus: .notExist, loadingStatus: .loading)
-        let list = LiveMessageList(client: client, channelId: channelId, pageSize: pageSize, source: source)
-        source.setPager(list)
-        client.sync.messages.register(list)
-        if list.startLoading() {
-            let client = client
-            Task { await client.sync.loadPage(of: list) }
-        }
-        return source.collection
+        LiveQuery.make(
+            client: client, spec: MessageListSpec(channelId: channelId, pageSize: pageSize), pageSize: pageSize,
+            cache: client.sync.messages)
     }
 
     // MARK: Typing
@@ -128,7 +122,7 @@ public final class MessageRepository: Sendable {
     /// earlier. Never fails; a channel the user cannot see simply shows nobody.
     public func getTypingUsers(channelId: String) -> LiveObject<Set<String>> {
         let source = LiveObjectSource<Set<String>>(owner: client)
-        let current = client.sync.messages.typing.register(source, channelId: channelId, excluding: client.currentUserId)
+        let current = client.sync.typing.register(source, channelId: channelId, excluding: client.currentUserId)
         source.publish(snapshot: current, dataStatus: .fresh)
         return source.object
     }

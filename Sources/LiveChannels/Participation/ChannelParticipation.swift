@@ -56,9 +56,12 @@ public final class ChannelParticipation: Sendable {
     public func getMembers(
         filter: MemberFilter = .all, sortBy: MemberSort = .firstCreated, roles: [String] = [], pageSize: Int = 20
     ) -> LiveCollection<ChannelMember> {
-        LiveMemberList.make(
+        LiveQuery.make(
             client: client,
-            query: MemberListQuery(channelId: channelId, filter: filter, sortBy: sortBy, roles: roles, pageSize: pageSize))
+            spec: MemberListSpec(
+                query: MemberListQuery(
+                    channelId: channelId, filter: filter, sortBy: sortBy, roles: roles, pageSize: pageSize)),
+            pageSize: pageSize, cache: client.sync.members)
     }
 
     /// Adds users as members (users who are members already are skipped).

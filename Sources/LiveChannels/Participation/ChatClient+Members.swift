@@ -9,8 +9,8 @@ extension ChatClient {
     /// member count, the user's membership — included).
     /// - Throws: the server's `ChatError`.
     func members(answering request: ChatRequest) async throws -> [ChannelMember] {
-        try await sync.perform(request) { engine, response in
-            guard let records = response.membersValue else {
+        try await sync.perform(request) { engine, envelope in
+            guard let records = envelope.membersValue else {
                 throw ChatError.unavailable("the server answered \(request) with something else")
             }
             engine.members.upsert(records)

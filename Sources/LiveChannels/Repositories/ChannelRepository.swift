@@ -105,13 +105,13 @@ public final class ChannelRepository: Sendable {
     /// The number of messages the user has yet to read: the sum of `unreadCount` over every
     /// channel the user is a member of (loaded at connect, then kept current by events).
     /// - Complexity: O(1).
-    public var totalUnreadCount: Int { client.store.unread.total }
+    public var totalUnreadCount: Int { client.sync.unread.total }
 
     /// ``totalUnreadCount`` as a live value: a derived stream over the user's channels, updated
     /// in O(1) per channel change (never re-summed). Its `loadingStatus` is `.loading` until
     /// every member channel has been loaded.
     public func getTotalUnreadCount() -> LiveObject<Int> {
-        client.store.unread.object.map(retaining: client) { $0 }
+        client.sync.unread.object.map(retaining: client) { $0 }
     }
 
     // MARK: Update

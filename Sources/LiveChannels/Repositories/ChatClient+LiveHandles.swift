@@ -2,26 +2,83 @@ import ChatAPI
 import LiveCore
 
 extension ChatClient {
-    /// A live channel object for `channelId` that shows the cached channel at once (`.local`)
-    /// and every later change; `request`, if given, is sent now and its answer applied (the
-    /// handle reports a failure as its `error` and keeps its last good snapshot).
-    func liveChannel(_ channelId: String, sending request: ChatRequest?) -> LiveObject<Channel> {
-        let source = LiveObjectSource<Channel>(
-            loadingStatus: request == nil ? .notLoading : .loading, owner: self)
-        if let cached = store.register(source, for: channelId) {
+    // MARK: Live objects
+
+    /// A live object of the entity with cache key `key`: the cached value at once (`.local`),
+    /// then `request`'s answer if a request is given (`.fresh`), then every later change. A
+    /// failed request is reported as the object's `error` (it keeps its last good snapshot)
+    /// and is sent again after the next (re)connect or `synchronize()` — `request` must be
+    /// idempotent.
+    func liveEntity<Entity: CachedEntity>(
+        _ key: String, in cache: EntityCache<Entity>, sending request: ChatRequest?,
+        value: @escaping @Sendable (ChatResponse) -> Entity?
+    ) -> LiveObject<Entity> {
+        let source = LiveObjectSource<Entity>(loadingStatus: request == nil ? .notLoading : .loading, owner: self)
+        if let cached = cache.register(source, for: key) {
             source.publish(snapshot: cached, dataStatus: .local)
         }
         if let request {
-            Task { await self.complete(request, into: source, registered: true) }
+            Task { await self.load(request, into: source, in: cache, value: value) }
         }
         return source.object
     }
 
+    /// Sends `request` and shows its answer in `source`; on failure, reports it and retries once
+    /// connected.
+    private func load<Entity: CachedEntity>(
+        _ request: ChatRequest, into source: LiveObjectSource<Entity>, in cache: EntityCache<Entity>,
+        value: @escaping @Sendable (ChatResponse) -> Entity?
+    ) async {
+        do {
+            let entity = try await entity(answering: request, in: cache, value: value)
+            source.publish(snapshot: entity, dataStatus: .fresh, loadingStatus: .loaded)
+        } catch {
+            source.publish(dataStatus: source.snapshot == nil ? .error : nil, loadingStatus: .error, error: error)
+            sync.retries.add { [weak source, weak self] in
+                guard let source, let self else { return }
+                source.publish(loadingStatus: .loading)
+                await self.load(request, into: source, in: cache, value: value)
+            }
+        }
+    }
+
+    /// Sends a request answered with an entity, stores the answer (so every live handle shows
+    /// it) and returns the entity as cached (a newer cached version wins).
+    /// - Throws: the server's `ChatError`; `.unavailable` for an answer of another kind.
+    func entity<Entity: CachedEntity>(
+        answering request: ChatRequest, in cache: EntityCache<Entity>,
+        value: @escaping @Sendable (ChatResponse) -> Entity?
+    ) async throws -> Entity {
+        try await sync.perform(request) { _, envelope in
+            guard let entity = value(envelope.response) else {
+                throw ChatError.unavailable("the server answered \(request) with something else")
+            }
+            cache.upsert([entity])
+            return cache.entity(entity.cacheKey) ?? entity
+        }
+    }
+
+    // MARK: Channels
+
+    /// A live channel object for `channelId`; `request` (`getChannel` or `joinChannel`), if
+    /// given, is sent now.
+    func liveChannel(_ channelId: String, sending request: ChatRequest?) -> LiveObject<Channel> {
+        liveEntity(channelId, in: sync.channels, sending: request, value: \.channelValue)
+    }
+
     /// A live channel object whose channel id is known only once `request` (a creation) is
-    /// answered.
+    /// answered. Not retried: a creation is not idempotent.
     func liveChannel(creating request: ChatRequest) -> LiveObject<Channel> {
         let source = LiveObjectSource<Channel>(loadingStatus: .loading, owner: self)
-        Task { await self.complete(request, into: source, registered: false) }
+        Task {
+            do {
+                let channel = try await channel(answering: request)
+                _ = sync.channels.register(source, for: channel.channelId)
+                source.publish(snapshot: channel, dataStatus: .fresh, loadingStatus: .loaded)
+            } catch {
+                source.publish(dataStatus: .error, loadingStatus: .error, error: error)
+            }
+        }
         return source.object
     }
 
@@ -32,45 +89,25 @@ extension ChatClient {
         return source.object
     }
 
-    private func complete(_ request: ChatRequest, into source: LiveObjectSource<Channel>, registered: Bool) async {
-        do {
-            let channel = try await channel(answering: request)
-            if !registered { _ = store.register(source, for: channel.channelId) }
-            source.publish(snapshot: channel, dataStatus: .fresh, loadingStatus: .loaded)
-        } catch {
-            source.publish(dataStatus: source.snapshot == nil ? .error : nil, loadingStatus: .error, error: error)
-        }
-    }
-
-    /// Sends a request answered with a channel, applies the answer to the cache (so every live
-    /// handle shows it) and returns it.
+    /// Sends a request answered with a channel and returns it as cached.
     func channel(answering request: ChatRequest) async throws -> Channel {
-        try await sync.perform(request) { engine, response in
-            guard let channel = response.channelValue else {
-                throw ChatError.unavailable("the server answered \(request) with something else")
-            }
-            engine.upsert([channel])
-            return engine.store.channel(channel.channelId) ?? channel
-        }
+        try await entity(answering: request, in: sync.channels, value: \.channelValue)
     }
 
     /// A live list of the channels matching `query`, loading its first page now.
     func liveChannelList(_ query: ChannelListQuery) -> LiveCollection<Channel> {
-        do {
-            try query.validate()
-        } catch {
-            return LiveCollection(failure: error)
-        }
-        let source = LiveCollectionSource<Channel>(dataStatus: .notExist, loadingStatus: .loading, hasNext: true)
-        let list = LiveChannelList(client: self, query: query, source: source)
-        source.setPager(list)
-        let cached = store.register(list)
-        let items = list.withState { state in
-            state.prefill(from: cached)
-            return state.items
-        }
-        if !items.isEmpty { source.publish(snapshots: items, dataStatus: .local) }
-        list.loadNextPage()
-        return source.collection
+        LiveQuery.make(client: self, spec: ChannelListSpec(query: query), pageSize: query.pageSize, cache: sync.channels)
+    }
+
+    // MARK: Users and messages
+
+    /// Sends a request answered with a user and returns it as cached.
+    func user(answering request: ChatRequest) async throws -> User {
+        try await entity(answering: request, in: sync.users, value: \.userValue)
+    }
+
+    /// Sends a request answered with a message and returns it as cached.
+    func message(answering request: ChatRequest) async throws -> Message {
+        try await entity(answering: request, in: sync.messages, value: \.messageValue)
     }
 }

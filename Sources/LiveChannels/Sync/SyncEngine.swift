@@ -1,61 +1,86 @@
 import ChatAPI
 import LiveCore
 
-/// Applies what the server says to the cache, in order and exactly once, and publishes every
+/// Applies what the server says to the caches, in order and exactly once, and publishes every
 /// resulting change to the live handles.
 ///
+/// ## Ordering
 /// - Events are applied in sequence order; an envelope at or below the last applied sequence is
 ///   a duplicate and is ignored.
-/// - A response is applied only once the events queued before it were applied (see
-///   ``perform(_:applying:)``), so an older event never overwrites a response's newer state.
-/// - After a reconnect that cannot resume, ``resync()`` reloads every live list and object.
+/// - A response is applied once every event up to its ``ResponseEnvelope/position`` has been
+///   applied (``perform(_:applying:)``), so the events it caused never overwrite it and the
+///   caller's write is visible in every live handle when the call returns.
+/// - Caches never replace a value with an older version (``EntityCache``), and a page only
+///   speaks for values no newer than its revision (``LiveQueryState``): a response that arrives
+///   after newer events undoes nothing.
 ///
-/// An actor: mutations of the cache happen one at a time, in order, and each is published before
-/// the next starts.
+/// ## Recovery
+/// After every (re)connect, whatever failed for want of a connection is retried (``retries``);
+/// after a reconnect that cannot resume, ``resync()`` reloads everything shown.
+///
+/// An actor: mutations of the caches happen one at a time, in order, and each is published
+/// before the next starts.
 actor SyncEngine {
     nonisolated let transport: any ChatTransport
-    /// Channels, and the live objects and lists showing them.
-    nonisolated let store: CacheStore
-    /// Channel members, and the live member lists.
-    nonisolated let members = MemberCache()
-    /// Messages, and the live message lists.
-    nonisolated let messages = MessageCache()
-    /// Users, and the live user objects and searches.
-    nonisolated let users = UserCache()
+    /// Channels as this user sees them.
+    nonisolated let channels: EntityCache<Channel>
+    /// Channel members (and banned users), of every channel.
+    nonisolated let members = EntityCache<ChannelMember>()
+    /// Messages, of every channel.
+    nonisolated let messages = EntityCache<Message>()
+    /// Users.
+    nonisolated let users = EntityCache<User>()
+    /// Who is typing where.
+    nonisolated let typing = TypingCache()
+    /// The unread count of every channel the user is a member of, and their live total: O(1)
+    /// per channel change, never re-summed.
+    nonisolated let unread = LiveTally<String, Int>(dataStatus: .local, loadingStatus: .loading)
+    /// What to run again once connected.
+    nonisolated let retries = RetryList()
     /// The sequence number of the last event applied.
     private(set) var appliedSequence = 0
     /// Work waiting for an event sequence number to be applied: each runs on the engine right
     /// after that event, before any later one.
     private var waiters: [(target: Int, run: @Sendable (isolated SyncEngine) -> Void)] = []
-    /// Lists with a page load under way.
-    private var loading: Set<ObjectIdentifier> = []
 
-    init(transport: any ChatTransport, store: CacheStore) {
+    init(transport: any ChatTransport) {
         self.transport = transport
-        self.store = store
+        let unread = unread
+        channels = EntityCache { changes in
+            let contributions = changes.compactMap { change -> (String, Int?)? in
+                let new = Self.unreadContribution(of: change.new)
+                return change.old.flatMap(Self.unreadContribution) == new ? nil : (change.new.channelId, new)
+            }
+            if !contributions.isEmpty { unread.set(contributions) }
+        }
+    }
+
+    /// What a channel adds to the total unread count: its unread count while the user is a
+    /// member of it (and it is not deleted), nothing otherwise.
+    static func unreadContribution(of channel: Channel) -> Int? {
+        channel.currentUserMembership == .member && !channel.isDeleted ? channel.unreadCount : nil
     }
 
     // MARK: Requests
 
-    /// Sends `request` and returns its response once every event queued up to the response has
-    /// been applied. For requests whose answer needs no applying; see
-    /// ``perform(_:applying:)`` for those whose answer carries data.
+    /// Sends `request` and returns its response once every event up to the response's position
+    /// has been applied. For requests whose answer needs no applying.
     /// - Throws: the `ChatError` the server answered with.
+    @discardableResult
     nonisolated func perform(_ request: ChatRequest) async throws -> ChatResponse {
-        try await perform(request) { _, response in response }
+        try await perform(request) { _, envelope in envelope.response }
     }
 
-    /// Sends `request` and applies its response with `apply`, on the engine, exactly after the
-    /// last event queued before the response and before any later event. So the response's data
-    /// never overwrites newer data, and the caller's write is visible in every live handle when
-    /// this returns (read-your-writes without entity versions).
+    /// Sends `request` and applies its response with `apply`, on the engine, once every event
+    /// up to the response's ``ResponseEnvelope/position`` has been applied — nothing is read
+    /// after the fact. The caller's write is visible in every live handle when this returns.
     /// - Throws: the `ChatError` the server answered with, or what `apply` throws.
     nonisolated func perform<Result: Sendable>(
         _ request: ChatRequest,
-        applying apply: @escaping @Sendable (isolated SyncEngine, ChatResponse) throws -> Result
+        applying apply: @escaping @Sendable (isolated SyncEngine, ResponseEnvelope) throws -> Result
     ) async throws -> Result {
-        let response = try await transport.send(request)
-        return try await run(after: transport.lastEventSequence) { engine in try apply(engine, response) }
+        let envelope = try await transport.send(request)
+        return try await run(after: envelope.position) { engine in try apply(engine, envelope) }
     }
 
     /// Returns once the event with sequence number `target` (and all before it) was applied.
@@ -63,7 +88,7 @@ actor SyncEngine {
         _ = try? await run(after: target) { _ in }
     }
 
-    /// Runs `body` on the engine once event `target` has been applied, before any later event.
+    /// Runs `body` on the engine once event `target` has been applied.
     private func run<Result: Sendable>(
         after target: Int, _ body: @escaping @Sendable (isolated SyncEngine) throws -> Result
     ) async throws -> Result {
@@ -83,21 +108,27 @@ actor SyncEngine {
 
     // MARK: Connection
 
-    /// Records a (re)connection. When events were missed and cannot be replayed, the caller
-    /// resyncs; either way numbering continues from `result.lastSequence`.
+    /// Records a (re)connection. When events were missed and cannot be replayed, numbering
+    /// restarts from `result.lastSequence` and the waiting responses run now (their events will
+    /// never come; the caller then resyncs, which reloads what they showed).
     func didConnect(_ result: ConnectResult) {
-        if result.status != .resumed {
-            appliedSequence = result.lastSequence
-            resumeAllWaiters()
-        }
-    }
-
-    /// Runs every waiting request's work now (after a resync its events will never come; the
-    /// resync then reloads what they showed).
-    private func resumeAllWaiters() {
+        guard result.status != .resumed else { return }
+        appliedSequence = result.lastSequence
         let all = waiters
         waiters.removeAll()
         for waiter in all { waiter.run(self) }
+    }
+
+    /// Brings the caches current after a connection was made: a fresh start loads the user's
+    /// channels, a resync reloads everything shown; then whatever failed for want of a
+    /// connection runs again.
+    func recover(after status: ConnectResult.Status) async {
+        switch status {
+        case .new: await loadMemberships()
+        case .resyncRequired: await resync()
+        case .resumed: break
+        }
+        await retries.runAll()
     }
 
     // MARK: Events
@@ -110,112 +141,121 @@ actor SyncEngine {
         runReadyWaiters()
     }
 
-    /// Runs `body` on the engine, in order with event application: how a response's data is
-    /// applied to a cache (after ``perform(_:)`` returned it).
-    func run<Result: Sendable>(_ body: @Sendable () throws -> Result) rethrows -> Result {
-        try body()
-    }
-
     private func apply(_ event: ChatEvent) {
-        members.apply(event)
-        messages.apply(event)
-        users.apply(event)
         switch event {
         case .channelCreated(let channel), .channelUpdated(let channel), .channelDeleted(let channel):
-            upsert([channel])
-        case .memberAdded(_, let channel), .memberRemoved(_, let channel),
-            .memberBanned(_, let channel), .memberUnbanned(_, let channel),
-            .messageNew(_, let channel), .readMarkerMoved(_, let channel):
-            upsert([channel])
-        case .memberMuted, .memberUnmuted, .memberRoleChanged, .messageUpdated, .messageDeleted,
-            .typingStarted, .typingStopped, .userUpdated:
-            break
+            channels.upsert([channel])
+        case .memberAdded(let member, let channel), .memberRemoved(let member, let channel),
+            .memberBanned(let member, let channel), .memberUnbanned(let member, let channel),
+            .readMarkerMoved(let member, let channel):
+            channels.upsert([channel])
+            members.upsert([member])
+        case .memberMuted(let member), .memberUnmuted(let member), .memberRoleChanged(let member):
+            members.upsert([member])
+        case .messageNew(let message, let channel):
+            channels.upsert([channel])
+            messages.upsert([message])
+        case .messageUpdated(let message), .messageDeleted(let message):
+            messages.upsert([message])
+        case .typingStarted, .typingStopped:
+            typing.apply(event)
+        case .userUpdated(let user):
+            users.upsert([user])
         }
-    }
-
-    // MARK: Cache
-
-    /// Stores channels and publishes the changes to every live object and list showing them.
-    func upsert(_ channels: [Channel]) {
-        let publication = store.upsert(channels)
-        guard !publication.isEmpty else { return }
-        if !publication.unread.isEmpty { store.unread.set(publication.unread) }
-        for (source, channel) in publication.objects {
-            source.publish(snapshot: channel, dataStatus: .fresh)
-        }
-        for list in publication.lists { list.apply(publication.changed) }
     }
 
     // MARK: Live lists
 
-    static func channelPage(in response: ChatResponse) throws -> Page<Channel> {
-        guard let page = response.channelsValue else {
-            throw ChatError.unavailable("the server answered a channel query with something else")
+    /// The one way a live list loads: sends `request` (a page the list asked for), applies the
+    /// page in order with events, and goes on while a reload needs more pages. A failure is
+    /// reported by the list, which retries once connected.
+    func loadPages<Spec>(of query: LiveQuery<Spec>, startingWith request: ChatRequest) async {
+        var request = request
+        while true {
+            do {
+                let next = try await perform(request) { _, envelope in
+                    try query.applyPage(envelope.response, revision: envelope.revision)
+                }
+                guard let next else { return }
+                request = next
+            } catch {
+                query.failPage(error)
+                return
+            }
         }
-        return page
     }
 
-    /// Loads the page after `list`'s window, then shows every cached channel up to the new end.
-    func loadNextPage(of list: LiveChannelList) async {
-        let id = ObjectIdentifier(list)
-        let (query, cursor, hasNext) = list.withState { ($0.query, $0.nextCursor, $0.hasNext) }
-        guard hasNext, !loading.contains(id), let source = list.source else { return }
-        loading.insert(id)
-        defer { loading.remove(id) }
-        source.publish(loadingStatus: .loading)
-        do {
-            try await perform(.queryChannels(query, after: cursor)) { engine, response in
-                let page = try Self.channelPage(in: response)
-                engine.upsert(page.items)
-                list.withState { $0.extendWindow(with: page) }
-                list.rebuild(from: engine.store.channels, dataStatus: .fresh, loadingStatus: .loaded)
-            }
-        } catch {
-            let dataStatus: DataStatus = source.collection.dataStatus == .fresh ? .fresh : .error
-            source.publish(dataStatus: dataStatus, loadingStatus: .error, error: error)
-        }
-    }
+    // MARK: Memberships and resync
 
     /// Loads every channel the user is a member of, so that the total unread count covers them
-    /// all; events keep it current afterwards.
+    /// all; events keep it current afterwards. A cached channel still marked as joined that the
+    /// server no longer lists (left while events were missed) is fetched again.
     func loadMemberships() async {
         let query = ChannelListQuery(
             filter: .equal(.joined, to: true), sort: [Sorting(key: .channelId, isAscending: true)],
             pageSize: ChannelListQuery.maximumPageSize)
         var cursor: PageCursor?
-        store.unread.publish(loadingStatus: .loading)
+        var listed: Set<String> = []
+        unread.publish(loadingStatus: .loading)
         do {
             while true {
-                let page = try await perform(.queryChannels(query, after: cursor)) { engine, response in
-                    let page = try Self.channelPage(in: response)
-                    engine.upsert(page.items)
+                let page = try await perform(.queryChannels(query, after: cursor)) { engine, envelope in
+                    guard let page = envelope.channelsValue else {
+                        throw ChatError.unavailable("the server answered a channel query with something else")
+                    }
+                    engine.channels.upsert(page.items)
                     return page
                 }
+                listed.formUnion(page.items.map(\.channelId))
                 guard page.hasNext, let next = page.next else { break }
                 cursor = next
             }
-            store.unread.publish(dataStatus: .fresh, loadingStatus: .loaded)
         } catch {
-            store.unread.publish(dataStatus: .error, loadingStatus: .error, error: error)
+            unread.publish(dataStatus: .error, loadingStatus: .error, error: error)
+            retries.add { [weak self] in await self?.loadMemberships() }
+            return
         }
+        let stale = channels.all.filter { Self.unreadContribution(of: $0) != nil && !listed.contains($0.channelId) }
+        for channel in stale { await refetch(channel) }
+        unread.publish(dataStatus: .fresh, loadingStatus: .loaded)
     }
 
-    /// Reloads everything shown after a reconnect that could not resume: each live list from
-    /// its first page, each live object from the server, the channels behind the unread total,
-    /// then message lists, member lists and user handles.
+    /// Fetches a cached channel again; one the user can no longer see is marked as not joined,
+    /// so it leaves every list and the unread total.
+    private func refetch(_ channel: Channel) async {
+        do {
+            try await perform(.getChannel(channelId: channel.channelId)) { engine, envelope in
+                if let value = envelope.channelValue { engine.channels.upsert([value]) }
+            }
+        } catch ChatError.notFound {
+            var gone = channel
+            gone.currentUserMembership = .none
+            channels.upsert([gone])
+        } catch {}
+    }
+
+    /// Reloads everything shown after a reconnect that could not resume: the channels behind the
+    /// unread total, every live list as far as it reached, every live channel and user object.
+    /// Typing indicators are cleared: their stops may have been missed.
     func resync() async {
+        typing.reset()
         await loadMemberships()
-        for list in store.liveLists {
-            list.withState { $0.resetWindow() }
-            await loadNextPage(of: list)
-        }
-        for channelId in store.observedChannelIds {
-            _ = try? await perform(.getChannel(channelId: channelId)) { engine, response in
-                if let channel = response.channelValue { engine.upsert([channel]) }
+        let queries: [any EntityCacheObserver] =
+            channels.observers + members.observers + messages.observers + users.observers
+        for query in queries { await query.reload() }
+        for channelId in channels.observedKeys {
+            if let channel = channels.entity(channelId) {
+                await refetch(channel)
+            } else {
+                _ = try? await perform(.getChannel(channelId: channelId)) { engine, envelope in
+                    if let value = envelope.channelValue { engine.channels.upsert([value]) }
+                }
             }
         }
-        await resyncMessages()
-        await resyncMemberLists()
-        await resyncUsers()
+        for userId in users.observedKeys {
+            _ = try? await perform(.getUser(userId: userId)) { engine, envelope in
+                if let user = envelope.userValue { engine.users.upsert([user]) }
+            }
+        }
     }
 }

@@ -19,26 +19,13 @@ public final class UserRepository: Sendable {
     /// (`.fresh`), then every profile change. An unknown user reports `ChatError.notFound` as the
     /// object's `error`, with `dataStatus == .error`.
     public func getUser(_ userId: String) -> LiveObject<User> {
-        let source = LiveObjectSource<User>(loadingStatus: .loading, owner: client)
-        if let cached = client.sync.users.register(source, for: userId) {
-            source.publish(snapshot: cached, dataStatus: .local)
-        }
-        let sync = client.sync
-        Task {
-            do {
-                let user = try await sync.performUserRequest(.getUser(userId: userId))
-                source.publish(snapshot: user, dataStatus: .fresh, loadingStatus: .loaded)
-            } catch {
-                source.publish(dataStatus: source.snapshot == nil ? .error : nil, loadingStatus: .error, error: error)
-            }
-        }
-        return source.object
+        client.liveEntity(userId, in: client.sync.users, sending: .getUser(userId: userId), value: \.userValue)
     }
 
     /// A user, fetched from the server.
     /// - Throws: `ChatError.notFound` for an unknown user, `.invalidArgument` for a malformed id.
     public func getUser(userId: String) async throws -> User {
-        try await client.sync.performUserRequest(.getUser(userId: userId))
+        try await client.user(answering: .getUser(userId: userId))
     }
 
     /// The users whose display name starts with `displayName`, ignoring case and diacritics
@@ -51,13 +38,9 @@ public final class UserRepository: Sendable {
     /// - Parameter pageSize: users per page, 1…`ChannelListQuery.maximumPageSize`; another value
     ///   reports `ChatError.invalidArgument(field: "pageSize")` as the list's `error`.
     public func searchUsers(displayName: String, pageSize: Int = 20) -> LiveCollection<User> {
-        let source = LiveCollectionSource<User>(dataStatus: .notExist, loadingStatus: .loading, hasNext: true)
-        let search = LiveUserSearch(
-            client: client, query: UserSearchQuery(displayNamePrefix: displayName, pageSize: pageSize), source: source)
-        source.setPager(search)
-        client.sync.users.register(search)
-        search.loadNextPage()
-        return source.collection
+        let query = UserSearchQuery(displayNamePrefix: displayName, pageSize: pageSize)
+        return LiveQuery.make(
+            client: client, spec: UserSearchSpec(query: query), pageSize: pageSize, cache: client.sync.users)
     }
 
     /// Changes the current user's display name and/or metadata (`nil` leaves a field as it is)
@@ -65,6 +48,6 @@ public final class UserRepository: Sendable {
     /// - Throws: `ChatError.invalidArgument` (display name), `.limitExceeded` (metadata).
     @discardableResult
     public func updateCurrentUser(displayName: String?, metadata: [String: JSON]? = nil) async throws -> User {
-        try await client.sync.performUserRequest(.updateCurrentUser(displayName: displayName, metadata: metadata))
+        try await client.user(answering: .updateCurrentUser(displayName: displayName, metadata: metadata))
     }
 }

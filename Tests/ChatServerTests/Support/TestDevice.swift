@@ -31,7 +31,7 @@ struct TestDevice {
 
     @discardableResult
     func send(_ request: ChatRequest) async throws -> ChatResponse {
-        try await transport.send(request)
+        try await transport.send(request).response
     }
 
     /// The next element of the stream.

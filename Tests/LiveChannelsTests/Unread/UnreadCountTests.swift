@@ -155,7 +155,7 @@ import Testing
                     repository.totalUnreadCount == fixture.server.totalUnreadCount(userId: user),
                     "seed \(seed): \(user)/\(client.transport.deviceId) total")
                 for id in channels {
-                    let cached = client.store.channel(id)
+                    let cached = client.sync.channels.entity(id)
                     let expected = fixture.server.unreadCount(userId: user, channelId: id)
                     #expect(
                         (cached?.currentUserMembership == .member ? cached?.unreadCount : 0) ?? 0 == expected,

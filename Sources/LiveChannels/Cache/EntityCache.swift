@@ -1,0 +1,150 @@
+import ChatAPI
+import LiveCore
+import Synchronization
+
+/// Something that shows entities of a cache and hears of every change: a live query.
+protocol EntityCacheObserver<Entity>: AnyObject, Sendable {
+    associatedtype Entity: CachedEntity
+    /// Called after `changed` were stored, outside the cache's lock, on the sync engine.
+    func entitiesDidChange(_ changed: [Entity])
+    /// Reloads what it shows from the server (after a resync: missed events cannot be replayed).
+    func reload() async
+}
+
+/// The client's cache of one entity kind, and the live handles that show it: the one way
+/// entities are stored and published, for channels, members, messages and users alike.
+///
+/// - Versions: a value never replaces one with a higher ``Versioned/version`` (a stale
+///   response or a replayed event changes nothing); a value with the same content but a newer
+///   version is stored silently.
+/// - Publishing: every stored change is published once, to the live objects of that entity and
+///   to every registered observer (live queries), outside the lock.
+///
+/// Read and register from any thread. Mutated only by the ``SyncEngine``, one change at a time
+/// in event order, so observers see changes in the order they were stored.
+final class EntityCache<Entity: CachedEntity>: Sendable {
+    /// A change of one entity: its value before (if cached) and after.
+    struct Change: Sendable {
+        var old: Entity?
+        var new: Entity
+    }
+
+    private struct ObserverReference: Sendable {
+        weak var observer: (any EntityCacheObserver<Entity>)?
+    }
+
+    private struct State: Sendable {
+        var entities: [String: Entity] = [:]
+        /// Live object sources by cache key, held weakly so that a handle nobody uses is freed.
+        var objects: [String: [WeakReference<LiveObjectSource<Entity>>]] = [:]
+        var observers: [ObserverReference] = []
+        /// The highest version stored so far.
+        var newestVersion = 0
+    }
+
+    /// Guards every field.
+    private let state = Mutex(State())
+    /// Told of every content change, before observers are (derived values such as unread
+    /// counts).
+    private let onChange: (@Sendable ([Change]) -> Void)?
+
+    init(onChange: (@Sendable ([Change]) -> Void)? = nil) {
+        self.onChange = onChange
+    }
+
+    // MARK: Reading (any thread)
+
+    /// The cached value with this cache key.
+    func entity(_ key: String) -> Entity? {
+        state.withLock { $0.entities[key] }
+    }
+
+    /// Every cached value, in no particular order.
+    /// - Complexity: O(n).
+    var all: [Entity] {
+        state.withLock { Array($0.entities.values) }
+    }
+
+    /// The highest version stored so far: when it is at or below a response's revision, no
+    /// cached value is newer than the response.
+    var newestVersion: Int {
+        state.withLock { $0.newestVersion }
+    }
+
+    /// The cache keys shown by live objects that still exist.
+    var observedKeys: [String] {
+        state.withLock { state in
+            state.objects.compactMap { key, sources in sources.contains { $0.object != nil } ? key : nil }
+        }
+    }
+
+    /// The live object sources of `key` that still exist.
+    func objects(for key: String) -> [LiveObjectSource<Entity>] {
+        state.withLock { $0.objects[key]?.compactMap(\.object) ?? [] }
+    }
+
+    // MARK: Registration (any thread)
+
+    /// Starts showing the entity `key` in `source`; returns the cached value to show first.
+    /// Atomic with respect to mutations, so the source misses no change.
+    func register(_ source: LiveObjectSource<Entity>, for key: String) -> Entity? {
+        state.withLock { state in
+            state.objects[key, default: []].removeAll { $0.object == nil }
+            state.objects[key, default: []].append(WeakReference(source))
+            return state.entities[key]
+        }
+    }
+
+    /// Starts telling `observer` of every change; returns every cached value, to fill it from.
+    /// Atomic with respect to mutations.
+    func register(_ observer: some EntityCacheObserver<Entity>) -> [Entity] {
+        state.withLock { state in
+            state.observers.removeAll { $0.observer == nil }
+            state.observers.append(ObserverReference(observer: observer))
+            return Array(state.entities.values)
+        }
+    }
+
+    /// The registered observers that still exist.
+    var observers: [any EntityCacheObserver<Entity>] {
+        state.withLock { $0.observers.compactMap(\.observer) }
+    }
+
+    // MARK: Mutation (sync engine only)
+
+    /// Stores values, skipping any older than the cached one, and publishes the content changes
+    /// to live objects and observers.
+    /// - Parameter excluded: an observer not to tell (the live query applying these values as
+    ///   its page, which publishes them in one change with the page).
+    /// - Returns: the content changes, in the order given.
+    /// - Complexity: O(k) to store k values, plus publishing.
+    @discardableResult
+    func upsert(_ values: [Entity], excluding excluded: (any EntityCacheObserver<Entity>)? = nil) -> [Change] {
+        guard !values.isEmpty else { return [] }
+        let (changes, objects, observers) = state.withLock { state in
+            var changes: [Change] = []
+            var objects: [(LiveObjectSource<Entity>, Entity)] = []
+            for value in values {
+                let key = value.cacheKey
+                let old = state.entities[key]
+                if let old, old.version > value.version { continue }
+                state.entities[key] = value
+                state.newestVersion = max(state.newestVersion, value.version)
+                guard old != value else { continue }
+                changes.append(Change(old: old, new: value))
+                for source in state.objects[key] ?? [] {
+                    if let object = source.object { objects.append((object, value)) }
+                }
+            }
+            let observers = changes.isEmpty ? [] : state.observers.compactMap(\.observer).filter { $0 !== excluded }
+            return (changes, objects, observers)
+        }
+        if !changes.isEmpty { onChange?(changes) }
+        for (source, value) in objects { source.publish(snapshot: value, dataStatus: .fresh) }
+        if !changes.isEmpty {
+            let changed = changes.map(\.new)
+            for observer in observers { observer.entitiesDidChange(changed) }
+        }
+        return changes
+    }
+}

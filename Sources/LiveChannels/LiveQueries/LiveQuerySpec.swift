@@ -1,0 +1,49 @@
+import ChatAPI
+
+/// What differs between the live lists of one entity kind — everything else (the window, the
+/// cursor, page application, event application, recovery) is ``LiveQuery``'s, once for all.
+///
+/// A new kind of live list is one conformance: say which cache holds the entities, how they sort,
+/// what belongs, how a page is asked for and read. Conformances are small values, `Sendable`,
+/// with no state of their own.
+protocol LiveQuerySpec: Sendable {
+    associatedtype Entity: CachedEntity
+
+    /// Which end pages grow from.
+    var growth: WindowGrowth { get }
+
+    /// Throws `ChatError.invalidArgument` for a query the server would refuse (checked before
+    /// anything is sent).
+    func validate() throws
+
+    /// The entity's position in the list.
+    func sortKey(for entity: Entity) -> SortKey
+
+    /// Whether `entity` belongs to the list, as far as the client can tell from the entity
+    /// alone and `context`, filter and visibility both. `isConfirmed`: the server listed it
+    /// for this query, for conditions the client cannot evaluate itself (other users'
+    /// memberships).
+    func matches(_ entity: Entity, in context: QueryContext, isConfirmed: Bool) -> Bool
+
+    /// The request for the page after `boundary` (the last element of the last loaded page, in
+    /// the direction of growth, as it was then), or the first page when `nil`.
+    func pageRequest(after boundary: Entity?) -> ChatRequest
+
+    /// The page a response carries, elements in ascending key order.
+    /// - Throws: `ChatError.unavailable` when the response is of another kind.
+    func page(in response: ChatResponse) throws -> QueryPage<Entity>
+}
+
+/// One page of a live list as the server answered it.
+struct QueryPage<Entity: Sendable>: Sendable {
+    /// The elements, ascending by the list's sort key.
+    var items: [Entity]
+    /// Whether more elements lie beyond the page, in the direction of growth.
+    var hasMore: Bool
+}
+
+/// What the client knows about the viewing user, for matching (visibility depends on it).
+struct QueryContext: Sendable {
+    var viewerId: String
+    var isAdmin: Bool
+}

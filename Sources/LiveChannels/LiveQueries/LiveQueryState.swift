@@ -1,0 +1,246 @@
+import ChatAPI
+import LiveCore
+
+/// The state machine of one live list, whatever it lists: the elements of a ``LiveQuerySpec``'s
+/// loaded window, kept sorted, changed one entity at a time by events and a page at a time by
+/// responses, each mutation returning the exact ``CollectionChange`` it made. A pure value; the
+/// ``LiveQuery`` that owns it holds the lock and publishes.
+///
+/// ## Pages are the server's word — as of their revision
+/// A page answers "what lies between the old bound and the new one" at the server's `revision`
+/// when it was read. So, for every element that sorts inside the newly covered range:
+/// - a value at or below that revision is listed exactly when the page lists it (the client's
+///   own matching may be stale, or unable to judge other users' memberships);
+/// - a value above it changed after the page was read, and is judged by the client's matching,
+///   like any event.
+/// Elements outside the covered range keep the client's judgement. This is what lets a page
+/// arrive after newer events without undoing them, and what drops stale elements (after a
+/// resync) without clearing the cache.
+struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
+    typealias Entity = Spec.Entity
+
+    /// Where a reload (after a resync) must reach before it is done.
+    private struct ReloadTarget: Sendable {
+        var bound: SortKey?
+        var isComplete: Bool
+    }
+
+    let spec: Spec
+    var context: QueryContext
+    /// Elements per page.
+    let pageSize: Int
+    private var window: SortedWindow<Entity>
+    /// The last element of the last loaded page (in the direction of growth), as it was then:
+    /// the next page's cursor.
+    private var boundary: Entity?
+    /// Whether a page from the server has been applied since the list (re)started.
+    private(set) var hasLoadedFirstPage = false
+    /// Elements the server listed for this query (for conditions the client cannot evaluate).
+    private var confirmed: Set<String> = []
+    /// Whether a page request is under way (one at a time).
+    private(set) var isLoading = false
+    /// Whether the page under way is a first page.
+    private var isLoadingFirstPage = false
+    /// A reload asked for while a page was under way: it starts when that page ends.
+    private var reloadPending = false
+    private var reloadTarget: ReloadTarget?
+
+    init(spec: Spec, context: QueryContext, pageSize: Int) {
+        self.spec = spec
+        self.context = context
+        self.pageSize = pageSize
+        window = SortedWindow(growth: spec.growth)
+    }
+
+    /// The listed elements, ascending by key.
+    var items: [Entity] { window.items }
+
+    /// Whether more elements can be loaded beyond the window.
+    var hasMore: Bool { !window.isComplete }
+
+    /// Whether `entity` belongs to the list (not considering the window).
+    func matches(_ entity: Entity) -> Bool {
+        spec.matches(entity, in: context, isConfirmed: confirmed.contains(entity.id))
+    }
+
+    // MARK: Events
+
+    /// Applies a changed (or new) entity: it enters, leaves, moves or is modified in place.
+    /// - Returns: the change made, or `nil` when the list did not change.
+    /// - Complexity: O(log n) to place it, plus O(n) to shift the arrays.
+    mutating func apply(_ entity: Entity) -> CollectionChange? {
+        window.apply(entity, key: spec.sortKey(for: entity), matches: matches(entity))
+    }
+
+    // MARK: Before the first page
+
+    /// Shows cached entities before the server has answered: the first page's worth of those
+    /// that match, as a provisional window that the first page replaces.
+    /// - Complexity: O(c · log p) for c cached entities and a page of p.
+    mutating func prefill(from cached: some Sequence<Entity>) {
+        let forward = spec.growth == .forward
+        var best: [(key: SortKey, element: Entity)] = []
+        for entity in cached where matches(entity) {
+            let key = spec.sortKey(for: entity)
+            if best.count == pageSize, let worst = forward ? best.last : best.first,
+                forward ? !(key < worst.key) : !(worst.key < key)
+            {
+                continue
+            }
+            best.insert((key, entity), at: best.partitioningIndex { !($0.key < key) })
+            if best.count > pageSize {
+                if forward { best.removeLast() } else { best.removeFirst() }
+            }
+        }
+        guard let edge = forward ? best.last : best.first else { return }
+        window.setBound(edge.key, isComplete: false)
+        window.replaceItems(with: best)
+    }
+
+    // MARK: Pages
+
+    /// Starts a page load if one can start: none is under way, and there is a first page to
+    /// load or more beyond the window.
+    /// - Returns: the request to send, or `nil`.
+    mutating func beginPageLoad() -> ChatRequest? {
+        guard !isLoading, !hasLoadedFirstPage || hasMore else { return nil }
+        isLoading = true
+        isLoadingFirstPage = !hasLoadedFirstPage
+        return spec.pageRequest(after: hasLoadedFirstPage ? boundary : nil)
+    }
+
+    /// Ends a page load that failed; the window is as it was. A reload asked for meanwhile
+    /// starts with the next load.
+    mutating func failPageLoad() {
+        isLoading = false
+        if reloadPending { restart() }
+    }
+
+    /// Applies a page read at `revision` (see the type's discussion) and ends the page load.
+    /// - Parameters:
+    ///   - current: the cached value of a cache key (possibly newer than the page's).
+    ///   - newer: the cached values with a version above `revision`; called only when the
+    ///     cache holds any (`newestCachedVersion > revision`).
+    /// - Returns: the change made, or `nil` when the elements did not change.
+    /// - Complexity: O((n + p) log(n + p)) for n listed elements and a page of p.
+    mutating func applyPage(
+        _ page: QueryPage<Entity>, revision: Int, newestCachedVersion: Int,
+        current: (String) -> Entity?, newer: () -> [Entity]
+    ) -> CollectionChange? {
+        isLoading = false
+        let isFirst = isLoadingFirstPage
+        let (oldBound, wasComplete) = (window.bound, window.isComplete)
+        let forward = spec.growth == .forward
+        if let edge = forward ? page.items.last : page.items.first {
+            let key = spec.sortKey(for: edge)
+            if isFirst || oldBound.map({ forward ? $0 < key : key < $0 }) ?? true {
+                window.setBound(key, isComplete: !page.hasMore)
+                boundary = edge
+            } else {
+                window.setBound(oldBound, isComplete: !page.hasMore)
+            }
+        } else {
+            window.setBound(isFirst ? nil : oldBound, isComplete: !page.hasMore)
+        }
+        hasLoadedFirstPage = true
+
+        // Every element that may be listed now: the listed ones, the page's, and (rarely) cached
+        // values newer than the page — each in its newest cached form.
+        var candidates: [String: Entity] = [:]
+        for element in window.items { candidates[element.id] = current(element.cacheKey) ?? element }
+        var paged: Set<String> = []
+        for element in page.items {
+            paged.insert(element.id)
+            let value = current(element.cacheKey) ?? element
+            candidates[element.id] = value
+            if value.version <= revision { confirmed.insert(element.id) }
+        }
+        if newestCachedVersion > revision {
+            for value in newer() where value.version > revision && matches(value) {
+                candidates[value.id] = value
+            }
+        }
+
+        var keyed: [(key: SortKey, element: Entity)] = []
+        keyed.reserveCapacity(candidates.count)
+        for value in candidates.values {
+            let key = spec.sortKey(for: value)
+            guard window.contains(key) else { continue }
+            let isCovered = isFirst || !Self.contains(key, bound: oldBound, isComplete: wasComplete, forward: forward)
+            let belongs: Bool
+            if isCovered && value.version <= revision {
+                belongs = paged.contains(value.id)
+                if !belongs { confirmed.remove(value.id) }
+            } else {
+                belongs = matches(value)
+            }
+            if belongs { keyed.append((key, value)) }
+        }
+        keyed.sort { $0.key < $1.key }
+        let old = window.items
+        window.replaceItems(with: keyed)
+        let change = CollectionChange(from: old, to: window.items)
+        return change.isEmpty ? nil : change
+    }
+
+    private static func contains(_ key: SortKey, bound: SortKey?, isComplete: Bool, forward: Bool) -> Bool {
+        if isComplete { return true }
+        guard let bound else { return false }
+        return forward ? key <= bound : bound <= key
+    }
+
+    // MARK: Reload
+
+    /// Starts over from the first page (after a resync), keeping the elements shown until the
+    /// pages replace them; the reload goes on until the window reaches as far as it did.
+    /// While a page is under way the reload waits for it (see ``nextReloadRequest()``).
+    mutating func beginReload() {
+        if isLoading { reloadPending = true } else { restart() }
+    }
+
+    private mutating func restart() {
+        reloadPending = false
+        if hasLoadedFirstPage { reloadTarget = ReloadTarget(bound: window.bound, isComplete: window.isComplete) }
+        hasLoadedFirstPage = false
+        boundary = nil
+    }
+
+    /// After a page was applied: the request that continues a reload (a pending one starts
+    /// over, a running one goes on until it reaches as far as the window did), if any.
+    mutating func nextReloadRequest() -> ChatRequest? {
+        if reloadPending { restart() } else if !reloadNeedsMore() { return nil }
+        return beginPageLoad()
+    }
+
+    /// Whether a reload needs another page to reach as far as the window did before; clears
+    /// the target once reached.
+    private mutating func reloadNeedsMore() -> Bool {
+        guard let target = reloadTarget else { return false }
+        let reached: Bool
+        if window.isComplete {
+            reached = true
+        } else if target.isComplete {
+            reached = false
+        } else if let bound = window.bound, let goal = target.bound {
+            reached = spec.growth == .forward ? !(bound < goal) : !(goal < bound)
+        } else {
+            reached = target.bound == nil
+        }
+        if reached { reloadTarget = nil }
+        return !reached
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `predicate`, for an array partitioned so that
+    /// every element failing it comes first (binary search).
+    func partitioningIndex(where predicate: (Element) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if predicate(self[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return low
+    }
+}

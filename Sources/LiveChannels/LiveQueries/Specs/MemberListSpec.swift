@@ -1,0 +1,29 @@
+import ChatAPI
+
+/// Member lists: one channel's members (or banned users), filtered and sorted by a
+/// ``MemberListQuery``, growing forward. Every condition is evaluated on the member record
+/// itself, so the client judges membership of the list exactly as the server does.
+struct MemberListSpec: LiveQuerySpec {
+    let query: MemberListQuery
+
+    var growth: WindowGrowth { .forward }
+
+    func validate() throws { try query.validate() }
+
+    func sortKey(for member: ChannelMember) -> SortKey { query.sortKey(for: member) }
+
+    func matches(_ member: ChannelMember, in context: QueryContext, isConfirmed: Bool) -> Bool {
+        query.matches(member)
+    }
+
+    func pageRequest(after boundary: ChannelMember?) -> ChatRequest {
+        .queryMembers(query, after: boundary.map(query.cursor(after:)))
+    }
+
+    func page(in response: ChatResponse) throws -> QueryPage<ChannelMember> {
+        guard let page = response.memberPageValue else {
+            throw ChatError.unavailable("the server answered a member query with something else")
+        }
+        return QueryPage(items: page.items, hasMore: page.hasNext)
+    }
+}
