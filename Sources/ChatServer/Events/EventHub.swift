@@ -51,8 +51,7 @@ struct EventHub: Sendable {
         _ device: DeviceKey, continuation: AsyncStream<ConnectionEvent>.Continuation, resumingAfter sequence: Int?
     ) -> Attachment {
         if let previous = links[device] {
-            previous.continuation.yield(
-                .disconnected(.connectionLost(.unavailable("another connection of device '\(device.deviceId)' replaced this one"))))
+            previous.continuation.yield(.disconnected(.replaced))
         }
         if logs[device] == nil {
             logs[device] = EventLog(capacity: logCapacity)

@@ -9,6 +9,8 @@ protocol EntityCacheObserver<Entity>: AnyObject, Sendable {
     func entitiesDidChange(_ changed: [Entity])
     /// Reloads what it shows from the server (after a resync: missed events cannot be replayed).
     func reload() async
+    /// The channel whose entities it shows, if it shows one channel's.
+    var channelScope: String? { get }
 }
 
 /// The client's cache of one entity kind, and the live handles that show it: the one way

@@ -10,7 +10,7 @@ import Synchronization
 /// typing that started while it was connected; after a resync that could not replay missed
 /// events everything is cleared.
 ///
-/// Mutated only by the sync engine (through ``MessageCache/apply(_:)``); registration from any
+/// Mutated only by the sync engine (through ``SyncEngine``'s event application); registration from any
 /// thread.
 final class TypingCache: Sendable {
     private struct Viewer: Sendable {

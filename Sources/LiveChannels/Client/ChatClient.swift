@@ -30,6 +30,8 @@ public final class ChatClient: Sendable {
         var currentUser: User?
         var eventLoop: Task<Void, Never>?
         var hasConnected = false
+        /// The connect under way, which concurrent `connect()` calls share.
+        var connecting: Task<Void, any Error>?
     }
 
     /// Creates a client. Nothing happens until ``connect()``.
@@ -65,9 +67,24 @@ public final class ChatClient: Sendable {
     /// request failed before (created before `connect()`, or while offline) load again. Connecting again after
     /// ``disconnect()`` resumes where the client left off (or resyncs when the server cannot
     /// replay what was missed).
+    ///
+    /// Idempotent: on a connected client it returns at once, and concurrent calls share one
+    /// attempt (and its outcome).
     /// - Throws: `ChatError.unavailable` when the server cannot be reached,
     ///   `ChatError.invalidArgument` for an unusable user id.
     public func connect() async throws {
+        let attempt = session.withLock { session in
+            if let running = session.connecting { return running }
+            let attempt = Task { try await self.establishConnection() }
+            session.connecting = attempt
+            return attempt
+        }
+        try await attempt.value
+    }
+
+    private func establishConnection() async throws {
+        defer { session.withLock { $0.connecting = nil } }
+        if connection.snapshot == .connected { return }
         connection.publish(snapshot: .connecting)
         let resumeAfter = session.withLock { $0.hasConnected } ? await sync.appliedSequence : nil
         do {
@@ -117,7 +134,14 @@ public final class ChatClient: Sendable {
                 case .event(let envelope):
                     await sync.handle(envelope)
                 case .disconnected(.requested):
-                    connection.publish(snapshot: .disconnected)
+                    // `disconnect()` published it already; a late one must not overwrite a
+                    // newer connection's state.
+                    break
+                case .disconnected(.replaced):
+                    connection.publish(
+                        snapshot: .disconnected,
+                        error: ChatError.unavailable(
+                            "another client connected as the same user and device; call connect() to take over"))
                 case .disconnected(.connectionLost(let error)):
                     connection.publish(snapshot: .reconnecting, error: error)
                     // Reconnect beside the loop: the loop must keep applying the replayed

@@ -17,6 +17,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
 
     let client: ChatClient
     let cache: EntityCache<Entity>
+    let channelScope: String?
     /// Guards the list's state.
     private let state: Mutex<LiveQueryState<Spec>>
     weak let source: LiveCollectionSource<Entity>?
@@ -27,6 +28,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         self.client = client
         self.cache = cache
         self.source = source
+        channelScope = spec.channelScope
         state = Mutex(LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize))
     }
 

@@ -12,6 +12,10 @@ protocol LiveQuerySpec: Sendable {
     /// Which end pages grow from.
     var growth: WindowGrowth { get }
 
+    /// The channel whose entities this list shows, for lists of one channel (members,
+    /// messages); `nil` otherwise.
+    var channelScope: String? { get }
+
     /// Throws `ChatError.invalidArgument` for a query the server would refuse (checked before
     /// anything is sent).
     func validate() throws
@@ -32,6 +36,10 @@ protocol LiveQuerySpec: Sendable {
     /// The page a response carries, elements in ascending key order.
     /// - Throws: `ChatError.unavailable` when the response is of another kind.
     func page(in response: ChatResponse) throws -> QueryPage<Entity>
+}
+
+extension LiveQuerySpec {
+    var channelScope: String? { nil }
 }
 
 /// One page of a live list as the server answered it.

@@ -143,6 +143,10 @@ actor SyncEngine {
 
     private func apply(_ event: ChatEvent) {
         switch event {
+        case .channelUpdated(let channel) where channel.currentUserMembership != .member:
+            let memberCount = channels.entity(channel.channelId)?.memberCount
+            channels.upsert([channel])
+            if memberCount != channel.memberCount { refreshMemberLists(of: channel.channelId) }
         case .channelCreated(let channel), .channelUpdated(let channel), .channelDeleted(let channel):
             channels.upsert([channel])
         case .memberAdded(let member, let channel), .memberRemoved(let member, let channel),
@@ -161,6 +165,14 @@ actor SyncEngine {
             typing.apply(event)
         case .userUpdated(let user):
             users.upsert([user])
+        }
+    }
+
+    /// Reloads the member lists of a channel the user is not a member of: the server tells
+    /// outsiders that the membership changed (the member count), not who joined or left.
+    private func refreshMemberLists(of channelId: String) {
+        for list in members.observers where list.channelScope == channelId {
+            Task { await list.reload() }
         }
     }
 

@@ -53,7 +53,7 @@ import Testing
         var second = TestDevice(server, "bob", "phone")
         try await first.connect()
         try await second.connect()
-        guard case .disconnected(.connectionLost)? = await first.next() else {
+        guard case .disconnected(.replaced)? = await first.next() else {
             Issue.record("the first connection was not ended")
             return
         }

@@ -8,6 +8,8 @@ struct MemberListSpec: LiveQuerySpec {
 
     var growth: WindowGrowth { .forward }
 
+    var channelScope: String? { query.channelId }
+
     func validate() throws { try query.validate() }
 
     func sortKey(for member: ChannelMember) -> SortKey { query.sortKey(for: member) }

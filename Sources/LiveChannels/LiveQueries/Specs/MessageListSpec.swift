@@ -11,6 +11,8 @@ struct MessageListSpec: LiveQuerySpec {
 
     var growth: WindowGrowth { .backward }
 
+    var channelScope: String? { channelId }
+
     func validate() throws {
         try MessagePageQuery(channelId: channelId, limit: pageSize).validate()
     }
