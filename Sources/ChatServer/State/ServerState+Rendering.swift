@@ -38,6 +38,7 @@ extension ServerState {
             return nil
         }
         rendered.version = channel.info.version
+        rendered.user = users[userId]
         return rendered
     }
 

@@ -126,10 +126,11 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         let (changes, objects, observers) = state.withLock { state in
             var changes: [Change] = []
             var objects: [(LiveObjectSource<Entity>, Entity)] = []
-            for value in values {
-                let key = value.cacheKey
+            for incoming in values {
+                let key = incoming.cacheKey
                 let old = state.entities[key]
-                if let old, old.version > value.version { continue }
+                if let old, old.version > incoming.version { continue }
+                let value = old.map(incoming.merging(cached:)) ?? incoming
                 state.entities[key] = value
                 state.newestVersion = max(state.newestVersion, value.version)
                 guard old != value else { continue }

@@ -165,7 +165,23 @@ actor SyncEngine {
             typing.apply(event)
         case .userUpdated(let user):
             users.upsert([user])
+            refreshProfile(user)
         }
+    }
+
+    /// Shows a changed user profile in the cached member records of that user (same version:
+    /// only the embedded profile changes, which ``CachedEntity/merging(cached:)`` keeps).
+    /// - Complexity: O(cached members).
+    private func refreshProfile(_ user: User) {
+        let records = members.all.compactMap { member -> ChannelMember? in
+            guard member.userId == user.userId, member.user.map({ $0.version < user.version }) ?? true else {
+                return nil
+            }
+            var updated = member
+            updated.user = user
+            return updated
+        }
+        members.upsert(records)
     }
 
     /// Reloads the member lists of a channel the user is not a member of: the server tells
