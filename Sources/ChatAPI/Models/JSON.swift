@@ -49,7 +49,10 @@ extension JSON {
     }
 
     /// The number of bytes of this value's compact UTF-8 JSON encoding (the measure of the
-    /// 100 KB metadata limit).
+    /// 100 KB metadata limit); 0 for a value JSON cannot encode (a NaN or infinite number).
+    ///
+    /// The encoder recurses: measure only values that passed ``validate(field:maximumDepth:)``
+    /// (``validateMetadata(_:field:)`` does both, in that order).
     ///
     /// - Complexity: O(size of the value).
     public var encodedSize: Int {
@@ -57,9 +60,16 @@ extension JSON {
     }
 }
 
+/// Decoding refuses documents nested deeper than ``JSON/maximumDecodingDepth`` (a
+/// `DecodingError`), and encoding such a value throws an `EncodingError`, so neither recurses
+/// without bound; values within ``JSON/maximumDepth`` always decode and encode.
 extension JSON: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        if decoder.codingPath.count > Self.maximumDecodingDepth {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "JSON nested deeper than \(Self.maximumDecodingDepth) levels")
+        }
         if container.decodeNil() {
             self = .null
         } else if let value = try? container.decode(Bool.self) {
@@ -80,6 +90,17 @@ extension JSON: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
+        switch self {
+        case .array, .object:
+            if encoder.codingPath.count > Self.maximumDecodingDepth {
+                // A placeholder, not the value: describing a hostile value would recurse too.
+                throw EncodingError.invalidValue(
+                    "(too deep to describe)", EncodingError.Context(
+                        codingPath: [], debugDescription: "JSON nested deeper than \(Self.maximumDecodingDepth) levels"))
+            }
+        default:
+            break
+        }
         switch self {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
@@ -107,7 +128,13 @@ extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressibl
 }
 
 extension JSON: CustomStringConvertible {
+    /// The value as compact JSON with sorted keys; a value nested deeper than
+    /// ``maximumDecodingDepth`` is described by a placeholder instead (the encoder recurses, so
+    /// logging a hostile value must not overflow the stack).
     public var description: String {
+        if nestsDeeper(than: Self.maximumDecodingDepth) {
+            return "<JSON nested more than \(Self.maximumDecodingDepth) deep>"
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(self) else { return "null" }

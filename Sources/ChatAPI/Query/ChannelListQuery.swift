@@ -26,8 +26,9 @@ public struct ChannelListQuery: Sendable, Hashable, Codable, PageOrdering {
         self.pageSize = pageSize
     }
 
-    /// Throws `ChatError.invalidArgument` if the filter is invalid (see `Filter.validate()`),
-    /// a metadata sort path is empty or malformed, or `pageSize` is out of range.
+    /// Throws `ChatError.invalidArgument` if the filter is invalid (see `Filter.validate()`: it
+    /// also refuses filters nested deeper than `Filter.maximumDepth`, without recursing into
+    /// them), a metadata sort path is empty or malformed, or `pageSize` is out of range.
     public func validate() throws {
         try filter.validate()
         for sorting in sort {

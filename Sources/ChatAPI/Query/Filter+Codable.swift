@@ -10,6 +10,9 @@
 /// `$eq` when `value` is not an object of `$` operators. Metadata keys carry the `"metadata."`
 /// prefix. Decoding an unknown key or operator, or an operand of the wrong JSON shape, throws
 /// `ChatError.invalidArgument` naming the key; type checks beyond shape are `validate()`'s job.
+/// A document nested deeper than `JSON.maximumDecodingDepth` coding-path levels throws
+/// `ChatError.invalidArgument(field: "filter")` instead of recursing without bound; encoding
+/// such a filter throws an `EncodingError`.
 extension Filter: Codable {
     private struct Key: CodingKey {
         var stringValue: String
@@ -20,6 +23,11 @@ extension Filter: Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
+        if encoder.codingPath.count > JSON.maximumDecodingDepth {
+            // A placeholder, not the value: describing a hostile value would recurse too.
+            throw EncodingError.invalidValue(
+                "(too deep to describe)", EncodingError.Context(codingPath: [], debugDescription: "filter nested too deep to encode"))
+        }
         var container = encoder.container(keyedBy: Key.self)
         switch self {
         case .and(let filters): try container.encode(filters, forKey: Key("$and"))
@@ -32,6 +40,10 @@ extension Filter: Codable {
     }
 
     public init(from decoder: any Decoder) throws {
+        if decoder.codingPath.count > JSON.maximumDecodingDepth {
+            throw ChatError.invalidArgument(
+                field: "filter", reason: "must not nest and/or/nor more than \(Filter.maximumDepth) deep")
+        }
         let container = try decoder.container(keyedBy: Key.self)
         var parts: [Filter] = []
         for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) {

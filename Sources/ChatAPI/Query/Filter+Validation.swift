@@ -1,6 +1,15 @@
 extension Filter {
+    /// The deepest nesting of `and`/`or`/`nor` a filter may have: a condition has depth 1,
+    /// `.and([condition])` depth 2. Deeper filters are refused by `validate()` (field
+    /// `"filter"`), before anything recurses into them.
+    public static let maximumDepth = 32
+
     /// Throws `ChatError.invalidArgument(field:reason:)` naming the first ill-typed part:
     ///
+    /// - a filter nested deeper than ``maximumDepth`` (the field is `"filter"`; checked first,
+    ///   without recursion, so a hostile filter nested thousands deep cannot overflow the stack);
+    /// - an operand nested deeper than `JSON.maximumDepth` or holding a NaN or infinite number
+    ///   (the field is the key);
     /// - an operator the field's type does not support: comparisons on Booleans, enums, `tags`
     ///   or `members`; `contains`/`$all` on a non-array field; `autocomplete` on anything but
     ///   text, `tags` and metadata;
@@ -14,15 +23,38 @@ extension Filter {
     ///
     /// - Complexity: O(size of the filter).
     public func validate() throws {
+        try validateDepth()
+        try validateParts()
+    }
+
+    /// Throws unless the filter is at most ``maximumDepth`` deep; an explicit stack, no recursion.
+    private func validateDepth() throws(ChatError) {
+        var pending: [(filter: Filter, depth: Int)] = [(self, 1)]
+        while let (filter, depth) = pending.popLast() {
+            guard depth <= Self.maximumDepth else {
+                throw .invalidArgument(
+                    field: "filter", reason: "must not nest and/or/nor more than \(Self.maximumDepth) deep")
+            }
+            switch filter {
+            case .and(let filters), .or(let filters), .nor(let filters):
+                pending.append(contentsOf: filters.lazy.map { ($0, depth + 1) })
+            case .condition:
+                continue
+            }
+        }
+    }
+
+    /// The checks of `validate()` after the depth: recursion bounded by ``maximumDepth``.
+    private func validateParts() throws {
         switch self {
         case .and(let filters):
-            for filter in filters { try filter.validate() }
+            for filter in filters { try filter.validateParts() }
         case .or(let filters), .nor(let filters):
             guard !filters.isEmpty else {
                 let name = if case .or = self { "$or" } else { "$nor" }
                 throw ChatError.invalidArgument(field: name, reason: "needs at least one filter")
             }
-            for filter in filters { try filter.validate() }
+            for filter in filters { try filter.validateParts() }
         case .condition(let field, let op):
             try field.validate(op)
         }
@@ -40,6 +72,7 @@ extension ChannelFilterField {
     /// Throws unless `op` applies to this field with a well-typed operand.
     func validate(_ op: FilterOperator) throws {
         if case .metadata(let path) = self { try MetadataPath.validate(path, field: name) }
+        try op.operandJSON.validate(field: name)
         func reject(_ reason: String) -> ChatError {
             .invalidArgument(field: name, reason: reason)
         }

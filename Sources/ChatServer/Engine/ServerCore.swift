@@ -10,14 +10,16 @@ struct ServerCore: Sendable {
 
     init(configuration: ServerConfiguration) {
         state = ServerState(configuration: configuration)
-        hub = EventHub(logCapacity: configuration.eventLogCapacity)
+        hub = EventHub(logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention)
     }
 
-    /// Expires what has expired and releases held events whose delay has passed.
+    /// Expires what has expired, releases held events whose delay has passed and, now and then,
+    /// drops replay-log events older than the retention.
     mutating func housekeep(now: Date) {
         state.expireTimers(now: now)
         publishOutbox(now: now)
         hub.releaseHeld(now: now)
+        hub.sweepLogsIfDue(now: now)
     }
 
     /// Turns the state's pending changes into events.

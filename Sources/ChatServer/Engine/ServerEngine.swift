@@ -66,7 +66,7 @@ final class ServerEngine: Sendable {
             core.housekeep(now: now)
             if let previous { core.detach(device, linkId: previous, reason: .requested, now: now) }
             core.state.ensureUser(device.userId, now: now)
-            let attachment = core.hub.attach(device, continuation: continuation, resumingAfter: sequence)
+            let attachment = core.hub.attach(device, continuation: continuation, resumingAfter: sequence, now: now)
             let result = ConnectResult(
                 status: attachment.status, currentUser: core.state.users[device.userId]!,
                 lastSequence: attachment.lastSequence)

@@ -18,6 +18,8 @@ struct EventHub: Sendable {
     }
 
     let logCapacity: Int
+    /// Seconds an event stays in a replay log.
+    let logRetention: TimeInterval
     private var logs: [DeviceKey: EventLog<EventEnvelope>] = [:]
     private var links: [DeviceKey: ConnectionLink] = [:]
     /// Only devices with held envelopes have an entry.
@@ -25,9 +27,12 @@ struct EventHub: Sendable {
     /// The devices of each user with a log.
     private var devicesByUser: [String: [DeviceKey]] = [:]
     private var nextLinkId: UInt64 = 1
+    /// When ``sweepLogsIfDue(now:)`` next trims every log.
+    private var nextSweep = Date.distantPast
 
-    init(logCapacity: Int) {
+    init(logCapacity: Int, logRetention: TimeInterval) {
         self.logCapacity = logCapacity
+        self.logRetention = logRetention
     }
 
     /// The number of the device's newest event (0 if none).
@@ -44,11 +49,13 @@ struct EventHub: Sendable {
 
     /// Attaches a new connection of `device` whose events go to `continuation`, ending any
     /// previous one of the same device. With `resumingAfter`, replays the missed envelopes
-    /// first, or reports `.resyncRequired` when they are no longer all held.
+    /// first, or reports `.resyncRequired` when they are no longer all held (dropped by the
+    /// log's capacity, or older than the retention at `now`).
     ///
     /// - Complexity: O(replayed events).
     mutating func attach(
-        _ device: DeviceKey, continuation: AsyncStream<ConnectionEvent>.Continuation, resumingAfter sequence: Int?
+        _ device: DeviceKey, continuation: AsyncStream<ConnectionEvent>.Continuation, resumingAfter sequence: Int?,
+        now: Date
     ) -> Attachment {
         if let previous = links[device] {
             previous.continuation.yield(.disconnected(.replaced))
@@ -57,6 +64,7 @@ struct EventHub: Sendable {
             logs[device] = EventLog(capacity: logCapacity)
             devicesByUser[device.userId, default: []].append(device)
         }
+        logs[device]!.trim(appendedBefore: now - logRetention)
         let log = logs[device]!
         var status = ConnectResult.Status.new
         if let sequence {
@@ -126,7 +134,8 @@ struct EventHub: Sendable {
         guard state.includes(userId, in: prepared), let event = state.event(for: prepared, viewer: userId, now: now)
         else { return }
         for device in devices {
-            let envelope = logs[device]!.append { EventEnvelope(sequence: $0, event: event) }
+            logs[device]!.trim(appendedBefore: now - logRetention)
+            let envelope = logs[device]!.append(at: now) { EventEnvelope(sequence: $0, event: event) }
             deliver(envelope, to: device, faults: &faults, now: now)
         }
     }
@@ -141,6 +150,17 @@ struct EventHub: Sendable {
             link.continuation.yield(.event(envelope))
             if faults.takeDuplication(for: device) { link.continuation.yield(.event(envelope)) }
         }
+    }
+
+    /// Drops the events older than the retention from every log, at most once every quarter of
+    /// the retention: logs of devices that receive nothing and never reconnect shrink too.
+    ///
+    /// - Complexity: O(devices with a log + events dropped) when due, else O(1).
+    mutating func sweepLogsIfDue(now: Date) {
+        guard now >= nextSweep else { return }
+        nextSweep = now + logRetention / 4
+        let cutoff = now - logRetention
+        for device in Array(logs.keys) { logs[device]!.trim(appendedBefore: cutoff) }
     }
 
     /// Delivers the held envelopes whose delay has passed, in order (an envelope never

@@ -1,15 +1,13 @@
 import ChatAPI
 import Foundation
 
-/// Input checks shared by every request path. Each returns the error to throw, naming the field.
+/// Input checks shared by every request path. Each throws the error of the first rule broken,
+/// naming the field; see ``InputLimits`` for the rules.
 enum InputCheck {
+    /// An id of a user, device, channel, message or avatar file: see `IdentifierRules` (ids are
+    /// refused, never trimmed or normalized).
     static func id(_ value: String, field: String) throws(ChatError) {
-        if value.isEmpty { throw .invalidArgument(field: field, reason: "must not be empty") }
-        if value.count > InputLimits.maxIdLength {
-            throw .invalidArgument(
-                field: field, reason: "must be at most \(InputLimits.maxIdLength) characters")
-        }
-        try noControlCharacters(value, field: field)
+        try IdentifierRules.validate(value, field: field)
     }
 
     static func ids(_ values: [String], field: String) throws(ChatError) {
@@ -23,11 +21,8 @@ enum InputCheck {
 
     static func displayName(_ value: String?, field: String = "displayName") throws(ChatError) {
         guard let value else { return }
-        if value.count > InputLimits.maxDisplayNameLength {
-            throw .invalidArgument(
-                field: field,
-                reason: "must be at most \(InputLimits.maxDisplayNameLength) characters")
-        }
+        try boundedText(
+            value, field: field, maxLength: InputLimits.maxDisplayNameLength, maxBytes: InputLimits.maxDisplayNameBytes)
         try noControlCharacters(value, field: field)
     }
 
@@ -45,13 +40,12 @@ enum InputCheck {
         try label(value, field: "role", maxLength: InputLimits.maxRoleLength)
     }
 
+    /// Metadata of a channel, message or user, on create and update alike: nested at most
+    /// ``InputLimits/maxJSONDepth`` deep and finite (`invalidArgument`), then at most 100 KB
+    /// encoded (`limitExceeded`). The structure is checked first, without recursion, so the
+    /// size check never encodes a value that is too deep or not encodable.
     static func metadata(_ value: [String: JSON], field: String = "metadata") throws(ChatError) {
-        if value.isEmpty { return }
-        let size = JSON.object(value).encodedSize
-        if size > InputLimits.maxMetadataBytes {
-            throw .limitExceeded(
-                "\(field) is \(size) bytes encoded; the limit is \(InputLimits.maxMetadataBytes)")
-        }
+        try JSON.validateMetadata(value, field: field)
     }
 
     /// Metadata that arrived as an arbitrary JSON value: it must be an object.
@@ -63,11 +57,11 @@ enum InputCheck {
         return object
     }
 
+    /// Message text: see ``InputLimits/maxMessageLength`` (characters and bytes) and
+    /// ``InputLimits/maxScalarsPerCharacter``; no control characters but newlines and tabs.
     static func messageText(_ value: String) throws(ChatError) {
-        if value.count > InputLimits.maxMessageLength {
-            throw .invalidArgument(
-                field: "text", reason: "must be at most \(InputLimits.maxMessageLength) characters")
-        }
+        try boundedText(
+            value, field: "text", maxLength: InputLimits.maxMessageLength, maxBytes: InputLimits.maxMessageBytes)
         let allowed: Set<Unicode.Scalar> = ["\n", "\t", "\r"]
         if value.unicodeScalars.contains(where: { isControl($0) && !allowed.contains($0) }) {
             throw .invalidArgument(field: "text", reason: "must not contain control characters")
@@ -90,10 +84,34 @@ enum InputCheck {
     }
 
     private static func label(_ value: String, field: String, maxLength: Int) throws(ChatError) {
-        if value.isEmpty || value.count > maxLength {
+        if value.isEmpty {
             throw .invalidArgument(field: field, reason: "each must be 1 to \(maxLength) characters")
         }
+        try boundedText(value, field: field, maxLength: maxLength, maxBytes: 4 * maxLength)
         try noControlCharacters(value, field: field)
+    }
+
+    /// At most `maxBytes` UTF-8 bytes (checked first, in O(1) for native strings), at most
+    /// `maxLength` characters, and at most ``InputLimits/maxScalarsPerCharacter`` scalars in
+    /// any one character.
+    ///
+    /// - Complexity: O(`maxBytes`) at most.
+    private static func boundedText(_ value: String, field: String, maxLength: Int, maxBytes: Int) throws(ChatError) {
+        if value.utf8.count > maxBytes {
+            throw .invalidArgument(field: field, reason: "must be at most \(maxBytes) bytes in UTF-8")
+        }
+        var length = 0
+        for character in value {
+            length += 1
+            if length > maxLength {
+                throw .invalidArgument(field: field, reason: "must be at most \(maxLength) characters")
+            }
+            if character.unicodeScalars.count > InputLimits.maxScalarsPerCharacter {
+                throw .invalidArgument(
+                    field: field,
+                    reason: "a character may carry at most \(InputLimits.maxScalarsPerCharacter) Unicode scalars (combining marks)")
+            }
+        }
     }
 
     private static func noControlCharacters(_ value: String, field: String) throws(ChatError) {

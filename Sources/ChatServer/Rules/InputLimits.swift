@@ -3,26 +3,54 @@ import Foundation
 
 /// The documented limits on what clients (and the console) may send. Input outside them is
 /// rejected with `ChatError.invalidArgument(field:reason:)` naming the field, or
-/// `ChatError.limitExceeded` for size limits, before anything changes.
+/// `ChatError.limitExceeded` for the metadata size, before anything changes. One cause gives
+/// one error case on every path (creating and updating alike).
+///
+/// Text limits count both characters (grapheme clusters, what a reader sees) and UTF-8 bytes
+/// (what is stored), and no character may carry more than ``maxScalarsPerCharacter`` Unicode
+/// scalars: one visible character with 100,000 combining marks is refused.
 public enum InputLimits {
-    /// Ids (users, channels, devices, messages): 1 to 128 characters, no control characters.
-    public static let maxIdLength = 128
-    /// Display names: at most 256 characters, no control characters.
+    /// Ids (users, channels, devices, messages, avatar files): 1 to 128 characters and at most
+    /// 512 UTF-8 bytes; no white space at either end; no control, format (bidi overrides and
+    /// isolates, zero-width characters, byte-order mark) or separator characters; Unicode NFC.
+    /// Ids are refused, never rewritten (see `IdentifierRules`).
+    public static let maxIdLength = IdentifierRules.maximumLength
+    /// See ``maxIdLength``.
+    public static let maxIdBytes = IdentifierRules.maximumBytes
+    /// Display names: at most 256 characters and 1,024 UTF-8 bytes, no control characters.
     public static let maxDisplayNameLength = 256
-    /// Tags: at most 20 per channel, each 1 to 64 characters, no control characters.
+    /// See ``maxDisplayNameLength``.
+    public static let maxDisplayNameBytes = 1_024
+    /// Tags: at most 20 per channel, each 1 to 64 characters (256 UTF-8 bytes), no control
+    /// characters.
     public static let maxTagCount = 20
     /// See ``maxTagCount``.
     public static let maxTagLength = 64
-    /// Role names: 1 to 64 characters, no control characters.
+    /// Role names: 1 to 64 characters (256 UTF-8 bytes), no control characters.
     public static let maxRoleLength = 64
-    /// Metadata: a JSON object of at most 100 KB (102,400 bytes), measured encoded.
-    public static let maxMetadataBytes = 100 * 1024
+    /// Metadata (channels, messages, users): a JSON object of at most 100 KB (102,400 bytes),
+    /// measured encoded (`limitExceeded` beyond), nested at most ``maxJSONDepth`` deep and with
+    /// finite numbers only (`invalidArgument` otherwise).
+    public static let maxMetadataBytes = JSON.maximumMetadataBytes
+    /// The deepest nesting of arrays and objects in metadata and filter operands: 32. Checked
+    /// without recursion, before the value is measured, stored or evaluated.
+    public static let maxJSONDepth = JSON.maximumDepth
+    /// The deepest nesting of `and`/`or`/`nor` in a channel filter: 32 (field `"filter"`).
+    public static let maxFilterDepth = Filter.maximumDepth
     /// Members per channel.
     public static let maxMembers = 300_000
     /// User ids named in one request (create, add, remove, ban, mute, roles, mentions).
     public static let maxUserIdsPerRequest = 1_000
-    /// Message text: at most 10,000 characters (newlines and tabs allowed).
+    /// Message text: at most 10,000 characters (newlines and tabs allowed) and 40,000 UTF-8
+    /// bytes — four bytes a character, so any text of single-scalar characters within the
+    /// character limit fits.
     public static let maxMessageLength = 10_000
+    /// See ``maxMessageLength``.
+    public static let maxMessageBytes = 40_000
+    /// The most Unicode scalars one character (grapheme cluster) of any text may have: 32.
+    /// The longest emoji sequences have about 10, real diacritic stacks fewer, and Unicode's
+    /// stream-safe text format (UAX #15) allows at most 30 combining marks in a row.
+    public static let maxScalarsPerCharacter = 32
     /// Page size of every query: 1 to 100.
     public static let maxPageSize = 100
 }

@@ -67,7 +67,7 @@ extension ServerState {
                 throw .forbidden("only admins can send messages to broadcast channels")
             }
             if moderates { return }
-            if member.isMuted(at: now) {
+            if channel.isUserMuted(userId, at: now) {
                 throw .forbidden("you are muted in \(name)")
             }
             if channel.isMuted(at: now) {

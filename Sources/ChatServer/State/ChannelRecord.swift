@@ -17,12 +17,18 @@ struct ChannelRecord: Sendable {
     var typing: [String: Date] = [:]
     /// Users reading, with the devices they read on (never empty sets).
     var readers: [String: Set<String>] = [:]
-    /// Members whose mute has an end (an index for expiry).
+    /// Mutes by user id, with when they end (`.distantFuture`: no end). A mute belongs to the
+    /// (channel, user) pair, not to a membership: it survives leaving, rejoining, removal and
+    /// bans, and ends only when it expires or a moderator unmutes.
+    var mutes: [String: Date] = [:]
+    /// Users whose mute has an end (an index for expiry).
     var timedMutes: Set<String> = []
     /// When the channel mute ends; `nil` when not muted.
     var mutedUntil: Date?
     var rateLimit: RateLimitPolicy?
-    /// Recent send times per user, for the rate limit (pruned to the window on each send).
+    /// Recent send times per user, for the rate limit (pruned to the window on each send). Like
+    /// mutes they belong to the (channel, user) pair: leaving and rejoining does not reset the
+    /// window; changing or ending the rate limit does.
     var recentSends: [String: [Date]] = [:]
 
     var id: String { info.channelId }
@@ -34,6 +40,12 @@ struct ChannelRecord: Sendable {
     func members(among userIds: [String]) -> [String] { Set(userIds).filter(isMember).sorted() }
     func isBanned(_ userId: String) -> Bool { bans[userId] != nil }
     func isModerator(_ userId: String) -> Bool { members[userId]?.isModerator ?? false }
+
+    /// Whether `userId` is muted in this channel at `now` (member or not).
+    func isUserMuted(_ userId: String, at now: Date) -> Bool {
+        guard let until = mutes[userId] else { return false }
+        return until > now
+    }
 
     /// Whether anything in the channel expires with time (typing, a mute with an end, the
     /// channel mute, the rate limit).

@@ -11,13 +11,6 @@ struct MemberRecord: Sendable, Hashable {
     var readSequence: Int
     /// The sequence number of the newest message that mentions the member (0: none).
     var mentionSequence: Int = 0
-    /// When the member's mute ends; `nil` when not muted; `.distantFuture` for no end.
-    var mutedUntil: Date?
 
     var isModerator: Bool { roles.contains(ChannelRole.moderator) }
-
-    func isMuted(at now: Date) -> Bool {
-        guard let mutedUntil else { return false }
-        return mutedUntil > now
-    }
 }

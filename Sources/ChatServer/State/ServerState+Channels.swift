@@ -196,13 +196,13 @@ extension ServerState {
         emit(.channelUpdated(channelId: channelId), to: .channelOutsiders(channelId, except: [userId]))
     }
 
-    /// Removes a member (who must be one), with their reading and typing. Emits nothing.
+    /// Removes a member (who must be one), with their reading and typing, but not their mute
+    /// nor their recent sends (moderation outlives membership). Emits nothing.
     mutating func removeMember(_ userId: String, from channelId: String, now: Date) {
         stopAllReading(userId: userId, in: channelId)
         endTyping(userId: userId, in: channelId)
-        channels[channelId]!.timedMutes.remove(userId)
+        // The user's mute and rate-limit window stay: they belong to the (channel, user) pair.
         channels[channelId]!.members[userId] = nil
-        channels[channelId]!.recentSends[userId] = nil
         memberships[userId]?.remove(channelId)
         modifyChannel(channelId) { info in
             info.memberCount -= 1

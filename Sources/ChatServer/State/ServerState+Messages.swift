@@ -6,8 +6,14 @@ extension ServerState {
     /// and that of every member reading the channel on some device, moves to it; mentioned
     /// members get their mention flag; the sender stops typing.
     ///
-    /// - Throws: `invalidArgument` (`channelId`, `text`, `mentionedUserIds`); `limitExceeded`
-    ///   (metadata); `notFound`; `notAllowed` (deleted); `forbidden` (not a member, broadcast
+    /// Mentions: every mentioned id must name a registered user (`invalidArgument(field:
+    /// "mentionedUserIds")` otherwise); mentions of users who are not members of the channel are
+    /// dropped silently (as Stream does): the stored message mentions members only, so nobody
+    /// outside the channel is flagged, and a member who left while the message was written does
+    /// not make the send fail.
+    ///
+    /// - Throws: `invalidArgument` (`channelId`, `text`, `mentionedUserIds`, `metadata`);
+    ///   `limitExceeded` (metadata over 100 KB); `notFound`; `notAllowed` (deleted); `forbidden` (not a member, broadcast
     ///   and not an admin, muted member or channel); `rateLimited(retryAfter:)`.
     /// - Complexity: O(mentions + readers).
     mutating func sendMessage(_ draft: MessageDraft, by userId: String, now: Date) throws(ChatError) -> Message {
@@ -26,13 +32,14 @@ extension ServerState {
         if channel.isMember(userId) { readerSet.insert(userId) }
         let readers = readerSet.sorted()
         let sequence = channel.info.lastSequence + 1
+        let mentions = Self.uniqueSorted(draft.mentionedUserIds.filter(channel.isMember))
         // The checks read a copy of the record; it must be gone before the record changes, or
         // the change would copy the member table and the message list (copy-on-write).
         _ = consume channel
 
         let message = Message(
             messageId: "message-\(nextMessageNumber)", channelId: channelId, sequence: sequence,
-            userId: userId, text: draft.text, mentionedUserIds: Self.uniqueSorted(draft.mentionedUserIds),
+            userId: userId, text: draft.text, mentionedUserIds: mentions,
             metadata: draft.metadata, createdAt: now)
         nextMessageNumber += 1
         messageLocations[message.messageId] = MessageLocation(channelId: channelId, sequence: sequence)
@@ -52,7 +59,8 @@ extension ServerState {
         return channels[channelId]!.messages[sequence - 1]
     }
 
-    /// Replaces a message's text, mentions and metadata with the draft's.
+    /// Replaces a message's text, mentions and metadata with the draft's. Mentions follow the
+    /// rules of ``sendMessage(_:by:now:)``: unknown users are refused, non-members dropped.
     ///
     /// - Throws: `notFound` (message, or not in `draft.channelId`); `notAllowed` (deleted
     ///   message or channel); `forbidden` (not the sender nor a moderator); `invalidArgument`;
@@ -61,9 +69,10 @@ extension ServerState {
     mutating func editMessage(_ messageId: String, _ draft: MessageDraft, by caller: Caller, now: Date) throws(ChatError) -> Message {
         try checkDraft(draft)
         let location = try authorizeMessageChange(messageId, in: draft.channelId, other: .editAnyMessage, by: caller, now: now)
+        let mentions = Self.uniqueSorted(draft.mentionedUserIds.filter(channels[location.channelId]!.isMember))
         let edited = updateMessage(at: location) { message in
             message.text = draft.text
-            message.mentionedUserIds = Self.uniqueSorted(draft.mentionedUserIds)
+            message.mentionedUserIds = mentions
             message.metadata = draft.metadata
             message.editedAt = now
         }
@@ -109,6 +118,7 @@ extension ServerState {
         if draft.text.isEmpty { throw .invalidArgument(field: "text", reason: "must not be empty") }
         try InputCheck.messageText(draft.text)
         try InputCheck.ids(draft.mentionedUserIds, field: "mentionedUserIds")
+        try requireKnownUsers(draft.mentionedUserIds, field: "mentionedUserIds")
         try InputCheck.metadata(draft.metadata)
     }
 

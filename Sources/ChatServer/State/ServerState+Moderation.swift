@@ -1,16 +1,29 @@
 import ChatAPI
 import Foundation
 
+/// The moderation rules — they cannot be dodged:
+///
+/// - **Moderation belongs to the (channel, user) pair**, not to a membership. A ban, a mute and
+///   the user's rate-limit window survive leaving, rejoining, removal and re-adding; a ban ends
+///   only by unban, a mute by unmute or expiry, a window by time (or a change of the limit).
+/// - **Someone can always unban.** Admins may always moderate (ban, unban, mute, unmute, set
+///   roles and rate limits) in every channel that has moderation, banned or not, member or
+///   not; the console too. A moderator who is not an admin cannot ban themselves when no other
+///   moderator would remain (`notAllowed`).
+/// - Moderators of community, live, standard and private channels moderate; broadcast channels
+///   are moderated by admins only; conversations have no moderation (`notAllowed`).
 extension ServerState {
     /// Bans users: members lose their membership (with roles, reading and typing) and nobody
-    /// banned can join or be added until unbanned. Banning non-members is allowed.
+    /// banned can join or be added until unbanned. Banning non-members is allowed. Mutes and
+    /// rate-limit windows stay (see the rules above).
     ///
-    /// - Throws: `invalidArgument(field: "userIds")`; `notFound`; `notAllowed` (conversation);
-    ///   `forbidden`.
+    /// - Throws: `invalidArgument(field: "userIds")`; `notFound`; `notAllowed` (conversation, or
+    ///   the caller is the last moderator and bans themselves); `forbidden`.
     mutating func banMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError) {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
         let channel = try authorizedRecord(channelId, .banMember, by: caller, now: now)
+        try refuseSelfBanOfLastModerator(userIds, in: channel, by: caller)
         let newlyBanned = Set(userIds).filter { !channel.isBanned($0) }.sorted()
         let leaving = Set(channel.members(among: newlyBanned))
         _ = consume channel
@@ -21,7 +34,8 @@ extension ServerState {
         }
     }
 
-    /// Lifts bans. The users do not become members again; they may join or be added.
+    /// Lifts bans. The users do not become members again; they may join or be added. Admins may
+    /// always unban, themselves included.
     ///
     /// - Throws: as ``banMembers(_:in:by:now:)``.
     mutating func unbanMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError) {
@@ -35,7 +49,8 @@ extension ServerState {
     }
 
     /// Mutes members for `period` seconds (-1: until unmuted); muted members cannot send.
-    /// `period == nil` unmutes.
+    /// `period == nil` unmutes. The mute stays with the user in this channel if they leave and
+    /// rejoin (or are banned and unbanned) before it ends.
     ///
     /// - Throws: `invalidArgument` (`period`, `userIds`); `notFound`; `notAllowed`; `forbidden`.
     mutating func muteMembers(
@@ -45,7 +60,7 @@ extension ServerState {
         _ = try membersToModerate(userIds, in: channelId, action: .muteMember, by: caller, now: now)
         let until = period.map { $0 == -1 ? Date.distantFuture : now + $0 }
         for userId in Set(userIds).sorted() {
-            channels[channelId]!.members[userId]!.mutedUntil = until
+            channels[channelId]!.mutes[userId] = until
             if until.map({ $0 != .distantFuture }) ?? false {
                 channels[channelId]!.timedMutes.insert(userId)
             } else {
@@ -76,7 +91,9 @@ extension ServerState {
     }
 
     /// Limits each member to `limit` messages per `window` seconds, for `period` seconds
-    /// (-1: until removed). `limit == nil` removes the rate limit.
+    /// (-1: until removed). `limit == nil` removes the rate limit. Each user's window counts
+    /// their sends in the channel whether or not they left and rejoined meanwhile; setting or
+    /// removing the limit starts every window afresh.
     ///
     /// - Throws: `invalidArgument` (`period`, `limit` < 1, `window` not positive); `notFound`;
     ///   `notAllowed`; `forbidden`.
@@ -101,5 +118,19 @@ extension ServerState {
         }
         trackDeadlines(of: channelId)
         emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
+    }
+
+    /// Refuses a ban by which a moderator (not an admin, not the console) would ban themselves
+    /// and leave the channel with no moderator among its members.
+    ///
+    /// - Throws: `notAllowed`.
+    private func refuseSelfBanOfLastModerator(_ userIds: [String], in channel: ChannelRecord, by caller: Caller) throws(ChatError) {
+        guard let userId = caller.userId, !isAdmin(userId), userIds.contains(userId) else { return }
+        let banned = Set(userIds)
+        let remaining = channel.members.values.contains { $0.isModerator && !banned.contains($0.userId) }
+        if !remaining {
+            throw .notAllowed(
+                "you are the last moderator of channel '\(channel.id)'; banning yourself would leave no member able to unban. Make another member a moderator first")
+        }
     }
 }

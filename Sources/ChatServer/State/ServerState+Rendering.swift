@@ -28,8 +28,8 @@ extension ServerState {
         if let member = channel.members[userId] {
             rendered = ChannelMember(
                 channelId: channel.id, userId: userId, roles: member.roles, membership: .member,
-                mutedUntil: member.isMuted(at: now) ? member.mutedUntil : nil,
-                isMuted: member.isMuted(at: now), joinedAt: member.joinedAt,
+                mutedUntil: channel.isUserMuted(userId, at: now) ? channel.mutes[userId] : nil,
+                isMuted: channel.isUserMuted(userId, at: now), joinedAt: member.joinedAt,
                 readSequence: member.readSequence)
         } else if let ban = channel.bans[userId] {
             rendered = ChannelMember(

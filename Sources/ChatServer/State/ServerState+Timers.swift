@@ -11,7 +11,7 @@ extension ServerState {
         for channelId in timedChannels.sorted() {
             guard let channel = channels[channelId] else { continue }
             let stoppedTyping = channel.typing.filter { $0.value <= now }.keys.sorted()
-            let unmuted = channel.timedMutes.filter { !(channel.members[$0]?.isMuted(at: now) ?? false) }.sorted()
+            let unmuted = channel.timedMutes.filter { !channel.isUserMuted($0, at: now) }.sorted()
             let muteEnded = channel.mutedUntil.map { $0 <= now } ?? false
             let limitEnded = channel.rateLimit.map { !$0.isActive(at: now) } ?? false
             // The record changes in place below; no copy may be alive then (copy-on-write).
@@ -22,7 +22,7 @@ extension ServerState {
             }
             for userId in unmuted {
                 channels[channelId]!.timedMutes.remove(userId)
-                channels[channelId]!.members[userId]?.mutedUntil = nil
+                channels[channelId]!.mutes[userId] = nil
                 emit(.memberUnmuted(channelId: channelId, userId: userId), to: .channelMembers(channelId))
             }
             if muteEnded {

@@ -62,15 +62,16 @@ public class ChannelCreationBuilder: ChannelBuilder {
     /// in first-occurrence order.
     ///
     /// Throws `ChatError.invalidArgument(field:reason:)` with `field` one of:
-    /// - `"channelId"`: empty or only white space, longer than 128 characters, or with control
-    ///   characters;
+    /// - `"channelId"`: breaks `IdentifierRules`: empty, white space at either end (or only
+    ///   white space), longer than 128 characters, with control, bidi or zero-width characters,
+    ///   or not in Unicode NFC;
     /// - `"userIds"`: none for a conversation, more than 1,000, or an entry that breaks the id
     ///   rules above (an empty string, for one);
     /// - `"displayName"`: longer than 256 characters or with control characters;
     /// - `"avatarFileId"`: breaks the id rules;
     /// - `"tags"`: more than 20, or a tag that is empty, only white space, longer than 64
     ///   characters or with control characters;
-    /// - `"metadata"`: a non-finite number.
+    /// - `"metadata"`: a non-finite number, or nested deeper than `JSON.maximumDepth` (32).
     ///
     /// Throws `ChatError.limitExceeded` when the metadata is over 100 KB (102,400 bytes) encoded
     /// (`JSON.object(metadata).encodedSize`) — the error the server reports for the same draft.

@@ -5,8 +5,6 @@ import ChatAPI
 /// The limits mirror the server's documented input limits, so a draft that passes here fails on
 /// the server only for reasons that need server state (an id in use, an unknown user).
 enum ChannelDraftValidation {
-    /// Ids (channel, user, avatar file): 1 to `maxIdLength` characters.
-    static let maxIdLength = 128
     /// Display names: at most this many characters.
     static let maxDisplayNameLength = 256
     /// Tags per channel.
@@ -15,8 +13,6 @@ enum ChannelDraftValidation {
     static let maxTagLength = 64
     /// User ids named in one request.
     static let maxUserIds = 1_000
-    /// Encoded metadata: 100 KB.
-    static let maxMetadataBytes = 100 * 1024
 
     /// Throws unless `draft` satisfies every client-checkable rule; see `ChannelBuilder`.
     ///
@@ -30,17 +26,10 @@ enum ChannelDraftValidation {
         try metadata(draft.metadata)
     }
 
-    /// A non-blank id of at most `maxIdLength` characters without control characters.
+    /// An id as the server accepts it: see `IdentifierRules` (non-empty, trimmed, NFC, no
+    /// control, bidi or zero-width characters, at most 128 characters).
     static func identifier(_ value: String, field: String) throws(ChatError) {
-        if value.allSatisfy(\.isWhitespace) {
-            throw .invalidArgument(field: field, reason: "must not be empty or only white space")
-        }
-        if value.count > maxIdLength {
-            throw .invalidArgument(
-                field: field,
-                reason: "must be at most \(maxIdLength) characters, got \(value.count)")
-        }
-        try noControlCharacters(value, field: field)
+        try IdentifierRules.validate(value, field: field)
     }
 
     static func userIds(_ values: [String], requireOne: Bool) throws(ChatError) {
@@ -81,28 +70,11 @@ enum ChannelDraftValidation {
         }
     }
 
-    /// Finite numbers only (JSON has no NaN or infinity), and at most `maxMetadataBytes` encoded.
+    /// The server's metadata rule (`JSON.validateMetadata`): nested at most `JSON.maximumDepth`
+    /// deep and finite (`invalidArgument`), then at most 100 KB encoded (`limitExceeded`);
+    /// checked without recursion, so a hostile value cannot overflow the stack.
     static func metadata(_ value: [String: JSON]) throws(ChatError) {
-        if value.isEmpty { return }
-        let object = JSON.object(value)
-        if !isEncodable(object) {
-            throw .invalidArgument(
-                field: "metadata", reason: "numbers must be finite; JSON has no NaN or infinity")
-        }
-        let size = object.encodedSize
-        if size > maxMetadataBytes {
-            throw .limitExceeded(
-                "metadata is \(size) bytes encoded; the limit is \(maxMetadataBytes) (100 KB)")
-        }
-    }
-
-    private static func isEncodable(_ value: JSON) -> Bool {
-        switch value {
-        case .null, .bool, .string: true
-        case .number(let number): number.isFinite
-        case .array(let elements): elements.allSatisfy(isEncodable)
-        case .object(let members): members.values.allSatisfy(isEncodable)
-        }
+        try JSON.validateMetadata(value)
     }
 
     private static func noControlCharacters(_ value: String, field: String) throws(ChatError) {

@@ -16,6 +16,14 @@ import Foundation
 /// channels are moderated by admins only. Every call throws `.forbidden` without the
 /// permission, `.notFound` for a channel the user cannot see, and changes nothing when it throws.
 ///
+/// Moderation cannot be dodged:
+/// - A ban, a mute and a rate-limit window belong to the (channel, user) pair, not to a
+///   membership: leaving and rejoining (or being removed and re-added) keeps them. A ban ends
+///   only by ``unbanMembers(_:)``, a mute by ``unmuteMembers(_:)`` or when its period ends.
+/// - Someone can always unban: admins may always moderate, even when banned themselves; and
+///   a moderator who is not an admin cannot ban themselves when no other moderator would
+///   remain (`ChatError.notAllowed`).
+///
 /// A change is visible in every live handle (member lists, channel objects and lists) by the
 /// time the call returns, and reaches other members' clients through events. Durations are
 /// seconds; `-1` means "until undone". Thread-safe; keeps its client alive.
@@ -40,9 +48,10 @@ public final class ChannelModeration: Sendable {
 
     /// Bans users: members stop being members (losing their roles) and nobody banned can join
     /// or be added until unbanned. Non-members may be banned too. A banned user's channel
-    /// object shows `currentUserMembership == .banned`.
+    /// object shows `currentUserMembership == .banned`. Their mutes stay.
     /// - Returns: the users' records after the change (membership `.banned`).
-    /// - Throws: `ChatError.notAllowed` (conversations), `.forbidden`,
+    /// - Throws: `ChatError.notAllowed` (conversations; the last moderator banning themselves),
+    ///   `.forbidden`,
     ///   `.invalidArgument(field: "userIds")`, `.notFound`.
     @discardableResult
     public func banMembers(_ userIds: [String]) async throws -> [ChannelMember] {
@@ -58,7 +67,8 @@ public final class ChannelModeration: Sendable {
     }
 
     /// Mutes members for `mutePeriod` seconds (`-1`: until unmuted): they cannot send
-    /// meanwhile. The server unmutes them when the period ends.
+    /// meanwhile. The server unmutes them when the period ends. A mute outlives membership:
+    /// leaving and rejoining before it ends does not lift it.
     /// - Returns: the members' records after the change (`isMuted == true`).
     /// - Throws: `ChatError.invalidArgument` (`mutePeriod` → field `"period"`; `userIds` naming
     ///   non-members), `.notAllowed` (conversations), `.forbidden`, `.notFound`.

@@ -117,7 +117,8 @@ public final class ChannelRepository: Sendable {
     // MARK: Update
 
     /// Applies an update builder's changes and returns the updated channel.
-    /// - Throws: `.invalidArgument` (nothing to update, bad metadata), `.forbidden`, `.notFound`.
+    /// - Throws: `.invalidArgument` (nothing to update, metadata too deep or not finite),
+    ///   `.limitExceeded` (metadata over 100 KB), `.forbidden`, `.notFound`.
     public func updateChannel(with updater: ChannelUpdateBuilder) async throws -> Channel {
         try await client.channel(answering: .updateChannel(try updater.makeChanges()))
     }

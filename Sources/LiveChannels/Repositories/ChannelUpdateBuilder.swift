@@ -22,14 +22,15 @@ public final class ChannelUpdateBuilder {
     public func setAvatar(fileId: String) { changes.avatarFileId = fileId }
 
     /// The changes to send.
-    /// - Throws: `ChatError.invalidArgument` when nothing was set, or metadata over 100 KB.
+    /// - Throws: `ChatError.invalidArgument` when nothing was set, or for metadata nested deeper
+    ///   than `JSON.maximumDepth` or holding a non-finite number; `ChatError.limitExceeded` for
+    ///   metadata over 100 KB — the errors the server reports for the same changes (and for a
+    ///   channel created with the same metadata).
     public func makeChanges() throws -> ChannelChanges {
         guard !changes.isEmpty else {
             throw ChatError.invalidArgument(field: "changes", reason: "set at least one field to update")
         }
-        if let metadata = changes.metadata, JSON.object(metadata).encodedSize > 100 * 1024 {
-            throw ChatError.invalidArgument(field: "metadata", reason: "must encode to at most 100 KB")
-        }
+        if let metadata = changes.metadata { try JSON.validateMetadata(metadata) }
         return changes
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ChatServer
@@ -6,7 +7,7 @@ import Testing
     @Test func keepsTheNewestElementsAndNumbersWithoutGaps() {
         var log = EventLog<String>(capacity: 3)
         #expect(log.elements(after: 0) == [])
-        for letter in ["a", "b", "c", "d", "e"] { log.append { "\(letter)\($0)" } }
+        for letter in ["a", "b", "c", "d", "e"] { log.append(at: .distantPast) { "\(letter)\($0)" } }
         #expect(log.lastSequence == 5 && log.firstSequence == 3)
         #expect(log.elements(after: 2) == ["c3", "d4", "e5"])
         #expect(log.elements(after: 4) == ["e5"])
@@ -15,9 +16,36 @@ import Testing
 
     @Test func refusesWhatItNoLongerHoldsOrNeverIssued() {
         var log = EventLog<Int>(capacity: 2)
-        for _ in 0..<4 { log.append { $0 } }
+        for _ in 0..<4 { log.append(at: .distantPast) { $0 } }
         #expect(log.elements(after: 1) == nil)
         #expect(log.elements(after: 6) == nil)
         #expect(log.elements(after: -1) == nil)
+    }
+}
+
+@Suite struct EventLogTrimTests {
+    @Test func trimDropsWhatIsOlderThanTheCutoffAndKeepsNumbering() {
+        var log = EventLog<Int>(capacity: 100)
+        let start = Date(timeIntervalSince1970: 0)
+        for second in 0..<10 { log.append(at: start + Double(second)) { $0 } }
+        log.trim(appendedBefore: start + 4)
+        #expect(log.count == 6 && log.firstSequence == 5 && log.lastSequence == 10)
+        #expect(log.elements(after: 3) == nil)
+        #expect(log.elements(after: 4) == [5, 6, 7, 8, 9, 10])
+        log.trim(appendedBefore: start + 100)
+        #expect(log.count == 0 && log.elements(after: 10) == [])
+        log.append(at: start + 200) { $0 }
+        #expect(log.elements(after: 10) == [11])
+    }
+
+    @Test func capacityAndTrimTogetherKeepOrderAcrossCompactions() {
+        var log = EventLog<Int>(capacity: 5)
+        let start = Date(timeIntervalSince1970: 0)
+        for second in 0..<1_000 {
+            log.append(at: start + Double(second)) { $0 }
+            if second.isMultiple(of: 7) { log.trim(appendedBefore: start + Double(second - 2)) }
+            #expect(log.elements(after: log.firstSequence - 1) == Array(log.firstSequence...log.lastSequence))
+            #expect(log.count <= 5)
+        }
     }
 }
