@@ -1,4 +1,5 @@
 import ChatAPI
+import Foundation
 
 /// What differs between the live lists of one entity kind — everything else (the window, the
 /// cursor, page application, event application, recovery) is ``LiveQuery``'s, once for all.
@@ -40,6 +41,18 @@ protocol LiveQuerySpec: Sendable {
 
 extension LiveQuerySpec {
     var channelScope: String? { nil }
+
+    /// A key naming the list in the cache file (its first page is stored under it), or `nil`
+    /// for lists not worth remembering.
+    var storageKey: String? { nil }
+
+    /// `prefix` and the canonical JSON of `query`: equal queries, equal keys.
+    static func storageKey(_ prefix: String, _ query: some Encodable) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(query) else { return nil }
+        return prefix + ":" + String(decoding: data, as: UTF8.self)
+    }
 }
 
 /// One page of a live list as the server answered it.
