@@ -155,7 +155,16 @@ public final class ChatClient: Sendable {
     /// file's contents were loaded). For tests and benchmarks.
     func flushPersistence() async {
         await sync.restoration.wait()
+        await sync.finishCurrentWork()
         await store?.flush()
+    }
+
+    /// Writes what is pending and closes the cache file, so that another client can open it
+    /// (a restart, in tests). The client keeps working in memory.
+    func closePersistence() async {
+        await sync.restoration.wait()
+        await sync.finishCurrentWork()
+        await store?.close()
     }
 
     /// Disconnects. Live handles keep their last state; `connect()` again to resume.

@@ -17,6 +17,10 @@ protocol LiveQuerySpec: Sendable {
     /// messages); `nil` otherwise.
     var channelScope: String? { get }
 
+    /// A key naming the list in the cache file (its first page is stored under it), or `nil`
+    /// for lists not worth remembering. Equal lists, equal keys.
+    var storageKey: String? { get }
+
     /// Throws `ChatError.invalidArgument` for a query the server would refuse (checked before
     /// anything is sent).
     func validate() throws
@@ -42,8 +46,6 @@ protocol LiveQuerySpec: Sendable {
 extension LiveQuerySpec {
     var channelScope: String? { nil }
 
-    /// A key naming the list in the cache file (its first page is stored under it), or `nil`
-    /// for lists not worth remembering.
     var storageKey: String? { nil }
 
     /// `prefix` and the canonical JSON of `query`: equal queries, equal keys.

@@ -38,7 +38,13 @@ final class CacheStore: Sendable {
     }
 
     private struct Pending: Sendable {
+        /// Whole units of work, ready to write.
         var writes = PendingWrites()
+        /// The unit under way (an event or a response being applied): written only once it ends,
+        /// so the file never holds half of one.
+        var open = PendingWrites()
+        /// Units under way (nested: a response applied inside another unit).
+        var depth = 0
         var isScheduled = false
         /// False after `clear()`: the file no longer holds everything up to a sequence.
         var storesSequence = true
@@ -230,10 +236,37 @@ final class CacheStore: Sendable {
 
     // MARK: Writing behind (delivery path)
 
-    /// Adds stored values to the next batch. O(k) under a lock; never waits on disk.
+    /// Adds stored values to the next batch (to the unit under way, if any). O(k) under a
+    /// lock; never waits on disk.
     func record<Entity: CachedEntity>(_ values: [Entity]) {
         let schedule = pending.withLock { pending in
+            if pending.depth > 0 {
+                pending.open.add(values)
+                return false
+            }
             pending.writes.add(values)
+            return pending.scheduleIfNeeded()
+        }
+        if schedule { queue.async { self.writePending() } }
+    }
+
+    /// Starts a unit of work: what is recorded until ``endUnit(sequence:)`` is written in one
+    /// batch or not at all (an event's channel and message together).
+    func beginUnit() {
+        pending.withLock { $0.depth += 1 }
+    }
+
+    /// Ends a unit of work; when it is the outermost one, it joins the next batch, with
+    /// `sequence` (the event it applied) as the sequence the file reaches, if given.
+    func endUnit(sequence: Int?) {
+        let schedule = pending.withLock { pending -> Bool in
+            pending.depth -= 1
+            if let sequence, pending.storesSequence { pending.open.sequence = .set(sequence) }
+            guard pending.depth == 0 else { return false }
+            let unit = pending.open
+            pending.open = PendingWrites()
+            guard !unit.isEmpty else { return false }
+            pending.writes.merge(unit)
             return pending.scheduleIfNeeded()
         }
         if schedule { queue.async { self.writePending() } }
@@ -243,6 +276,10 @@ final class CacheStore: Sendable {
     /// once.
     func recordList(_ storageKey: String, kind: StoredKind, keys: [String]) {
         let schedule = pending.withLock { pending in
+            if pending.depth > 0 {
+                pending.open.lists[storageKey] = (kind, keys)
+                return false
+            }
             pending.writes.lists[storageKey] = (kind, keys)
             return pending.scheduleIfNeeded()
         }
@@ -253,12 +290,18 @@ final class CacheStore: Sendable {
     /// (`nil`: the file cannot resume).
     func recordSequence(_ sequence: Int?) {
         let schedule = pending.withLock { pending -> Bool in
+            let write: PendingWrites.SequenceWrite
             if let sequence {
                 guard pending.storesSequence else { return false }
-                pending.writes.sequence = .set(sequence)
+                write = .set(sequence)
             } else {
-                pending.writes.sequence = .clear
+                write = .clear
             }
+            if pending.depth > 0 {
+                pending.open.sequence = write
+                return false
+            }
+            pending.writes.sequence = write
             return pending.scheduleIfNeeded()
         }
         if schedule { queue.async { self.writePending() } }
@@ -275,6 +318,7 @@ final class CacheStore: Sendable {
     func clear() async throws {
         pending.withLock { pending in
             pending.writes = PendingWrites()
+            pending.open = PendingWrites()
             pending.storesSequence = false
         }
         try await onQueueThrowing {
@@ -288,6 +332,54 @@ final class CacheStore: Sendable {
                 } catch let error as SQLiteError {
                     throw error.chatError(path: self.path)
                 }
+            }
+        }
+    }
+
+    /// Writes what is pending and closes the file (releasing it for another client). Values
+    /// stored afterwards are not written.
+    func close() async {
+        await onQueue {
+            self.writePending()
+            self.file.withLock { $0.connection = nil }
+        }
+    }
+
+    /// SQLite's `PRAGMA integrity_check` answer ("ok" for a sound file). For tests.
+    func integrityCheck() async -> String {
+        await onQueue {
+            self.file.withLock { state in
+                guard let connection = state.connection else { return "closed" }
+                var lines: [String] = []
+                do {
+                    try connection.statement("PRAGMA integrity_check").query { lines.append($0.string(at: 0)) }
+                } catch {
+                    return "\(error)"
+                }
+                return lines.joined(separator: "\n")
+            }
+        }
+    }
+
+    /// The bytes of stored values, as the file counts them. For tests.
+    func storedBytes() async -> Int {
+        await onQueue {
+            self.file.withLock { state in
+                (try? state.connection?.integer("SELECT value FROM meta WHERE key = 'bytes'")) ?? 0
+            }
+        }
+    }
+
+    /// The stored values of a kind, in storage order. For tests.
+    func storedValues<Entity: CachedEntity>(_ type: Entity.Type) async -> [Entity] {
+        await onQueue {
+            self.file.withLock { state in
+                guard let connection = state.connection else { return [] }
+                var values: [Entity] = []
+                try? connection.statement("SELECT value FROM \(Entity.storedKind.table) ORDER BY rowid").query { row in
+                    if let value = try? JSONDecoder().decode(Entity.self, from: row.data(at: 0)) { values.append(value) }
+                }
+                return values
             }
         }
     }
@@ -357,10 +449,11 @@ final class CacheStore: Sendable {
     ) throws {
         guard !values.isEmpty else { return }
         let statement = try connection.statement(CacheSchema.upsert(Entity.storedKind))
-        for (key, value) in values {
+        // In ordinal order, so that storage order (what eviction goes by) is oldest first.
+        for value in values.values.sorted(by: { $0.storedOrdinal < $1.storedOrdinal }) {
             let data = try encoder.encode(value)
             try statement.run([
-                key, value.version, value.storedScope, value.storedOrdinal, value.isPinned ? 1 : 0, data.count, data,
+                value.cacheKey, value.version, value.storedScope, value.storedOrdinal, value.isPinned ? 1 : 0, data.count, data,
             ])
         }
     }

@@ -24,6 +24,16 @@ struct PendingWrites: Sendable {
             && sequence == nil
     }
 
+    /// Adds a later batch: its values (coalesced by version), lists and sequence.
+    mutating func merge(_ later: PendingWrites) {
+        add(Array(later.channels.values))
+        add(Array(later.members.values))
+        add(Array(later.messages.values))
+        add(Array(later.users.values))
+        lists.merge(later.lists) { _, new in new }
+        if let sequence = later.sequence { self.sequence = sequence }
+    }
+
     /// Adds values; of two values of one key the higher version stays.
     /// - Complexity: O(k) for k values.
     mutating func add<Entity: CachedEntity>(_ values: [Entity]) {

@@ -141,8 +141,17 @@ actor SyncEngine {
     ) async throws -> Result {
         await restoration.wait()
         let envelope = try await transport.send(request)
-        return try await run(after: envelope.position) { engine in try apply(engine, envelope) }
+        return try await run(after: envelope.position) { engine in
+            // One unit for the cache file: a response's values are written together.
+            engine.store?.beginUnit()
+            defer { engine.store?.endUnit(sequence: nil) }
+            return try apply(engine, envelope)
+        }
     }
+
+    /// Returns once the engine has finished what it was doing (an event or response being
+    /// applied, and recorded for the cache file).
+    func finishCurrentWork() {}
 
     /// Returns once the event with sequence number `target` (and all before it) was applied.
     func waitUntilApplied(_ target: Int) async {
@@ -210,8 +219,9 @@ actor SyncEngine {
     func handle(_ envelope: EventEnvelope) {
         guard envelope.sequence > appliedSequence else { return }
         appliedSequence = envelope.sequence
+        store?.beginUnit()
         apply(envelope.event)
-        if storesSequence { store?.recordSequence(envelope.sequence) }
+        store?.endUnit(sequence: storesSequence ? envelope.sequence : nil)
         runReadyWaiters()
     }
 
