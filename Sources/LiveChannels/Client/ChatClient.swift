@@ -153,7 +153,7 @@ public final class ChatClient: Sendable {
 
     /// Returns once the file holds everything the caches stored before the call (and the
     /// file's contents were loaded). For tests and benchmarks.
-    func flushPersistence() async {
+    @_spi(Persistence) public func flushPersistence() async {
         await sync.restoration.wait()
         await sync.finishCurrentWork()
         await store?.flush()
@@ -161,7 +161,12 @@ public final class ChatClient: Sendable {
 
     /// Writes what is pending and closes the cache file, so that another client can open it
     /// (a restart, in tests). The client keeps working in memory.
-    func closePersistence() async {
+    /// What the cache file's writer has done so far (zero with `.inMemory`).
+    @_spi(Persistence) public var persistenceStatistics: PersistenceStatistics {
+        store?.statistics ?? PersistenceStatistics()
+    }
+
+    @_spi(Persistence) public func closePersistence() async {
         await sync.restoration.wait()
         await sync.finishCurrentWork()
         await store?.close()

@@ -77,11 +77,16 @@ final class CacheStore: Sendable {
     /// The connection; used on `queue`.
     private let file: Mutex<FileState>
     private let queue = DispatchQueue(label: "LiveChannels.CacheStore", qos: .utility)
+    /// The writer's work so far. Guards only the figures.
+    private let stats = Mutex(PersistenceStatistics())
 
     /// Lists remembered for a fast start.
     static let listCapacity = 32
     /// Rows read per step while loading the whole file.
     static let chunkSize = 2_000
+    /// How long the writer lets a batch gather before writing it: values changed again
+    /// meanwhile are written once. `flush()` does not wait.
+    static let gathering = DispatchTimeInterval.milliseconds(20)
 
     /// Opens (creating, migrating or rebuilding) the file at `url` and reads what a fast start
     /// needs: the event sequence, and the values shown by the first pages of the lists that were
@@ -247,7 +252,7 @@ final class CacheStore: Sendable {
             pending.writes.add(values)
             return pending.scheduleIfNeeded()
         }
-        if schedule { queue.async { self.writePending() } }
+        if schedule { scheduleWrite() }
     }
 
     /// Starts a unit of work: what is recorded until ``endUnit(sequence:)`` is written in one
@@ -269,7 +274,7 @@ final class CacheStore: Sendable {
             pending.writes.merge(unit)
             return pending.scheduleIfNeeded()
         }
-        if schedule { queue.async { self.writePending() } }
+        if schedule { scheduleWrite() }
     }
 
     /// Records the first page of a live list (cache keys), so that the next start shows it at
@@ -283,7 +288,7 @@ final class CacheStore: Sendable {
             pending.writes.lists[storageKey] = (kind, keys)
             return pending.scheduleIfNeeded()
         }
-        if schedule { queue.async { self.writePending() } }
+        if schedule { scheduleWrite() }
     }
 
     /// Records that the values recorded so far hold every change up to event `sequence`
@@ -304,7 +309,7 @@ final class CacheStore: Sendable {
             pending.writes.sequence = write
             return pending.scheduleIfNeeded()
         }
-        if schedule { queue.async { self.writePending() } }
+        if schedule { scheduleWrite() }
     }
 
     /// Returns once everything recorded before the call is written.
@@ -386,6 +391,13 @@ final class CacheStore: Sendable {
 
     // MARK: Writer (queue)
 
+    private func scheduleWrite() {
+        queue.asyncAfter(deadline: .now() + Self.gathering) { self.writePending() }
+    }
+
+    /// Time spent writing and events written, for the benchmarks.
+    var statistics: PersistenceStatistics { stats.withLock { $0 } }
+
     private func onQueue<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: body()) }
@@ -406,6 +418,8 @@ final class CacheStore: Sendable {
             return pending.writes
         }
         guard !writes.isEmpty else { return }
+        let clock = ContinuousClock()
+        let start = clock.now
         file.withLock { state in
             guard let connection = state.connection else { return }
             do {
@@ -413,6 +427,12 @@ final class CacheStore: Sendable {
             } catch {
                 handle(error, in: &state)
             }
+        }
+        let elapsed = clock.now - start
+        stats.withLock { stats in
+            stats.writeTime += elapsed
+            stats.batches += 1
+            stats.values += writes.channels.count + writes.members.count + writes.messages.count + writes.users.count
         }
     }
 

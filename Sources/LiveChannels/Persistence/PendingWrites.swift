@@ -26,17 +26,17 @@ struct PendingWrites: Sendable {
 
     /// Adds a later batch: its values (coalesced by version), lists and sequence.
     mutating func merge(_ later: PendingWrites) {
-        add(Array(later.channels.values))
-        add(Array(later.members.values))
-        add(Array(later.messages.values))
-        add(Array(later.users.values))
+        add(later.channels.values)
+        add(later.members.values)
+        add(later.messages.values)
+        add(later.users.values)
         lists.merge(later.lists) { _, new in new }
         if let sequence = later.sequence { self.sequence = sequence }
     }
 
     /// Adds values; of two values of one key the higher version stays.
     /// - Complexity: O(k) for k values.
-    mutating func add<Entity: CachedEntity>(_ values: [Entity]) {
+    mutating func add<Entity: CachedEntity>(_ values: some Sequence<Entity>) {
         let path = Entity.pendingValues
         for value in values {
             let key = value.cacheKey

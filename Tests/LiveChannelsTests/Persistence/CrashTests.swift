@@ -1,7 +1,7 @@
 import ChatAPI
 import ChatServer
 import Foundation
-@testable import LiveChannels
+@_spi(Persistence) @testable import LiveChannels
 import Testing
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import ChatAPI
 import ChatServer
 import Foundation
-@testable import LiveChannels
+@_spi(Persistence) @testable import LiveChannels
 
 /// A fresh directory for one test's cache files, removed when the value is freed.
 final class TemporaryDirectory: Sendable {
