@@ -18,7 +18,10 @@ let package = Package(
         // The embedded, authoritative chat server.
         .target(name: "ChatServer", dependencies: ["ChatAPI"]),
         // The client SDK.
-        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI"]),
+        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite"]),
+        // SQLite from the system (libsqlite3-dev on Linux, the SDK on Apple platforms): the
+        // client's cache on disk.
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
 
         // Seeded generators and fixtures shared by tests and benchmarks (not a product).
         .target(name: "TestSupport", dependencies: ["LiveCore"], path: "Tests/TestSupport"),
@@ -33,9 +36,13 @@ let package = Package(
         .executableTarget(
             name: "QuickStart", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],
             path: "Examples/QuickStart"),
+        // A client writing to its cache on disk until killed (the persistence crash test).
+        .executableTarget(
+            name: "PersistenceProbe", dependencies: ["LiveChannels", "ChatServer"],
+            path: "Examples/PersistenceProbe"),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "TestSupport"],
+            dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "TestSupport", "CSQLite"],
             path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,7 @@
 // Benchmarks for LiveChannels. Run in release:
 //
 //     swift run -c release Benchmarks            # everything
-//     swift run -c release Benchmarks diff       # one group: diff, core, server, client
+//     swift run -c release Benchmarks diff       # one group: diff, core, server, client, persistence
 //
 // Every figure is printed next to a baseline measured in the same run.
 
@@ -15,3 +15,4 @@ if wants("server") { await runServerBenchmark() }
 if wants("client") { await ClientBenchmark.run() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
+if wants("persistence") { await PersistenceBenchmark.run() }

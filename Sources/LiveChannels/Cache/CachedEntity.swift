@@ -2,7 +2,8 @@ import ChatAPI
 
 /// An entity the client caches: versioned by the server and identified by a string. Values of
 /// one entity replace each other by version, never older over newer (``EntityCache``).
-protocol CachedEntity: Versioned, Equatable, Sendable where ID == String {
+/// `Codable`, so the cache can be stored on disk (``CacheStore``).
+protocol CachedEntity: Versioned, Equatable, Sendable, Codable where ID == String {
     /// The entity's key in its cache: unique among all entities of the kind (a member's `id`
     /// is unique only within its channel).
     var cacheKey: String { get }
@@ -10,16 +11,44 @@ protocol CachedEntity: Versioned, Equatable, Sendable where ID == String {
     /// This value, about to replace `cached` (which is not newer): parts the cache knows in a
     /// newer form than this value carries are kept (a member's embedded user profile).
     func merging(cached: Self) -> Self
+    /// Which table of the cache file holds the kind.
+    static var storedKind: StoredKind { get }
+    /// Where values wait in a write batch.
+    static var pendingValues: WritableKeyPath<PendingWrites, [String: Self]> { get }
+    /// The channel the value belongs to, for kinds stored per channel ("" otherwise).
+    var storedScope: String { get }
+    /// The value's order within its scope (a message's sequence), for eviction.
+    var storedOrdinal: Int { get }
+    /// Whether eviction must keep the value (a channel the user is a member of).
+    var isPinned: Bool { get }
 }
 
 extension CachedEntity {
     var cacheKey: String { id }
     func merging(cached: Self) -> Self { self }
+    var storedScope: String { "" }
+    var storedOrdinal: Int { 0 }
+    var isPinned: Bool { false }
 }
 
-extension Channel: CachedEntity {}
-extension Message: CachedEntity {}
-extension User: CachedEntity {}
+extension Channel: CachedEntity {
+    static var storedKind: StoredKind { .channels }
+    static var pendingValues: WritableKeyPath<PendingWrites, [String: Channel]> { \.channels }
+    var isPinned: Bool { currentUserMembership == .member }
+}
+
+extension Message: CachedEntity {
+    static var storedKind: StoredKind { .messages }
+    static var pendingValues: WritableKeyPath<PendingWrites, [String: Message]> { \.messages }
+    var storedScope: String { channelId }
+    var storedOrdinal: Int { sequence }
+}
+
+extension User: CachedEntity {
+    static var storedKind: StoredKind { .users }
+    static var pendingValues: WritableKeyPath<PendingWrites, [String: User]> { \.users }
+}
+
 extension ChannelMember: CachedEntity {
     var cacheKey: String { channelId + "\u{1F}" + userId }
 
@@ -30,4 +59,8 @@ extension ChannelMember: CachedEntity {
         merged.user = known
         return merged
     }
+
+    static var storedKind: StoredKind { .members }
+    static var pendingValues: WritableKeyPath<PendingWrites, [String: ChannelMember]> { \.members }
+    var storedScope: String { channelId }
 }

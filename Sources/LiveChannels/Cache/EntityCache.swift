@@ -49,9 +49,13 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// Told of every content change, before observers are (derived values such as unread
     /// counts).
     private let onChange: (@Sendable ([Change]) -> Void)?
+    /// Told of every value stored (content and version-only changes), to write behind to disk
+    /// (``CacheStore/record(_:)``). Called outside the lock; must not block.
+    private let didStore: (@Sendable ([Entity]) -> Void)?
 
-    init(onChange: (@Sendable ([Change]) -> Void)? = nil) {
+    init(onChange: (@Sendable ([Change]) -> Void)? = nil, didStore: (@Sendable ([Entity]) -> Void)? = nil) {
         self.onChange = onChange
+        self.didStore = didStore
     }
 
     // MARK: Reading (any thread)
@@ -116,16 +120,23 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
 
     /// Stores values, skipping any older than the cached one, and publishes the content changes
     /// to live objects and observers.
-    /// - Parameter excluded: an observer not to tell (the live query applying these values as
-    ///   its page, which publishes them in one change with the page).
+    /// - Parameters:
+    ///   - excluded: an observer not to tell (the live query applying these values as its page,
+    ///     which publishes them in one change with the page).
+    ///   - persisting: whether to write the stored values behind to disk (not for values read
+    ///     from it).
     /// - Returns: the content changes, in the order given.
     /// - Complexity: O(k) to store k values, plus publishing.
     @discardableResult
-    func upsert(_ values: [Entity], excluding excluded: (any EntityCacheObserver<Entity>)? = nil) -> [Change] {
+    func upsert(
+        _ values: [Entity], excluding excluded: (any EntityCacheObserver<Entity>)? = nil, persisting: Bool = true
+    ) -> [Change] {
         guard !values.isEmpty else { return [] }
-        let (changes, objects, observers) = state.withLock { state in
+        let recordsStores = persisting && didStore != nil
+        let (changes, objects, observers, stored) = state.withLock { state in
             var changes: [Change] = []
             var objects: [(LiveObjectSource<Entity>, Entity)] = []
+            var stored: [Entity] = []
             for incoming in values {
                 let key = incoming.cacheKey
                 let old = state.entities[key]
@@ -133,6 +144,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
                 let value = old.map(incoming.merging(cached:)) ?? incoming
                 state.entities[key] = value
                 state.newestVersion = max(state.newestVersion, value.version)
+                if recordsStores, old == nil || old!.version != value.version || old != value { stored.append(value) }
                 guard old != value else { continue }
                 changes.append(Change(old: old, new: value))
                 for source in state.objects[key] ?? [] {
@@ -140,8 +152,9 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
                 }
             }
             let observers = changes.isEmpty ? [] : state.observers.compactMap(\.observer).filter { $0 !== excluded }
-            return (changes, objects, observers)
+            return (changes, objects, observers, stored)
         }
+        if !stored.isEmpty { didStore?(stored) }
         if !changes.isEmpty { onChange?(changes) }
         for (source, value) in objects { source.publish(snapshot: value, dataStatus: .fresh) }
         if !changes.isEmpty {

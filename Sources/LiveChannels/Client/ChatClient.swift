@@ -22,6 +22,8 @@ public final class ChatClient: Sendable {
     /// The transport this client talks through.
     public let transport: any ChatTransport
     let sync: SyncEngine
+    /// The cache file, with `.sqlite` persistence.
+    let store: CacheStore?
     private let connection = LiveObjectSource<ConnectionState>(snapshot: .disconnected, dataStatus: .fresh)
     private let session = Mutex(Session())
     private let reconnectPolicy: ReconnectPolicy
@@ -34,13 +36,33 @@ public final class ChatClient: Sendable {
         var connecting: Task<Void, any Error>?
     }
 
-    /// Creates a client. Nothing happens until ``connect()``.
-    /// - Parameter reconnectPolicy: how to wait between reconnect attempts after the connection
-    ///   drops.
-    public init(transport: any ChatTransport, reconnectPolicy: ReconnectPolicy = .exponential) {
+    /// Creates a client. Nothing is sent until ``connect()``.
+    ///
+    /// With `.sqlite(url)`, the file is opened (and locked for this client) now, and what a
+    /// fast start needs — the first pages of the lists that were open — is read now, so live
+    /// handles made next show it at once (`dataStatus == .local`); the rest of the file loads
+    /// in the background, before anything from the server is applied. A file that cannot be
+    /// used (not a cache of ours, open in another client) makes ``connect()`` throw; a damaged
+    /// cache of ours is rebuilt empty.
+    /// - Parameters:
+    ///   - persistence: where the cache lives: `.inMemory` (default) or `.sqlite(url)`.
+    ///   - reconnectPolicy: how to wait between reconnect attempts after the connection
+    ///     drops.
+    public init(
+        transport: any ChatTransport, persistence: Persistence = .inMemory,
+        reconnectPolicy: ReconnectPolicy = .exponential
+    ) {
         self.transport = transport
         self.reconnectPolicy = reconnectPolicy
-        sync = SyncEngine(transport: transport)
+        switch persistence {
+        case .inMemory:
+            store = nil
+        case .sqlite(let url, let limits):
+            store = CacheStore(url: url, limits: limits)
+        }
+        let sync = SyncEngine(transport: transport, store: store)
+        self.sync = sync
+        if store != nil { Task { await sync.restore() } }
     }
 
     deinit {
@@ -85,8 +107,13 @@ public final class ChatClient: Sendable {
     private func establishConnection() async throws {
         defer { session.withLock { $0.connecting = nil } }
         if connection.snapshot == .connected { return }
+        if let failure = store?.failure {
+            connection.publish(snapshot: .disconnected, error: failure)
+            throw failure
+        }
         connection.publish(snapshot: .connecting)
-        let resumeAfter = session.withLock { $0.hasConnected } ? await sync.appliedSequence : nil
+        await sync.restoration.wait()
+        let resumeAfter = session.withLock { $0.hasConnected } ? await sync.appliedSequence : await sync.restoredSequence
         do {
             let result = try await transport.connect(resumingAfter: resumeAfter)
             await sync.didConnect(result)
@@ -111,6 +138,38 @@ public final class ChatClient: Sendable {
         await sync.waitUntilApplied(transport.lastEventSequence)
         await sync.retries.runAll()
         await sync.waitUntilApplied(transport.lastEventSequence)
+    }
+
+    /// Deletes every row of the cache file (on log-out, say): the next start shows nothing
+    /// until the server answers, and connects afresh. What this client shows stays, and values
+    /// it stores from now on are written again. Does nothing with `.inMemory` persistence.
+    /// - Throws: the `ChatError` of a file that cannot be used, or of a failed write.
+    public func clearPersistence() async throws {
+        guard let store else { return }
+        if let failure = store.failure { throw failure }
+        await sync.restoration.wait()
+        try await store.clear()
+    }
+
+    /// Returns once the file holds everything the caches stored before the call (and the
+    /// file's contents were loaded). For tests and benchmarks.
+    @_spi(Persistence) public func flushPersistence() async {
+        await sync.restoration.wait()
+        await sync.finishCurrentWork()
+        await store?.flush()
+    }
+
+    /// Writes what is pending and closes the cache file, so that another client can open it
+    /// (a restart, in tests). The client keeps working in memory.
+    /// What the cache file's writer has done so far (zero with `.inMemory`).
+    @_spi(Persistence) public var persistenceStatistics: PersistenceStatistics {
+        store?.statistics ?? PersistenceStatistics()
+    }
+
+    @_spi(Persistence) public func closePersistence() async {
+        await sync.restoration.wait()
+        await sync.finishCurrentWork()
+        await store?.close()
     }
 
     /// Disconnects. Live handles keep their last state; `connect()` again to resume.

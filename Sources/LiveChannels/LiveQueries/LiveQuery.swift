@@ -18,6 +18,8 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     let client: ChatClient
     let cache: EntityCache<Entity>
     let channelScope: String?
+    /// The list's name in the cache file, if it is remembered there.
+    let storageKey: String?
     /// Guards the list's state.
     private let state: Mutex<LiveQueryState<Spec>>
     weak let source: LiveCollectionSource<Entity>?
@@ -29,6 +31,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         self.cache = cache
         self.source = source
         channelScope = spec.channelScope
+        storageKey = client.store == nil ? nil : spec.storageKey
         state = Mutex(LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize))
     }
 
@@ -49,8 +52,12 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         let query = LiveQuery(client: client, spec: spec, pageSize: pageSize, cache: cache, source: source)
         source.setPager(query)
         let cached = cache.register(query)
+        // The first page stored for this list: the server listed those, so they show even for
+        // conditions the client cannot judge (other users' memberships).
+        let stored = query.storageKey.flatMap { client.store?.start.lists[$0] } ?? []
+        let confirmed = Set(stored.compactMap { cache.entity($0)?.id })
         let items = query.state.withLock { state in
-            state.prefill(from: cached)
+            state.prefill(from: cached, confirmed: confirmed)
             return state.items
         }
         if !items.isEmpty { source.publish(snapshots: items, dataStatus: .local) }
@@ -121,7 +128,11 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             let next = state.nextReloadRequest()
             return (state.items, change, state.hasMore, next)
         }
-        let forward = state.withLock { $0.spec.growth } == .forward
+        let (forward, pageSize) = state.withLock { ($0.spec.growth == .forward, $0.pageSize) }
+        if let storageKey, let store = client.store {
+            let first = forward ? items.prefix(pageSize) : items.suffix(pageSize)
+            store.recordList(storageKey, kind: Entity.storedKind, keys: first.map(\.cacheKey))
+        }
         source?.publish(
             snapshots: change == nil ? nil : items, change: change, dataStatus: .fresh,
             loadingStatus: next == nil ? .loaded : .loading, hasNext: forward ? hasMore : false,
@@ -134,7 +145,8 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     func failPage(_ error: any Error) {
         state.withLock { $0.failPageLoad() }
         if let source {
-            let dataStatus: DataStatus? = source.collection.dataStatus == .fresh ? nil : .error
+            // Data shown stays as it is (`.local` from the cache, or `.fresh`).
+            let dataStatus: DataStatus? = source.collection.dataStatus == .notExist ? .error : nil
             source.publish(dataStatus: dataStatus, loadingStatus: .error, error: error)
         }
         client.sync.retries.add { [weak self] in await self?.retry() }

@@ -1,4 +1,5 @@
 import ChatAPI
+import Foundation
 
 /// What differs between the live lists of one entity kind — everything else (the window, the
 /// cursor, page application, event application, recovery) is ``LiveQuery``'s, once for all.
@@ -15,6 +16,10 @@ protocol LiveQuerySpec: Sendable {
     /// The channel whose entities this list shows, for lists of one channel (members,
     /// messages); `nil` otherwise.
     var channelScope: String? { get }
+
+    /// A key naming the list in the cache file (its first page is stored under it), or `nil`
+    /// for lists not worth remembering. Equal lists, equal keys.
+    var storageKey: String? { get }
 
     /// Throws `ChatError.invalidArgument` for a query the server would refuse (checked before
     /// anything is sent).
@@ -40,6 +45,16 @@ protocol LiveQuerySpec: Sendable {
 
 extension LiveQuerySpec {
     var channelScope: String? { nil }
+
+    var storageKey: String? { nil }
+
+    /// `prefix` and the canonical JSON of `query`: equal queries, equal keys.
+    static func storageKey(_ prefix: String, _ query: some Encodable) -> String? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(query) else { return nil }
+        return prefix + ":" + String(decoding: data, as: UTF8.self)
+    }
 }
 
 /// One page of a live list as the server answered it.

@@ -76,8 +76,11 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
 
     /// Shows cached entities before the server has answered: the first page's worth of those
     /// that match, as a provisional window that the first page replaces.
+    /// - Parameter confirmed: ids the server listed for this query before (the stored first
+    ///   page), taken as matching where the client cannot judge.
     /// - Complexity: O(c · log p) for c cached entities and a page of p.
-    mutating func prefill(from cached: some Sequence<Entity>) {
+    mutating func prefill(from cached: some Sequence<Entity>, confirmed: Set<String> = []) {
+        self.confirmed = confirmed
         let forward = spec.growth == .forward
         var best: [(key: SortKey, element: Entity)] = []
         for entity in cached where matches(entity) {

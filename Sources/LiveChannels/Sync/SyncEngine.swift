@@ -25,11 +25,11 @@ actor SyncEngine {
     /// Channels as this user sees them.
     nonisolated let channels: EntityCache<Channel>
     /// Channel members (and banned users), of every channel.
-    nonisolated let members = EntityCache<ChannelMember>()
+    nonisolated let members: EntityCache<ChannelMember>
     /// Messages, of every channel.
-    nonisolated let messages = EntityCache<Message>()
+    nonisolated let messages: EntityCache<Message>
     /// Users.
-    nonisolated let users = EntityCache<User>()
+    nonisolated let users: EntityCache<User>
     /// Who is typing where.
     nonisolated let typing = TypingCache()
     /// The unread count of every channel the user is a member of, and their live total: O(1)
@@ -37,21 +37,81 @@ actor SyncEngine {
     nonisolated let unread = LiveTally<String, Int>(dataStatus: .local, loadingStatus: .loading)
     /// What to run again once connected.
     nonisolated let retries = RetryList()
+    /// The cache file the caches write behind to, if any.
+    nonisolated let store: CacheStore?
+    /// Opens once the caches hold everything the file held: nothing from the server is applied
+    /// before (a stored value loaded after a newer page would undo it).
+    nonisolated let restoration = Gate()
     /// The sequence number of the last event applied.
     private(set) var appliedSequence = 0
+    /// Whether the caches came from the file and can resume from ``appliedSequence`` (until the
+    /// first connection is made).
+    private(set) var isRestored = false
+    /// Whether the file may record ``appliedSequence``: not while a fresh start or a resync is
+    /// under way (the file would claim changes it does not hold).
+    private var storesSequence = true
     /// Work waiting for an event sequence number to be applied: each runs on the engine right
     /// after that event, before any later one.
     private var waiters: [(target: Int, run: @Sendable (isolated SyncEngine) -> Void)] = []
 
-    init(transport: any ChatTransport) {
+    /// - Parameter store: the cache file to write behind to; its start values are loaded now
+    ///   (synchronously: the lists made next show them) and the rest by ``restore()``.
+    init(transport: any ChatTransport, store: CacheStore? = nil) {
         self.transport = transport
+        self.store = store
         let unread = unread
-        channels = EntityCache { changes in
-            let contributions = changes.compactMap { change -> (String, Int?)? in
-                let new = Self.unreadContribution(of: change.new)
-                return change.old.flatMap(Self.unreadContribution) == new ? nil : (change.new.channelId, new)
-            }
-            if !contributions.isEmpty { unread.set(contributions) }
+        channels = EntityCache(
+            onChange: { changes in
+                let contributions = changes.compactMap { change -> (String, Int?)? in
+                    let new = Self.unreadContribution(of: change.new)
+                    return change.old.flatMap(Self.unreadContribution) == new ? nil : (change.new.channelId, new)
+                }
+                if !contributions.isEmpty { unread.set(contributions) }
+            }, didStore: Self.recorder(store))
+        members = EntityCache(didStore: Self.recorder(store))
+        messages = EntityCache(didStore: Self.recorder(store))
+        users = EntityCache(didStore: Self.recorder(store))
+        guard let store, store.failure == nil else {
+            restoration.open()
+            return
+        }
+        let start = store.start
+        channels.upsert(start.channels, persisting: false)
+        members.upsert(start.members, persisting: false)
+        messages.upsert(start.messages, persisting: false)
+        users.upsert(start.users, persisting: false)
+        if let sequence = start.sequence {
+            appliedSequence = sequence
+            isRestored = true
+        }
+    }
+
+    /// What a cache calls to write its stored values behind to `store`.
+    private static func recorder<Entity: CachedEntity>(_ store: CacheStore?) -> (@Sendable ([Entity]) -> Void)? {
+        guard let store else { return nil }
+        return { store.record($0) }
+    }
+
+    /// Loads everything else the file holds into the caches, a chunk at a time, then opens
+    /// ``restoration``. Values already cached are kept (same or newer versions).
+    func restore() async {
+        defer { restoration.open() }
+        guard let store, store.failure == nil else { return }
+        await restore(channels, from: store)
+        await restore(users, from: store)
+        await restore(members, from: store)
+        await restore(messages, from: store)
+        if !store.isIntact {
+            // The file was damaged and rebuilt: what it held cannot be trusted to resume from.
+            isRestored = false
+        }
+    }
+
+    private func restore<Entity: CachedEntity>(_ cache: EntityCache<Entity>, from store: CacheStore) async {
+        var rowid = 0
+        while let chunk = await store.values(Entity.self, after: rowid) {
+            cache.upsert(chunk.values, persisting: false)
+            rowid = chunk.last
         }
     }
 
@@ -79,9 +139,19 @@ actor SyncEngine {
         _ request: ChatRequest,
         applying apply: @escaping @Sendable (isolated SyncEngine, ResponseEnvelope) throws -> Result
     ) async throws -> Result {
+        await restoration.wait()
         let envelope = try await transport.send(request)
-        return try await run(after: envelope.position) { engine in try apply(engine, envelope) }
+        return try await run(after: envelope.position) { engine in
+            // One unit for the cache file: a response's values are written together.
+            engine.store?.beginUnit()
+            defer { engine.store?.endUnit(sequence: nil) }
+            return try apply(engine, envelope)
+        }
     }
+
+    /// Returns once the engine has finished what it was doing (an event or response being
+    /// applied, and recorded for the cache file).
+    func finishCurrentWork() {}
 
     /// Returns once the event with sequence number `target` (and all before it) was applied.
     func waitUntilApplied(_ target: Int) async {
@@ -112,7 +182,10 @@ actor SyncEngine {
     /// restarts from `result.lastSequence` and the waiting responses run now (their events will
     /// never come; the caller then resyncs, which reloads what they showed).
     func didConnect(_ result: ConnectResult) {
+        isRestored = false
         guard result.status != .resumed else { return }
+        storesSequence = false
+        store?.recordSequence(nil)
         appliedSequence = result.lastSequence
         let all = waiters
         waiters.removeAll()
@@ -126,10 +199,19 @@ actor SyncEngine {
         switch status {
         case .new: await loadMemberships()
         case .resyncRequired: await resync()
-        case .resumed: break
+        case .resumed:
+            // After a start from the file, its channels are the membership list, brought
+            // current by the replayed events.
+            if store != nil { unread.publish(dataStatus: .fresh, loadingStatus: .loaded) }
         }
         await retries.runAll()
+        storesSequence = true
+        store?.recordSequence(appliedSequence)
     }
+
+    /// The sequence to resume after on the first connection: the file's, if the caches came
+    /// from it.
+    var restoredSequence: Int? { isRestored ? appliedSequence : nil }
 
     // MARK: Events
 
@@ -137,7 +219,9 @@ actor SyncEngine {
     func handle(_ envelope: EventEnvelope) {
         guard envelope.sequence > appliedSequence else { return }
         appliedSequence = envelope.sequence
+        store?.beginUnit()
         apply(envelope.event)
+        store?.endUnit(sequence: storesSequence ? envelope.sequence : nil)
         runReadyWaiters()
     }
 

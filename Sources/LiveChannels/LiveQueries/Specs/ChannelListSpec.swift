@@ -5,6 +5,8 @@ import ChatAPI
 struct ChannelListSpec: LiveQuerySpec {
     let query: ChannelListQuery
 
+    var storageKey: String? { Self.storageKey("channels", query) }
+
     var growth: WindowGrowth { .forward }
 
     func validate() throws { try query.validate() }

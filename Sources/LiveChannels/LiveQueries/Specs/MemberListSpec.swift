@@ -6,6 +6,8 @@ import ChatAPI
 struct MemberListSpec: LiveQuerySpec {
     let query: MemberListQuery
 
+    var storageKey: String? { Self.storageKey("members", query) }
+
     var growth: WindowGrowth { .forward }
 
     var channelScope: String? { query.channelId }

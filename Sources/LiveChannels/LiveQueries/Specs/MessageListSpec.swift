@@ -9,6 +9,8 @@ struct MessageListSpec: LiveQuerySpec {
     let channelId: String
     let pageSize: Int
 
+    var storageKey: String? { "messages:" + channelId }
+
     var growth: WindowGrowth { .backward }
 
     var channelScope: String? { channelId }

@@ -4,6 +4,8 @@ import ChatAPI
 struct UserSearchSpec: LiveQuerySpec {
     let query: UserSearchQuery
 
+    var storageKey: String? { Self.storageKey("users", query) }
+
     var growth: WindowGrowth { .forward }
 
     func validate() throws { try query.validate() }
