@@ -303,6 +303,11 @@ struct ConsistencyRegressionTests {
         let object = repository.getChannel("club")
         let members = ChannelParticipation(client: bob, channelId: "club").getMembers()
         let messages = MessageRepository(client: bob).getMessages(channelId: "club")
+        // Their first requests have run (and failed: not connected) before the client connects.
+        await Self.settle(list, "the list before connecting")
+        await Self.settle(object, "the channel object before connecting")
+        await Self.settle(members, "the member list before connecting")
+        await Self.settle(messages, "the message list before connecting")
         try await bob.connect()
         await bob.synchronize()
         await Self.settle(list, "the list")
