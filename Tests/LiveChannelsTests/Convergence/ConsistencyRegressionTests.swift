@@ -167,7 +167,8 @@ struct ConsistencyRegressionTests {
     /// Member lists opened while members are added and removed converge to the server's members:
     /// a page answered before an event but applied after it must not undo the event.
     @Test func memberListOpenedDuringMemberChangesConverges() async throws {
-        let server = ChatServer()
+        let clock = ManualClock()
+        let server = ChatServer(clock: clock)
         let alice = try await Self.client(server, "alice")
         let bob = try await Self.client(server, "bob")
         let users = (0..<12).map { "user\($0)" }
@@ -183,6 +184,10 @@ struct ConsistencyRegressionTests {
             let sort: MemberSort = round.isMultiple(of: 2) ? .firstCreated : .lastCreated
             let changed = (0..<4).map { users[(round * 4 + $0) % users.count] }
             let lists = Shared<[(String, LiveCollection<ChannelMember>)]>([])
+            // Alice's changes and both first pages are held on the server's clock and released
+            // together, so the pages are read and applied among the member events.
+            server.faults.delayNext(3, by: 1, userId: "alice", deviceId: "phone")
+            server.faults.delayNext(1, by: 1, userId: "bob", deviceId: "phone")
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { _ = try? await aliceSide.removeMembers([changed[0], changed[1]]) }
                 group.addTask {
@@ -196,7 +201,14 @@ struct ConsistencyRegressionTests {
                         $0.append(("alice", aliceSide.getMembers(filter: .all, sortBy: sort, pageSize: pageSize)))
                     }
                 }
-                group.addTask { try? await server.addMembers([changed[3], changed[0]], to: "club") }
+                group.addTask {
+                    _ = await Settling.within {
+                        await clock.waitForSleepers(4)
+                        return true
+                    }
+                    clock.advance(by: 1)
+                    try? await server.addMembers([changed[3], changed[0]], to: "club")
+                }
             }
             await alice.synchronize()
             await bob.synchronize()

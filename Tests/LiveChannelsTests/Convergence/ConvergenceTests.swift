@@ -110,6 +110,7 @@ private func runConvergence(_ configuration: ConvergenceConfiguration) async {
         "convergence checks made: \(checks.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
     )
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence")
+    try? FileManager.default.removeItem(at: directory)  // only this run's seeds
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     for failure in failures {
         let text = (failure.divergences.map { "[\($0.category)] \($0.detail)" } + ["", "operations:"] + failure.log)
