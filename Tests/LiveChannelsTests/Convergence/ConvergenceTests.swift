@@ -1,0 +1,136 @@
+// Seeded multi-client convergence: several users on several devices open live lists, channel
+// objects, member and message lists and the total unread count; a seeded sequence of operations
+// (create, join, leave, update, send, read, add/remove members, ban, mute, open more handles,
+// next pages) runs interleaved with faults (dropped connections, duplicated and late events,
+// failed requests and connects). After healing, every handle must equal the server's view.
+//
+// Modes (environment variables):
+//   default                   500 seeds (1…500), 4 at a time: seconds in debug on 2 cores.
+//   CONVERGENCE_SEEDS=10000   a long soak of seeds 1…10000 (see `scripts/soak-convergence`).
+//   CONVERGENCE_SEED=1234     one seed, to reproduce a failure; add CONVERGENCE_VERBOSE=1 to
+//                             print the scenario's operations.
+//   CONVERGENCE_PARALLEL=4    how many seeds run at once (default 4).
+//
+// A failure records the seed and a diff of each divergence. Concurrent requests interleave as
+// the scheduler decides, so a seed reproduces its operations exactly and a race often, not
+// always: rerun it a few times.
+
+import Foundation
+import Testing
+
+/// The seeds to run and how, from the environment.
+struct ConvergenceConfiguration: Sendable {
+    let seeds: [UInt64]
+    let parallelism: Int
+    let verbose: Bool
+    let isSoak: Bool
+
+    static let current: ConvergenceConfiguration = {
+        let environment = ProcessInfo.processInfo.environment
+        let parallelism = environment["CONVERGENCE_PARALLEL"].flatMap(Int.init) ?? 4
+        let verbose = environment["CONVERGENCE_VERBOSE"] != nil
+        if let seed = environment["CONVERGENCE_SEED"].flatMap(UInt64.init) {
+            return .init(seeds: [seed], parallelism: 1, verbose: verbose, isSoak: false)
+        }
+        if let count = environment["CONVERGENCE_SEEDS"].flatMap(UInt64.init), count > 0 {
+            return .init(seeds: Array(1...count), parallelism: parallelism, verbose: verbose, isSoak: true)
+        }
+        return .init(seeds: Array(1...500), parallelism: parallelism, verbose: verbose, isSoak: false)
+    }()
+}
+
+@Suite(.timeLimit(.minutes(10)))
+struct ConvergenceTests {
+    @Test(.enabled(if: !ConvergenceConfiguration.current.isSoak))
+    func seededScenariosConverge() async {
+        await runConvergence(ConvergenceConfiguration.current)
+    }
+}
+
+/// The soak: only when `CONVERGENCE_SEEDS` is set (its time limit is long).
+@Suite(.timeLimit(.minutes(24 * 60)))
+struct ConvergenceSoakTests {
+    @Test(.enabled(if: ConvergenceConfiguration.current.isSoak))
+    func seededScenariosConvergeInTheSoak() async {
+        await runConvergence(ConvergenceConfiguration.current)
+    }
+}
+
+/// The outcome of one seed, as plain text (scenarios themselves stay inside their task).
+private struct SeedOutcome: Sendable {
+    let seed: UInt64
+    let divergences: [(category: String, detail: String)]
+    let log: [String]
+    let checks: [String: Int]
+}
+
+private func runConvergence(_ configuration: ConvergenceConfiguration) async {
+    let start = ContinuousClock.now
+    var failures: [SeedOutcome] = []
+    var categories: [String: Int] = [:]
+    var checks: [String: Int] = [:]
+    await withTaskGroup(of: SeedOutcome.self) { group in
+        var next = configuration.seeds.makeIterator()
+        func add() -> Bool {
+            guard let seed = next.next() else { return false }
+            group.addTask {
+                let scenario = ConvergenceScenario(seed: seed)
+                let divergences = await scenario.run()
+                return SeedOutcome(
+                    seed: seed, divergences: divergences.map { ($0.category, $0.detail) }, log: scenario.log,
+                    checks: scenario.checks)
+            }
+            return true
+        }
+        for _ in 0..<max(1, configuration.parallelism) where add() {}
+        var done = 0
+        for await outcome in group {
+            done += 1
+            checks.merge(outcome.checks, uniquingKeysWith: +)
+            if !outcome.divergences.isEmpty {
+                failures.append(outcome)
+                for category in Set(outcome.divergences.map(\.category)) { categories[category, default: 0] += 1 }
+            }
+            if configuration.isSoak, done % 500 == 0 {
+                print("convergence soak: \(done)/\(configuration.seeds.count) seeds, \(failures.count) diverged")
+            }
+            _ = add()
+        }
+    }
+    failures.sort { $0.seed < $1.seed }
+    let elapsed = ContinuousClock.now - start
+    let summary =
+        "convergence: \(failures.count) of \(configuration.seeds.count) seeds diverged in \(elapsed)"
+        + (categories.isEmpty
+            ? ""
+            : "; seeds per kind: \(categories.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        + (failures.isEmpty ? "" : "; seeds: \(failures.prefix(40).map { String($0.seed) }.joined(separator: " "))")
+    print(summary)
+    print(
+        "convergence checks made: \(checks.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+    )
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence")
+    try? FileManager.default.removeItem(at: directory)  // only this run's seeds
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    for failure in failures {
+        let text = (failure.divergences.map { "[\($0.category)] \($0.detail)" } + ["", "operations:"] + failure.log)
+            .joined(separator: "\n")
+        try? Data(text.utf8).write(to: directory.appendingPathComponent("seed-\(failure.seed).txt"))
+    }
+    if !failures.isEmpty {
+        print("convergence: each failing seed's divergences and operations are in \(directory.path)")
+    }
+    for failure in failures.prefix(configuration.seeds.count == 1 ? 1 : 25) {
+        var lines = failure.divergences.prefix(6).map { "  [\($0.category)] \($0.detail)" }
+        if failure.divergences.count > 6 { lines.append("  … and \(failure.divergences.count - 6) more") }
+        let header =
+            "seed \(failure.seed): \(failure.divergences.count) divergence(s) (CONVERGENCE_SEED=\(failure.seed) to rerun)"
+        Issue.record("\(header)\n\(lines.joined(separator: "\n"))")
+        if configuration.verbose {
+            print("seed \(failure.seed) operations:\n  " + failure.log.joined(separator: "\n  "))
+        }
+    }
+    if failures.count > 25 {
+        Issue.record("\(summary) (only the first 25 failing seeds are recorded in detail)")
+    }
+}
