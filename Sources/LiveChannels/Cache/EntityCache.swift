@@ -91,13 +91,20 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
 
     // MARK: Registration (any thread)
 
-    /// Starts showing the entity `key` in `source`; returns the cached value to show first.
-    /// Atomic with respect to mutations, so the source misses no change.
+    /// Starts showing the entity `key` in `source`, which shows the cached value at once
+    /// (`.local`) when there is one and it has nothing newer. Atomic with respect to mutations,
+    /// so the source misses no change and never shows an older value after a newer one.
+    /// - Returns: the cached value, if any.
+    @discardableResult
     func register(_ source: LiveObjectSource<Entity>, for key: String) -> Entity? {
         state.withLock { state in
             state.objects[key, default: []].removeAll { $0.object == nil }
             state.objects[key, default: []].append(WeakReference(source))
-            return state.entities[key]
+            guard let cached = state.entities[key] else { return nil }
+            if (source.snapshot?.version ?? -1) < cached.version {
+                source.publish(snapshot: cached, dataStatus: source.snapshot == nil ? .local : nil)
+            }
+            return cached
         }
     }
 

@@ -11,7 +11,10 @@ import Synchronization
 /// engine refer to it weakly, so a list nobody holds is freed.
 ///
 /// Threading: the state is guarded by a lock held only while computing a change, never while
-/// publishing. Events and pages are applied by the sync engine, one at a time, in order.
+/// publishing (a synchronous observer may call back, e.g. `nextPage()`). Each change is queued
+/// under that lock and the queue is published in order by one thread at a time, so the source
+/// receives the changes in the order they were computed, whichever threads computed them.
+/// Events and pages are applied by the sync engine, one at a time, in order.
 final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObserver, Sendable {
     typealias Entity = Spec.Entity
 
@@ -20,8 +23,16 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     let channelScope: String?
     /// The list's name in the cache file, if it is remembered there.
     let storageKey: String?
-    /// Guards the list's state.
-    private let state: Mutex<LiveQueryState<Spec>>
+    /// The list's state with the publications computed from it and not yet delivered.
+    private struct Shared: Sendable {
+        var query: LiveQueryState<Spec>
+        var outbox: [@Sendable () -> Void] = []
+        /// Whether a thread is delivering the outbox.
+        var isDelivering = false
+    }
+
+    /// Guards the list's state and its outbox.
+    private let shared: Mutex<Shared>
     weak let source: LiveCollectionSource<Entity>?
 
     private init(
@@ -32,7 +43,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         self.source = source
         channelScope = spec.channelScope
         storageKey = client.store == nil ? nil : spec.storageKey
-        state = Mutex(LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize))
+        shared = Mutex(Shared(query: LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize)))
     }
 
     /// A live list of what `spec` selects: matching cached entities at once (`.local`), then
@@ -56,11 +67,12 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         // conditions the client cannot judge (other users' memberships).
         let stored = query.storageKey.flatMap { client.store?.start.lists[$0] } ?? []
         let confirmed = Set(stored.compactMap { cache.entity($0)?.id })
-        let items = query.state.withLock { state in
+        query.mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
             state.prefill(from: cached, confirmed: confirmed)
-            return state.items
+            let items = state.items
+            guard !items.isEmpty else { return ((), nil) }
+            return ((), { [weak source] in source?.publish(snapshots: items, dataStatus: .local) })
         }
-        if !items.isEmpty { source.publish(snapshots: items, dataStatus: .local) }
         query.requestPage()
         return source.collection
     }
@@ -68,11 +80,48 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     // MARK: LiveCollectionPaging
 
     func loadNextPage() {
-        if state.withLock({ $0.spec.growth }) == .forward { requestPage() }
+        if growth == .forward { requestPage() }
     }
 
     func loadPreviousPage() {
-        if state.withLock({ $0.spec.growth }) == .backward { requestPage() }
+        if growth == .backward { requestPage() }
+    }
+
+    private var growth: WindowGrowth { shared.withLock { $0.query.spec.growth } }
+
+    // MARK: Publishing in order
+
+    typealias Publication = @Sendable () -> Void
+
+    /// Runs `body` on the state under the lock, queues the publication it returns, and delivers
+    /// the queue in order unless another thread is delivering it (which then delivers this too).
+    @discardableResult
+    private func mutate<Result>(
+        _ body: (inout LiveQueryState<Spec>) throws -> (Result, (@Sendable () -> Void)?)
+    ) rethrows -> Result {
+        let (result, deliver) = try shared.withLock { shared -> (Result, Bool) in
+            let (result, publication) = try body(&shared.query)
+            if let publication { shared.outbox.append(publication) }
+            guard !shared.isDelivering, !shared.outbox.isEmpty else { return (result, false) }
+            shared.isDelivering = true
+            return (result, true)
+        }
+        if deliver { deliverOutbox() }
+        return result
+    }
+
+    private func deliverOutbox() {
+        while true {
+            let next = shared.withLock { shared -> (@Sendable () -> Void)? in
+                guard !shared.outbox.isEmpty else {
+                    shared.isDelivering = false
+                    return nil
+                }
+                return shared.outbox.removeFirst()
+            }
+            guard let next else { return }
+            next()
+        }
     }
 
     /// Starts loading the next page (or the first, or retries a failed one), if one can load.
@@ -87,12 +136,11 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     /// Marks a page load as started (publishing `.loading`); the request to send, if any.
     func beginPageLoad() -> ChatRequest? {
         let context = client.queryContext
-        let request = state.withLock { state in
+        return mutate { (state: inout LiveQueryState<Spec>) -> (ChatRequest?, Publication?) in
             state.context = context
-            return state.beginPageLoad()
+            guard let request = state.beginPageLoad() else { return (nil, nil) }
+            return (request, { [weak source] in source?.publish(loadingStatus: .loading) })
         }
-        if request != nil { source?.publish(loadingStatus: .loading) }
-        return request
     }
 
     // MARK: Engine side
@@ -100,16 +148,17 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     /// Applies changed entities (events, other responses) one by one and publishes the composed
     /// change, if any.
     func entitiesDidChange(_ changed: [Entity]) {
-        guard let source else { return }
-        let update = state.withLock { state -> ([Entity], CollectionChange)? in
+        guard source != nil else { return }
+        mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
             var total: CollectionChange?
             for entity in changed {
                 guard let change = state.apply(entity) else { continue }
                 total = total.map { $0.followed(by: change) } ?? change
             }
-            return total.map { (state.items, $0) }
+            guard let change = total else { return ((), nil) }
+            let items = state.items
+            return ((), { [weak source] in source?.publish(snapshots: items, change: change) })
         }
-        if let (items, change) = update { source.publish(snapshots: items, change: change) }
     }
 
     /// Applies a page response read at `revision`: stores its entities (every other handle sees
@@ -117,37 +166,43 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     /// - Returns: the request for the next page when a reload must go on, else `nil`.
     /// - Throws: `ChatError.unavailable` when the response is not a page of this kind.
     func applyPage(_ response: ChatResponse, revision: Int) throws -> ChatRequest? {
-        let page = try state.withLock { try $0.spec.page(in: response) }
+        let page = try shared.withLock { try $0.query.spec.page(in: response) }
         cache.upsert(page.items, excluding: self)
         let cache = cache
         let newest = cache.newestVersion
-        let (items, change, hasMore, next) = state.withLock { state in
+        let (items, next, forward, pageSize) = mutate { state in
             let change = state.applyPage(
                 page, revision: revision, newestCachedVersion: newest, current: cache.entity,
                 newer: { cache.all.filter { $0.version > revision } })
             let next = state.nextReloadRequest()
-            return (state.items, change, state.hasMore, next)
+            let (items, hasMore, forward) = (state.items, state.hasMore, state.spec.growth == .forward)
+            let publication: @Sendable () -> Void = { [weak source] in
+                source?.publish(
+                    snapshots: change == nil ? nil : items, change: change, dataStatus: .fresh,
+                    loadingStatus: next == nil ? .loaded : .loading, hasNext: forward ? hasMore : false,
+                    hasPrevious: forward ? false : hasMore)
+            }
+            return ((items, next, forward, state.pageSize), publication)
         }
-        let (forward, pageSize) = state.withLock { ($0.spec.growth == .forward, $0.pageSize) }
         if let storageKey, let store = client.store {
             let first = forward ? items.prefix(pageSize) : items.suffix(pageSize)
             store.recordList(storageKey, kind: Entity.storedKind, keys: first.map(\.cacheKey))
         }
-        source?.publish(
-            snapshots: change == nil ? nil : items, change: change, dataStatus: .fresh,
-            loadingStatus: next == nil ? .loaded : .loading, hasNext: forward ? hasMore : false,
-            hasPrevious: forward ? false : hasMore)
         return next
     }
 
     /// Reports a failed page load; the list keeps what it showed and retries after the next
     /// (re)connect or `synchronize()`.
     func failPage(_ error: any Error) {
-        state.withLock { $0.failPageLoad() }
-        if let source {
-            // Data shown stays as it is (`.local` from the cache, or `.fresh`).
-            let dataStatus: DataStatus? = source.collection.dataStatus == .notExist ? .error : nil
-            source.publish(dataStatus: dataStatus, loadingStatus: .error, error: error)
+        let error = (error as? ChatError) ?? ChatError.unavailable("\(error)")
+        mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
+            state.failPageLoad()
+            return ((), { [weak source] in
+                guard let source else { return }
+                // Data shown stays as it is (`.local` from the cache, or `.fresh`).
+                let dataStatus: DataStatus? = source.collection.dataStatus == .notExist ? .error : nil
+                source.publish(dataStatus: dataStatus, loadingStatus: .error, error: error)
+            })
         }
         client.sync.retries.add { [weak self] in await self?.retry() }
     }
@@ -160,7 +215,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
 
     /// Reloads from the first page as far as the window reached (after a resync).
     func reload() async {
-        state.withLock { $0.beginReload() }
+        shared.withLock { $0.query.beginReload() }
         guard let request = beginPageLoad() else { return }
         await client.sync.loadPages(of: self, startingWith: request)
     }

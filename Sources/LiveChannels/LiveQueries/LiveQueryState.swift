@@ -58,6 +58,13 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// Whether more elements can be loaded beyond the window.
     var hasMore: Bool { !window.isComplete }
 
+    /// Whether `entity` is of the list's channel, for lists of one channel's entities. Ids are
+    /// unique only within a channel there (a member's id is its user id), so an entity of
+    /// another channel must not even be looked up.
+    func isInScope(_ entity: Entity) -> Bool {
+        spec.channelScope.map { $0 == entity.storedScope } ?? true
+    }
+
     /// Whether `entity` belongs to the list (not considering the window).
     func matches(_ entity: Entity) -> Bool {
         spec.matches(entity, in: context, isConfirmed: confirmed.contains(entity.id))
@@ -69,7 +76,8 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// - Returns: the change made, or `nil` when the list did not change.
     /// - Complexity: O(log n) to place it, plus O(n) to shift the arrays.
     mutating func apply(_ entity: Entity) -> CollectionChange? {
-        window.apply(entity, key: spec.sortKey(for: entity), matches: matches(entity))
+        guard isInScope(entity) else { return nil }
+        return window.apply(entity, key: spec.sortKey(for: entity), matches: matches(entity))
     }
 
     // MARK: Before the first page
@@ -83,7 +91,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         self.confirmed = confirmed
         let forward = spec.growth == .forward
         var best: [(key: SortKey, element: Entity)] = []
-        for entity in cached where matches(entity) {
+        for entity in cached where isInScope(entity) && matches(entity) {
             let key = spec.sortKey(for: entity)
             if best.count == pageSize, let worst = forward ? best.last : best.first,
                 forward ? !(key < worst.key) : !(worst.key < key)
@@ -159,7 +167,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
             if value.version <= revision { confirmed.insert(element.id) }
         }
         if newestCachedVersion > revision {
-            for value in newer() where value.version > revision && matches(value) {
+            for value in newer() where value.version > revision && isInScope(value) && matches(value) {
                 candidates[value.id] = value
             }
         }

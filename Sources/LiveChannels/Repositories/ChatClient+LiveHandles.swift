@@ -14,9 +14,7 @@ extension ChatClient {
         value: @escaping @Sendable (ChatResponse) -> Entity?
     ) -> LiveObject<Entity> {
         let source = LiveObjectSource<Entity>(loadingStatus: request == nil ? .notLoading : .loading, owner: self)
-        if let cached = cache.register(source, for: key) {
-            source.publish(snapshot: cached, dataStatus: .local)
-        }
+        cache.register(source, for: key)
         if let request {
             Task { await self.load(request, into: source, in: cache, value: value) }
         }
@@ -30,8 +28,11 @@ extension ChatClient {
         value: @escaping @Sendable (ChatResponse) -> Entity?
     ) async {
         do {
-            let entity = try await entity(answering: request, in: cache, value: value)
-            source.publish(snapshot: entity, dataStatus: .fresh, loadingStatus: .loaded)
+            // Published on the engine, in order with events: an event applied after the answer
+            // is never overwritten by it.
+            _ = try await entity(answering: request, in: cache, value: value) { entity in
+                source.publish(snapshot: entity, dataStatus: .fresh, loadingStatus: .loaded)
+            }
         } catch {
             source.publish(dataStatus: source.snapshot == nil ? .error : nil, loadingStatus: .error, error: error)
             sync.retries.add { [weak source, weak self] in
@@ -45,16 +46,21 @@ extension ChatClient {
     /// Sends a request answered with an entity, stores the answer (so every live handle shows
     /// it) and returns the entity as cached (a newer cached version wins).
     /// - Throws: the server's `ChatError`; `.unavailable` for an answer of another kind.
+    /// - Parameter then: runs on the sync engine with the entity as cached, before any later
+    ///   event is applied (to publish it in order).
     func entity<Entity: CachedEntity>(
         answering request: ChatRequest, in cache: EntityCache<Entity>,
-        value: @escaping @Sendable (ChatResponse) -> Entity?
+        value: @escaping @Sendable (ChatResponse) -> Entity?,
+        then: (@Sendable (Entity) -> Void)? = nil
     ) async throws -> Entity {
         try await sync.perform(request) { _, envelope in
             guard let entity = value(envelope.response) else {
                 throw ChatError.unavailable("the server answered \(request) with something else")
             }
             cache.upsert([entity])
-            return cache.entity(entity.cacheKey) ?? entity
+            let cached = cache.entity(entity.cacheKey) ?? entity
+            then?(cached)
+            return cached
         }
     }
 
@@ -72,9 +78,11 @@ extension ChatClient {
         let source = LiveObjectSource<Channel>(loadingStatus: .loading, owner: self)
         Task {
             do {
-                let channel = try await channel(answering: request)
-                _ = sync.channels.register(source, for: channel.channelId)
-                source.publish(snapshot: channel, dataStatus: .fresh, loadingStatus: .loaded)
+                let channels = sync.channels
+                _ = try await entity(answering: request, in: channels, value: \.channelValue) { channel in
+                    source.publish(snapshot: channel, dataStatus: .fresh, loadingStatus: .loaded)
+                    channels.register(source, for: channel.channelId)
+                }
             } catch {
                 source.publish(dataStatus: .error, loadingStatus: .error, error: error)
             }

@@ -200,6 +200,19 @@ import Testing
         #expect(state.items.map(\.userId) == ["b", "a"])
     }
 
+    /// Member ids are user ids, unique only within a channel: the same user's record in another
+    /// channel must leave the list alone (found by the convergence test, seed 14).
+    @Test func aMemberOfAnotherChannelDoesNotTouchTheList() {
+        var state = Self.memberState(MemberListQuery(channelId: "club"))
+        Self.applyPage([Self.member("a", joined: 1), Self.member("b", joined: 2)], hasMore: false, to: &state)
+        var elsewhere = Self.member("a", joined: 5)
+        elsewhere.channelId = "other"
+        #expect(Self.apply(elsewhere, to: &state) == nil)
+        elsewhere.membership = .none
+        #expect(Self.apply(elsewhere, to: &state) == nil)
+        #expect(state.items.map(\.userId) == ["a", "b"])
+    }
+
     @Test func memberFiltersDecideMembershipOfTheList() {
         var muted = Self.memberState(MemberListQuery(channelId: "club", filter: .mute, sortBy: .lastCreated))
         Self.applyPage([], hasMore: false, to: &muted)
