@@ -85,6 +85,27 @@ public enum ChatRequest: Sendable, Hashable, Codable {
     /// A page of a channel's messages by sequence number. → `.messages`.
     case queryMessages(MessagePageQuery)
 
+    // MARK: Flags and content filters (community and live channels)
+
+    /// Flags a message for the channel's moderators; idempotent. → `.empty`.
+    /// Errors: `.notAllowed` (not a community or live channel), `.forbidden` (not a member).
+    case flagMessage(channelId: String, messageId: String)
+    /// Withdraws this user's flag of a message. → `.empty`.
+    case unflagMessage(channelId: String, messageId: String)
+    /// Flags a member (or banned user) of the channel for its moderators; idempotent. → `.empty`.
+    /// Errors: as `flagMessage`, and `.notFound` for a user who is neither.
+    case flagUser(channelId: String, userId: String)
+    /// Withdraws this user's flag of a user. → `.empty`.
+    case unflagUser(channelId: String, userId: String)
+    /// What was flagged in the channel, for its moderators. → `.flagReports`.
+    /// Errors: `.forbidden` (not a moderator or admin).
+    case flagReports(channelId: String)
+    /// The channel's content filters, for its moderators. → `.moderationSettings`.
+    case getModerationSettings(channelId: String)
+    /// Replaces the channel's content filters. → `.moderationSettings`.
+    /// Errors: `.forbidden`, `.invalidArgument` (`blockedWords`, `allowedURLDomains`).
+    case setModerationSettings(channelId: String, ModerationSettings)
+
     // MARK: Reading and typing
 
     /// This device is reading the channel: the user's read marker moves to the last message

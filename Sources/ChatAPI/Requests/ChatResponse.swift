@@ -20,6 +20,10 @@ public enum ChatResponse: Sendable, Hashable, Codable {
     case users(Page<User>)
     /// A yes/no answer.
     case bool(Bool)
+    /// A channel's flag reports.
+    case flagReports([FlagReport])
+    /// A channel's content filters.
+    case moderationSettings(ModerationSettings)
 }
 
 extension ChatResponse {
@@ -47,6 +51,14 @@ extension ChatResponse {
     public var userValue: User? { if case .user(let value) = self { value } else { nil } }
     /// The page of a `.users` response, else `nil`.
     public var usersValue: Page<User>? { if case .users(let value) = self { value } else { nil } }
+    /// The reports of a `.flagReports` response, else `nil`.
+    public var flagReportsValue: [FlagReport]? {
+        if case .flagReports(let value) = self { value } else { nil }
+    }
+    /// The settings of a `.moderationSettings` response, else `nil`.
+    public var moderationSettingsValue: ModerationSettings? {
+        if case .moderationSettings(let value) = self { value } else { nil }
+    }
     /// The answer of a `.bool` response, else `nil`.
     public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
 }

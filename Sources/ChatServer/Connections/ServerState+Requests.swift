@@ -70,6 +70,24 @@ extension ServerState {
 
         case .sendMessage(let draft):
             return .message(try sendMessage(draft, by: userId, now: now))
+        case .flagMessage(let channelId, let messageId):
+            try setMessageFlag(messageId, in: channelId, isFlagged: true, by: userId, now: now)
+            return .empty
+        case .unflagMessage(let channelId, let messageId):
+            try setMessageFlag(messageId, in: channelId, isFlagged: false, by: userId, now: now)
+            return .empty
+        case .flagUser(let channelId, let flaggedId):
+            try setUserFlag(flaggedId, in: channelId, isFlagged: true, by: userId, now: now)
+            return .empty
+        case .unflagUser(let channelId, let flaggedId):
+            try setUserFlag(flaggedId, in: channelId, isFlagged: false, by: userId, now: now)
+            return .empty
+        case .flagReports(let channelId):
+            return .flagReports(try flagReports(in: channelId, by: caller, now: now))
+        case .getModerationSettings(let channelId):
+            return .moderationSettings(try moderationSettings(of: channelId, by: caller, now: now))
+        case .setModerationSettings(let channelId, let settings):
+            return .moderationSettings(try setModerationSettings(settings, of: channelId, by: caller, now: now))
         case .editMessage(let messageId, let draft):
             return .message(try editMessage(messageId, draft, by: caller, now: now))
         case .deleteMessage(let channelId, let messageId):

@@ -9,12 +9,16 @@ enum ServerAction: Sendable, Hashable, CaseIterable {
     case addMember, removeMember, banMember, muteMember, manageRoles
     case manageRateLimit, muteChannel
     case editAnyMessage, deleteAnyMessage
+    /// Flag messages and users (members; community and live channels).
+    case flag
+    /// Read flag reports and change content filters (moderators).
+    case reviewFlags, manageContentFilters
 
     /// Actions that make no sense in a conversation (no membership changes, no moderation).
     var isRefusedInConversations: Bool {
         switch self {
         case .join, .leave, .addMember, .removeMember, .banMember, .muteMember, .manageRoles,
-            .manageRateLimit, .muteChannel:
+            .manageRateLimit, .muteChannel, .flag, .reviewFlags, .manageContentFilters:
             true
         default:
             false
@@ -25,7 +29,7 @@ enum ServerAction: Sendable, Hashable, CaseIterable {
     var isModeration: Bool {
         switch self {
         case .removeMember, .banMember, .muteMember, .manageRoles, .manageRateLimit, .muteChannel,
-            .editAnyMessage, .deleteAnyMessage:
+            .editAnyMessage, .deleteAnyMessage, .reviewFlags, .manageContentFilters:
             true
         default:
             false
@@ -51,6 +55,9 @@ enum ServerAction: Sendable, Hashable, CaseIterable {
         case .muteChannel: "mute or unmute the channel"
         case .editAnyMessage: "edit other users' messages"
         case .deleteAnyMessage: "delete other users' messages"
+        case .flag: "flag messages or users"
+        case .reviewFlags: "review flags"
+        case .manageContentFilters: "change content filters"
         }
     }
 }

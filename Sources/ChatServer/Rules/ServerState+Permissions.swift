@@ -7,7 +7,8 @@ extension ServerState {
     ///
     /// Checks, in order:
     /// 1. visibility (`notFound`);
-    /// 2. deleted channels allow nothing but viewing (`notAllowed`);
+    /// 2. deleted channels allow nothing but viewing and, for their members, reading the
+    ///    messages that were sent (`notAllowed`);
     /// 3. channel-type rules: conversations refuse joins, leaves, member changes and moderation
     ///    (`notAllowed`); deleting a channel is console/admin only (`forbidden`);
     /// 4. banned users cannot join, admins included (`forbidden`);
@@ -26,7 +27,7 @@ extension ServerState {
         let name = "channel '\(channel.id)'"
         guard canSee(channel, caller: caller) else { throw .notFound(name) }
         if action == .view { return }
-        if channel.info.isDeleted {
+        if channel.info.isDeleted, action != .read {
             throw .notAllowed("\(name) was deleted")
         }
         if channel.type == .conversation, action.isRefusedInConversations {

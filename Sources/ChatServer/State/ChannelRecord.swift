@@ -26,6 +26,11 @@ struct ChannelRecord: Sendable {
     /// When the channel mute ends; `nil` when not muted.
     var mutedUntil: Date?
     var rateLimit: RateLimitPolicy?
+    /// Who flagged each message (by sequence number) and each user, for moderators.
+    var messageFlags: [Int: Set<String>] = [:]
+    var userFlags: [String: Set<String>] = [:]
+    /// Content filters applied to every message sent or edited.
+    var moderationSettings = ModerationSettings()
     /// Recent send times per user, for the rate limit (pruned to the window on each send). Like
     /// mutes they belong to the (channel, user) pair: leaving and rejoining does not reset the
     /// window; changing or ending the rate limit does.

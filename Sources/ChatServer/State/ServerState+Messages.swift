@@ -15,7 +15,10 @@ extension ServerState {
     /// - Throws: `invalidArgument` (`channelId`, `text`, `mentionedUserIds`, `metadata`);
     ///   `limitExceeded` (metadata over 100 KB); `notFound`; `notAllowed` (deleted); `forbidden` (not a member, broadcast
     ///   and not an admin, muted member or channel); `rateLimited(retryAfter:)`.
-    /// - Complexity: O(mentions + readers).
+    /// The channel's content filters (``ModerationSettings``) apply: a blocked word refuses the
+    /// message or is masked, a link outside the allowed domains refuses it.
+    ///
+    /// - Complexity: O(mentions + readers + text × blocked words).
     mutating func sendMessage(_ draft: MessageDraft, by userId: String, now: Date) throws(ChatError) -> Message {
         try checkDraft(draft)
         let channelId = draft.channelId
@@ -33,13 +36,14 @@ extension ServerState {
         let readers = readerSet.sorted()
         let sequence = channel.info.lastSequence + 1
         let mentions = Self.uniqueSorted(draft.mentionedUserIds.filter(channel.isMember))
+        let text = try Self.filtered(draft.text, by: channel.moderationSettings)
         // The checks read a copy of the record; it must be gone before the record changes, or
         // the change would copy the member table and the message list (copy-on-write).
         _ = consume channel
 
         let message = Message(
             messageId: "message-\(nextMessageNumber)", channelId: channelId, sequence: sequence,
-            userId: userId, text: draft.text, mentionedUserIds: mentions,
+            userId: userId, text: text, mentionedUserIds: mentions,
             metadata: draft.metadata, createdAt: now)
         nextMessageNumber += 1
         messageLocations[message.messageId] = MessageLocation(channelId: channelId, sequence: sequence)
@@ -70,8 +74,9 @@ extension ServerState {
         try checkDraft(draft)
         let location = try authorizeMessageChange(messageId, in: draft.channelId, other: .editAnyMessage, by: caller, now: now)
         let mentions = Self.uniqueSorted(draft.mentionedUserIds.filter(channels[location.channelId]!.isMember))
+        let text = try Self.filtered(draft.text, by: channels[location.channelId]!.moderationSettings)
         let edited = updateMessage(at: location) { message in
-            message.text = draft.text
+            message.text = text
             message.mentionedUserIds = mentions
             message.metadata = draft.metadata
             message.editedAt = now
@@ -100,7 +105,7 @@ extension ServerState {
         return channels[location.channelId]!.messages[location.sequence - 1]
     }
 
-    /// Members may read a channel's messages (and admins and the console).
+    /// Members may read a channel's messages (and admins and the console), also once it was deleted.
     ///
     /// - Throws: `notFound`, `notAllowed`, `forbidden` as for ``ServerAction/read``.
     func messages(_ query: MessagePageQuery, by caller: Caller, now: Date) throws(ChatError) -> MessagePage {

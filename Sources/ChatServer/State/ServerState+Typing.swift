@@ -7,7 +7,8 @@ extension ServerState {
     ///
     /// - Throws: `notFound`; `notAllowed`; `forbidden` (not a member).
     mutating func startTyping(_ channelId: String, userId: String, now: Date) throws(ChatError) {
-        _ = try authorizedRecord(channelId, .read, by: .user(userId), now: now)
+        let channel = try authorizedRecord(channelId, .read, by: .user(userId), now: now)
+        if channel.info.isDeleted { throw .notAllowed("channel '\(channelId)' was deleted") }
         let wasTyping = channels[channelId]!.typing[userId].map { $0 > now } ?? false
         channels[channelId]!.typing[userId] = now + configuration.typingExpiry
         timedChannels.insert(channelId)

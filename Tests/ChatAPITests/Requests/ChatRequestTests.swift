@@ -39,9 +39,16 @@ import Testing
         case .searchUsers: 29
         case .updateCurrentUser: 30
         case .hasPermission: 31
+        case .flagMessage: 32
+        case .unflagMessage: 33
+        case .flagUser: 34
+        case .unflagUser: 35
+        case .flagReports: 36
+        case .getModerationSettings: 37
+        case .setModerationSettings: 38
         }
     }
-    static let caseCount = 32
+    static let caseCount = 39
 
     @Test func fixturesCoverEveryCase() {
         #expect(Set(Fixtures.requests.map(Self.ordinal)) == Set(0..<Self.caseCount))

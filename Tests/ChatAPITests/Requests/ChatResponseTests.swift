@@ -11,7 +11,7 @@ import Testing
     @Test func fixturesCoverEveryCase() {
         let names = Set(Fixtures.responses.map(caseName))
         #expect(names.count == Fixtures.responses.count)
-        #expect(names.count == 10)
+        #expect(names.count == 12)
     }
 
     @Test func accessorsReturnOnlyTheirCase() {
@@ -29,6 +29,7 @@ import Testing
                 response.membersValue != nil, response.memberPageValue != nil,
                 response.messageValue != nil, response.messagesValue != nil,
                 response.userValue != nil, response.usersValue != nil, response.boolValue != nil,
+                response.flagReportsValue != nil, response.moderationSettingsValue != nil,
             ].filter { $0 }.count
             #expect(hits == (response == .empty ? 0 : 1), "\(response)")
         }

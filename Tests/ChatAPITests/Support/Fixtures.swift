@@ -82,6 +82,15 @@ enum Fixtures {
         .searchUsers(userQuery, after: userQuery.cursor(after: user)),
         .updateCurrentUser(displayName: "Al", metadata: nil),
         .hasPermission(.editChannel, channelId: "c1"),
+        .flagMessage(channelId: "c1", messageId: "m1"),
+        .unflagMessage(channelId: "c1", messageId: "m1"),
+        .flagUser(channelId: "c1", userId: "bob"),
+        .unflagUser(channelId: "c1", userId: "bob"),
+        .flagReports(channelId: "c1"),
+        .getModerationSettings(channelId: "c1"),
+        .setModerationSettings(
+            channelId: "c1",
+            ModerationSettings(blockedWords: ["darn"], blockedWordAction: .mask, allowedURLDomains: ["example.com"])),
     ]
 
     static let responses: [ChatResponse] = [
@@ -95,6 +104,8 @@ enum Fixtures {
         .user(user),
         .users(Page(items: [user], next: userQuery.cursor(after: user), hasNext: false)),
         .bool(true),
+        .flagReports([FlagReport(subject: .message(messageId: "m1"), flaggedBy: ["bob"]), FlagReport(subject: .user(userId: "carol"), flaggedBy: [])]),
+        .moderationSettings(ModerationSettings(blockedWords: ["x"])),
     ]
 
     static let events: [ChatEvent] = [

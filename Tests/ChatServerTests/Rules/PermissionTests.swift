@@ -36,7 +36,7 @@ import Testing
         var fixture = StateFixture()
         let id = try fixture.create(.community, members: ["bob"])
         let channel = fixture.state.channels[id]!
-        let allowed: Set<ServerAction> = [.view, .join, .leave, .read, .sendMessage, .addMember]
+        let allowed: Set<ServerAction> = [.view, .join, .leave, .read, .sendMessage, .addMember, .flag]
         for action in ServerAction.allCases {
             #expect(fixture.state.isAllowed(action, by: .user("bob"), in: channel, now: fixture.now) == allowed.contains(action), "\(action)")
         }

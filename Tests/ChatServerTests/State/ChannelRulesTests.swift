@@ -123,6 +123,10 @@ import Testing
         #expect(fixture.channel(id, for: "bob").unreadCount == 0)
         #expect(fixture.channel(id, for: "bob").isDeleted)
         #expect(chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind == "notAllowed")
+        #expect(chatError { try fixture.state.startTyping(id, userId: "bob", now: fixture.now) }?.kind == "notAllowed")
         #expect(fixture.state.totalUnreadCount(userId: "bob") == 0)
+        // Its members can still read what was sent.
+        let page = try fixture.state.messages(MessagePageQuery(channelId: id), by: .user("bob"), now: fixture.now)
+        #expect(page.messages.map(\.text) == ["x"])
     }
 }

@@ -12,7 +12,7 @@ import Synchronization
 enum Settling {
     /// Scheduler turns a wait may take before it gives up. In-process requests answer in a few
     /// turns; the budget only matters when something is stuck.
-    static let defaultBudget = 200_000
+    static let defaultBudget = 2_000_000
 
     /// Runs `body` against a watchdog of `budget` scheduler turns. `body` runs in a task of its
     /// own, cancelled (and abandoned) when the watchdog fires, so a stuck call cannot hang the

@@ -1,0 +1,76 @@
+import ChatAPI
+import Foundation
+
+extension ServerState {
+    /// Flags (or, with `isFlagged == false`, unflags) a message for the channel's moderators.
+    /// Idempotent; moderators read the result with ``flagReports(in:by:now:)``.
+    ///
+    /// The seed's rules: flagging exists in community and live channels only (broadcast
+    /// channels are read-only, conversations have no moderation), for their members.
+    ///
+    /// - Throws: `invalidArgument` (ids); `notFound` (channel, or a message not in it);
+    ///   `notAllowed` (another channel type, or deleted); `forbidden` (not a member, banned).
+    mutating func setMessageFlag(
+        _ messageId: String, in channelId: String, isFlagged: Bool, by userId: String, now: Date
+    ) throws(ChatError) {
+        try InputCheck.id(channelId, field: "channelId")
+        try InputCheck.id(messageId, field: "messageId")
+        _ = try flaggableRecord(channelId, by: userId, now: now)
+        guard let location = messageLocations[messageId], location.channelId == channelId else {
+            throw .notFound("message '\(messageId)' in channel '\(channelId)'")
+        }
+        if isFlagged {
+            channels[channelId]!.messageFlags[location.sequence, default: []].insert(userId)
+        } else {
+            channels[channelId]!.messageFlags[location.sequence]?.remove(userId)
+            if channels[channelId]!.messageFlags[location.sequence]?.isEmpty == true {
+                channels[channelId]!.messageFlags[location.sequence] = nil
+            }
+        }
+    }
+
+    /// Flags (or unflags) a member — or banned user — of the channel for its moderators.
+    /// Idempotent; rules as ``setMessageFlag(_:in:isFlagged:by:now:)``.
+    ///
+    /// - Throws: as for messages; `notFound` for a user who is neither member nor banned.
+    mutating func setUserFlag(
+        _ flaggedId: String, in channelId: String, isFlagged: Bool, by userId: String, now: Date
+    ) throws(ChatError) {
+        try InputCheck.id(channelId, field: "channelId")
+        try InputCheck.id(flaggedId, field: "userId")
+        let channel = try flaggableRecord(channelId, by: userId, now: now)
+        guard channel.isMember(flaggedId) || channel.isBanned(flaggedId) else {
+            throw .notFound("user '\(flaggedId)' in channel '\(channelId)'")
+        }
+        if isFlagged {
+            channels[channelId]!.userFlags[flaggedId, default: []].insert(userId)
+        } else {
+            channels[channelId]!.userFlags[flaggedId]?.remove(userId)
+            if channels[channelId]!.userFlags[flaggedId]?.isEmpty == true { channels[channelId]!.userFlags[flaggedId] = nil }
+        }
+    }
+
+    /// What was flagged in a channel, for its moderators and admins: messages in sequence order,
+    /// then users by id.
+    ///
+    /// - Throws: `notFound`; `notAllowed` (conversation); `forbidden` (not a moderator or admin).
+    func flagReports(in channelId: String, by caller: Caller, now: Date) throws(ChatError) -> [FlagReport] {
+        try InputCheck.id(channelId, field: "channelId")
+        let channel = try authorizedRecord(channelId, .reviewFlags, by: caller, now: now)
+        let messages = channel.messageFlags.sorted { $0.key < $1.key }.map { sequence, users in
+            FlagReport(subject: .message(messageId: channel.messages[sequence - 1].messageId), flaggedBy: users.sorted())
+        }
+        let users = channel.userFlags.sorted { $0.key < $1.key }.map { userId, users in
+            FlagReport(subject: .user(userId: userId), flaggedBy: users.sorted())
+        }
+        return messages + users
+    }
+
+    private func flaggableRecord(_ channelId: String, by userId: String, now: Date) throws(ChatError) -> ChannelRecord {
+        let channel = try authorizedRecord(channelId, .flag, by: .user(userId), now: now)
+        guard channel.type == .community || channel.type == .live else {
+            throw .notAllowed("only community and live channels have flagging; channel '\(channelId)' is \(channel.type.rawValue)")
+        }
+        return channel
+    }
+}
