@@ -507,7 +507,10 @@ final class ConvergenceScenario {
                 _ = try? await users.getUser(userId: device.userId)
             }
             log.append("heal: reconnect \(device.name) after spending its failNext faults")
-            server.faults.dropConnection(userId: device.userId, deviceId: device.deviceId)
+            // Disconnect and connect explicitly: after a dropped connection the client learns of
+            // the drop only when its event loop gets to it, so its state may still read
+            // `.connected` here and the reconnect would race the checks.
+            await device.client.disconnect()
             if let problem = await ensureConnected(device) { problems.append(problem) }
         }
         clock.advance(by: 10)
