@@ -40,6 +40,9 @@ let package = Package(
         .executableTarget(
             name: "PersistenceProbe", dependencies: ["LiveChannels", "ChatServer"],
             path: "Examples/PersistenceProbe"),
+        // A chat in the terminal: act as any user while panes show each user's live channel list.
+        .executableTarget(
+            name: "Playground", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/Playground"),
         // The SDK from top-level code, compiled with warnings as errors (run by ExamplesTests).
         .executableTarget(
             name: "TopLevel", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/TopLevel",

@@ -82,7 +82,7 @@ for block in blocks {
             declared.append(String(line[name]))
         }
     }
-    let stem = block.file.split(separator: "/").last!
+    let stem = block.file.replacingOccurrences(of: "Sources/", with: "")
         .replacingOccurrences(of: ".md", with: "")
         .map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
     let name = "\(stem)_line\(block.line)"

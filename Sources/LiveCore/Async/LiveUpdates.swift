@@ -15,10 +15,12 @@ public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSe
         self.source = source
     }
 
+    /// Starts an iteration: registers on the collection until the iterator is destroyed or its task is cancelled.
     public func makeAsyncIterator() -> Iterator {
         Iterator(registration: IteratorRegistration(center: source.center))
     }
 
+    /// The iterator of ``LiveUpdates``: one registration on the collection.
     public struct Iterator: AsyncIteratorProtocol {
         private var registration: IteratorRegistration?
 

@@ -8,6 +8,7 @@
 /// object's `error` after the loop to learn why. An object that holds a value keeps going when a
 /// later refresh fails (its `dataStatus` stays `.local` or `.fresh`).
 public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
+    /// The value, or `nil` when it does not exist.
     public typealias Element = Value?
     private let source: LiveObjectSource<Value>
 
@@ -15,10 +16,12 @@ public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
         self.source = source
     }
 
+    /// Starts an iteration: registers on the object until the iterator is destroyed or its task is cancelled.
     public func makeAsyncIterator() -> Iterator {
         Iterator(registration: IteratorRegistration(center: source.center))
     }
 
+    /// The iterator of ``LiveValues``: one registration on the object.
     public struct Iterator: AsyncIteratorProtocol {
         private var registration: IteratorRegistration?
 
