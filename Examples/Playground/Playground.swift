@@ -37,7 +37,7 @@ final class Playground {
     let color: Bool
     var actor: Participant
     /// The rows of each pane on the last screen, to highlight what changed.
-    var previous: [String: [String]] = [:]
+    var previous: [String: PaneScreen] = [:]
     var redrawScheduled = false
     var lastMessage = ""
 
@@ -249,17 +249,27 @@ final class Playground {
         var panes: [[String]] = []
         for participant in participants {
             let current = rows(of: participant)
-            let before = previous[participant.id]
-            previous[participant.id] = current
-            var pane = current.enumerated().map { index, row in
-                let changed = before != nil && (index >= before!.count || before![index] != row)
-                return cell(row, width: width, changed: changed)
+            // A redraw that changes nothing in a pane (a delivery that arrives after the screen
+            // of its command) keeps that pane's highlights; a change is compared with the rows
+            // shown before it.
+            if let screen = previous[participant.id], screen.rows == current {
+                panes.append(screen.cells(width))
+                continue
             }
-            // Channels that left the list are shown once, struck out.
+            let before = previous[participant.id]?.rows
+            var cells: [(String, Bool)] = current.enumerated().map { index, row in
+                (row, before != nil && (index >= before!.count || before![index] != row))
+            }
+            // Channels that left the list are shown struck out.
             let currentIds = Set(current.dropFirst().map(channelId(ofRow:)))
             for row in (before ?? []).dropFirst() where !currentIds.contains(channelId(ofRow: row)) && row.hasPrefix("  #") {
-                pane.append(cell("  ✗ " + row.dropFirst(2), width: width, changed: true))
+                cells.append(("  ✗ " + row.dropFirst(2), true))
             }
+            let screen = PaneScreen(rows: current, marked: cells) { [unowned self] text, width, changed in
+                cell(text, width: width, changed: changed)
+            }
+            previous[participant.id] = screen
+            let pane = screen.cells(width)
             panes.append(pane)
         }
         var output = interactive ? "\u{1B}[2J\u{1B}[H" : ""
@@ -303,6 +313,18 @@ final class Playground {
             return Int(size.ws_col)
         }
         return 110
+    }
+}
+
+/// What a pane showed: its rows, and each cell with whether it is highlighted.
+@MainActor
+struct PaneScreen {
+    var rows: [String]
+    var marked: [(String, Bool)]
+    var render: (String, Int, Bool) -> String
+
+    func cells(_ width: Int) -> [String] {
+        marked.map { render($0.0, width, $0.1) }
     }
 }
 
