@@ -5,7 +5,9 @@
 ///
 /// The sequence **ends** (it never throws) when the iterating task is cancelled, and when the
 /// collection **fails**: the update whose `dataStatus` is `.error` (the first page failed and
-/// there is nothing to show; the update carries the `error`) is the last one. A list that holds
+/// there is nothing to show; the update carries the `error`) and whose `loadingStatus` is not
+/// `.loading` (a retry, e.g. `previousPage()` or a reconnect, keeps the sequence going) is the
+/// last one. A list that holds
 /// elements keeps going when a later page fails (its `dataStatus` stays `.local` or `.fresh`
 /// and the update's `loadingStatus` is `.error`).
 public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSequence, Sendable {
@@ -29,14 +31,14 @@ public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSe
         }
 
         /// The next update; `nil` when the task was cancelled or after the update that reported
-        /// the collection failed (`dataStatus == .error`).
+        /// the collection failed (`dataStatus == .error`, not loading).
         public mutating func next() async -> CollectionUpdate<Element>? {
             guard let delivery = await registration?.next() else {
                 registration = nil
                 return nil
             }
             // Deliver the failed state, then end: drop the registration (ends the observation).
-            if delivery.state.dataStatus == .error { registration = nil }
+            if delivery.state.dataStatus == .error && delivery.state.loadingStatus != .loading { registration = nil }
             return CollectionUpdate(delivery)
         }
     }

@@ -4,7 +4,8 @@
 ///
 /// The sequence **ends** (it never throws) when the iterating task is cancelled, and when the
 /// live object **fails**: after delivering a state whose `dataStatus` is `.error` (the request
-/// for the value failed and there is nothing to show), the next call returns `nil`. Read the
+/// for the value failed and there is nothing to show) and that is not loading again (a retry
+/// keeps the sequence going), the next call returns `nil`. Read the
 /// object's `error` after the loop to learn why. An object that holds a value keeps going when a
 /// later refresh fails (its `dataStatus` stays `.local` or `.fresh`).
 public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
@@ -30,14 +31,15 @@ public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
         }
 
         /// The next snapshot (itself optional: `.some(nil)` means the value does not exist);
-        /// `nil` when the task was cancelled or after the object failed (`dataStatus == .error`).
+        /// `nil` when the task was cancelled or after the object failed (`dataStatus == .error`,
+        /// not loading).
         public mutating func next() async -> Value?? {
             guard let delivery = await registration?.next() else {
                 registration = nil
                 return nil
             }
             // Deliver the failed state, then end: drop the registration (ends the observation).
-            if delivery.state.dataStatus == .error { registration = nil }
+            if delivery.state.dataStatus == .error && delivery.state.loadingStatus != .loading { registration = nil }
             return .some(SnapshotBox<Value?>.unbox(delivery.state.snapshot))
         }
     }

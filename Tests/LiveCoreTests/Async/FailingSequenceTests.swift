@@ -57,3 +57,17 @@ import Testing
 }
 
 private struct Failure: Error {}
+
+/// A failed handle that loads again (a retry) keeps its sequence going until the retry ends.
+@Suite(.timeLimit(.minutes(1))) struct RetryingSequenceTests {
+    @Test func aRetryKeepsTheSequenceGoing() async {
+        let source = LiveCollectionSource<Item>(dataStatus: .error, loadingStatus: .loading)
+        var statuses: [DataStatus] = []
+        for await update in source.collection.updates {
+            statuses.append(update.dataStatus)
+            if statuses.count == 1 { source.publish(snapshots: [Item(id: 1)], dataStatus: .fresh, loadingStatus: .loaded) }
+            if update.dataStatus == .fresh { break }
+        }
+        #expect(statuses == [.error, .fresh])
+    }
+}
