@@ -40,6 +40,25 @@ let package = Package(
         .executableTarget(
             name: "PersistenceProbe", dependencies: ["LiveChannels", "ChatServer"],
             path: "Examples/PersistenceProbe"),
+        // A chat in the terminal: act as any user while panes show each user's live channel list.
+        .executableTarget(
+            name: "Playground", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/Playground"),
+        // The SDK from top-level code, compiled with warnings as errors (run by ExamplesTests).
+        .executableTarget(
+            name: "TopLevel", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/TopLevel",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
+
+        // Executable documentation: the DocumentationTestsPlugin runs DocTestGenerator over
+        // README.md and the DocC articles; every ```swift block becomes a test.
+        .executableTarget(name: "DocTestGenerator", path: "Tools/DocTestGenerator"),
+        .plugin(
+            name: "DocumentationTestsPlugin", capability: .buildTool(), dependencies: ["DocTestGenerator"]),
+        .testTarget(
+            name: "DocumentationTests", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],
+            plugins: ["DocumentationTestsPlugin"]),
+        // Runs the example executables (TopLevel, Playground) as a user would.
+        .testTarget(name: "ExamplesTests"),
+
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "TestSupport", "CSQLite"],

@@ -47,5 +47,6 @@ extension ChatError: CustomStringConvertible, LocalizedError {
         }
     }
 
+    /// The description: a sentence a developer can act on.
     public var errorDescription: String? { description }
 }

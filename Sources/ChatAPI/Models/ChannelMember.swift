@@ -30,6 +30,7 @@ public struct ChannelMember: Sendable, Hashable, Codable, Identifiable {
   /// Members of one channel are identified by their user id.
   public var id: String { userId }
 
+  /// A member as the server describes it (tests and transports build these).
   public init(
     channelId: String,
     userId: String,

@@ -5,11 +5,17 @@ import Foundation
 /// Build values with literals (`["sdk_type": "ios", "score": 3, "tags": ["a"]]`), read them with
 /// the typed accessors and subscripts, and encode them as plain JSON (`Codable`).
 public enum JSON: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// A JSON boolean.
     case bool(Bool)
+    /// A JSON number.
     case number(Double)
+    /// A JSON string.
     case string(String)
+    /// A JSON array.
     case array([JSON])
+    /// A JSON object.
     case object([String: JSON])
 }
 
@@ -64,6 +70,7 @@ extension JSON {
 /// `DecodingError`), and encoding such a value throws an `EncodingError`, so neither recurses
 /// without bound; values within ``JSON/maximumDepth`` always decode and encode.
 extension JSON: Codable {
+    /// Decodes any JSON value.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if decoder.codingPath.count > Self.maximumDecodingDepth {
@@ -116,12 +123,19 @@ extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressibl
     ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
+    /// `nil` is JSON `null`.
     public init(nilLiteral: ()) { self = .null }
+    /// A boolean literal is a JSON boolean.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal is a JSON number.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A floating-point literal is a JSON number.
     public init(floatLiteral value: Double) { self = .number(value) }
+    /// A string literal is a JSON string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An array literal is a JSON array.
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    /// A dictionary literal is a JSON object.
     public init(dictionaryLiteral elements: (String, JSON)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

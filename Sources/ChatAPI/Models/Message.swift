@@ -30,6 +30,7 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
 
   public var id: String { messageId }
 
+  /// A message as the server describes it (tests and transports build these).
   public init(
     messageId: String,
     channelId: String,

@@ -29,6 +29,7 @@ public struct User: Sendable, Hashable, Codable, Identifiable {
 
   public var id: String { userId }
 
+  /// A user as the server describes it (tests and transports build these).
   public init(
     userId: String,
     displayName: String? = nil,

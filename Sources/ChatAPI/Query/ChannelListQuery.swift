@@ -39,8 +39,10 @@ public struct ChannelListQuery: Sendable, Hashable, Codable, PageOrdering {
         try PageSize.validate(pageSize)
     }
 
+    /// Identifies the query's sort order: equal for queries whose pages can share a cursor.
     public var orderingFingerprint: String { "channels[\(sort.fingerprint)]" }
 
+    /// The key a channel sorts by in this query (its keyset cursor).
     public func sortKey(for channel: Channel) -> SortKey {
         sort.sortKey(for: channel)
     }

@@ -18,35 +18,43 @@ public protocol ComparableFilterValue: FilterValue {}
 public protocol TextFilterValue: FilterValue {}
 
 extension String: TextFilterValue, ComparableFilterValue {
+    /// The value as it appears in a filter.
     public var filterJSON: JSON { .string(self) }
 }
 
 extension Int: ComparableFilterValue {
+    /// The value as it appears in a filter.
     public var filterJSON: JSON { .number(Double(self)) }
 }
 
 extension Double: ComparableFilterValue {
+    /// The value as it appears in a filter.
     public var filterJSON: JSON { .number(self) }
 }
 
 extension Date: ComparableFilterValue {
+    /// The value as it appears in a filter.
     public var filterJSON: JSON { .number(timeIntervalSince1970) }
 }
 
 extension Bool: FilterValue {
+    /// The value as it appears in a filter.
     public var filterJSON: JSON { .bool(self) }
 }
 
 extension ChannelType: FilterValue {
+    /// The value as it appears in a filter.
     public var filterJSON: JSON { .string(rawValue) }
 }
 
 extension Membership: FilterValue {
+    /// The value as it appears in a filter.
     public var filterJSON: JSON { .string(rawValue) }
 }
 
 /// Metadata values are untyped: any JSON operand is accepted when the filter is built, and
 /// operators whose operand does not suit the stored value simply do not match it.
 extension JSON: TextFilterValue, ComparableFilterValue {
+    /// The value as it appears in a filter.
     public var filterJSON: JSON { self }
 }

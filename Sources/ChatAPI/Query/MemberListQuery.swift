@@ -44,8 +44,10 @@ public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
         try PageSize.validate(pageSize)
     }
 
+    /// Identifies the query's sort order: equal for queries whose pages can share a cursor.
     public var orderingFingerprint: String { "members[\(channelId),\(sortBy.rawValue)]" }
 
+    /// The key a member sorts by in this query (its keyset cursor).
     public func sortKey(for member: ChannelMember) -> SortKey {
         SortKey(
             values: [.number(member.joinedAt.timeIntervalSince1970)],

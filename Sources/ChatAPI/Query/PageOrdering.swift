@@ -7,6 +7,7 @@ import Foundation
 /// all the same comparator, cursors and paging, used by the server to answer and by the client
 /// to place live updates.
 public protocol PageOrdering: Sendable {
+    /// The kind of value the ordering sorts.
     associatedtype Element: Sendable
 
     /// Identifies the ordering. A cursor made by an ordering with another fingerprint is

@@ -28,6 +28,7 @@ public struct SortKey: Sendable, Hashable, Codable, Comparable {
         return id < other.id ? .orderedAscending : .orderedDescending
     }
 
+    /// Whether `lhs` sorts before `rhs`: a missing value sorts before every present value.
     public static func < (lhs: SortKey, rhs: SortKey) -> Bool {
         lhs.compare(rhs) == .orderedAscending
     }

@@ -59,8 +59,10 @@ public struct UserSearchQuery: Sendable, Hashable, Codable, PageOrdering {
         try PageSize.validate(pageSize)
     }
 
+    /// Identifies the query's sort order: equal for queries whose pages can share a cursor.
     public var orderingFingerprint: String { match == .anywhere ? "users.anywhere" : "users" }
 
+    /// The key a user sorts by in this query (its keyset cursor).
     public func sortKey(for user: User) -> SortKey {
         let name = match == .anywhere ? (user.displayName ?? user.userId) : user.displayName
         return SortKey(values: [name.map(SortValue.text) ?? .missing], ascending: [true], id: user.userId)

@@ -45,6 +45,7 @@ public final class ChatClient: Sendable {
     /// used (not a cache of ours, open in another client) makes ``connect()`` throw; a damaged
     /// cache of ours is rebuilt empty.
     /// - Parameters:
+    ///   - transport: the connection to the server, e.g. `server.connection(userId:deviceId:)`.
     ///   - persistence: where the cache lives: `.inMemory` (default) or `.sqlite(url)`.
     ///   - reconnectPolicy: how to wait between reconnect attempts after the connection
     ///     drops.

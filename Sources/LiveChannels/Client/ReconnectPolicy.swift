@@ -7,6 +7,7 @@ public struct ReconnectPolicy: Sendable {
     /// How many attempts to make before giving up (the client then reports `.disconnected`).
     public var maximumAttempts: Int
 
+    /// A policy that tries at most `maximumAttempts` times, calling `wait` with the attempt number (1, 2, …) before each one.
     public init(maximumAttempts: Int = 20, wait: @escaping @Sendable (_ attempt: Int) async throws -> Void) {
         self.maximumAttempts = maximumAttempts
         self.wait = wait

@@ -12,6 +12,7 @@ public final class MessageRepository: Sendable {
     /// The client this repository works through.
     public let client: ChatClient
 
+    /// A repository for the messages, typing indicators and read state `client` sees.
     public init(client: ChatClient) {
         self.client = client
     }
@@ -21,6 +22,8 @@ public final class MessageRepository: Sendable {
     /// Sends a text message and returns it as the server stored it (with its `sequence`).
     /// Sending also ends the sender's typing indicator in the channel.
     /// - Parameters:
+    ///   - channelId: the channel to send to (the user must be a member).
+    ///   - text: the message text, not empty.
     ///   - mentionedUserIds: members to mention; they get the channel's `hasMention` until they
     ///     read it. Duplicates are removed (the returned message lists them sorted).
     ///   - metadata: custom fields.
@@ -105,8 +108,10 @@ public final class MessageRepository: Sendable {
     /// `ChatError.forbidden` (or `.notFound`) as its `error`, with `dataStatus == .error`;
     /// `previousPage()` retries the newest page then. A list stops following its channel once
     /// the user is no longer a member (the server no longer sends its events).
-    /// - Parameter pageSize: messages per page, 1…`ChannelListQuery.maximumPageSize`; another
-    ///   value reports `ChatError.invalidArgument(field: "limit")`.
+    /// - Parameters:
+    ///   - channelId: the channel whose messages to list.
+    ///   - pageSize: messages per page, 1…`ChannelListQuery.maximumPageSize`; another
+    ///     value reports `ChatError.invalidArgument(field: "limit")`.
     public func getMessages(channelId: String, pageSize: Int = 30) -> LiveCollection<Message> {
         LiveQuery.make(
             client: client, spec: MessageListSpec(channelId: channelId, pageSize: pageSize), pageSize: pageSize,

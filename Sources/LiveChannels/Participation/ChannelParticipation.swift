@@ -107,8 +107,11 @@ public final class ChannelParticipation: Sendable {
     /// stops reading or disconnects. Fire-and-forget: failures (e.g. not a member) are dropped.
     ///
     /// Reading calls of one participation reach the server in the order they were made,
-    /// whichever form was used. From `async` code, this name resolves to the `async throws`
-    /// form: write `try await participation.startReading()`.
+    /// whichever form was used. Unavailable from asynchronous contexts: there, write
+    /// `try await participation.startReading()`, which reports failures. (In top-level code
+    /// Swift 6.3 resolves the name to this form whatever is written, so the attribute turns that
+    /// silent mistake into a compile error; call it from inside an `async` function or a `Task`.)
+    @available(*, noasync, message: "fire-and-forget: drops errors; use 'try await startReading()' from an async function")
     public func startReading() {
         readingRequests.submit { [self] in try await sendStartReading() }
     }
@@ -122,7 +125,9 @@ public final class ChannelParticipation: Sendable {
 
     /// Tells the server this device stopped reading the channel: the read marker stays where it
     /// is and the unread count grows again with new messages. Fire-and-forget; ordered with the
-    /// other reading calls. From `async` code, write `try await participation.stopReading()`.
+    /// other reading calls. Unavailable from asynchronous contexts: there, write
+    /// `try await participation.stopReading()`.
+    @available(*, noasync, message: "fire-and-forget: drops errors; use 'try await stopReading()' from an async function")
     public func stopReading() {
         readingRequests.submit { [self] in try await sendStopReading() }
     }

@@ -13,6 +13,7 @@ public struct PersistenceLimits: Sendable, Hashable {
     /// Bytes of stored values (encoded entities) kept in all; default 64 MiB.
     public var totalBytes: Int
 
+    /// Limits for the cache on disk: the newest `messagesPerChannel` messages of each channel, and about `totalBytes` of stored values (the oldest-stored rows are evicted past it).
     public init(messagesPerChannel: Int = 200, totalBytes: Int = 64 << 20) {
         self.messagesPerChannel = max(1, messagesPerChannel)
         self.totalBytes = max(1, totalBytes)

@@ -16,6 +16,7 @@ public final class ChannelRepository: Sendable {
     /// The client this repository works through.
     public let client: ChatClient
 
+    /// A repository for the channels `client` sees; it keeps the client alive.
     public init(client: ChatClient) {
         self.client = client
     }

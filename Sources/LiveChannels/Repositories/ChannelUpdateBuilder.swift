@@ -10,15 +10,20 @@ public final class ChannelUpdateBuilder {
     let client: ChatClient
     private var changes: ChannelChanges
 
+    /// A builder of changes to the channel `channelId`, sent through `client` by `update()` or `ChannelRepository.updateChannel(with:)`.
     public init(channelId: String, client: ChatClient) {
         self.channelId = channelId
         self.client = client
         changes = ChannelChanges(channelId: channelId)
     }
 
+    /// Sets the channel's display name; `nil` clears it.
     public func setDisplayName(_ displayName: String) { changes.displayName = displayName }
+    /// Replaces the channel's custom metadata.
     public func setMetadata(_ metadata: [String: JSON]) { changes.metadata = metadata }
+    /// Replaces the channel's tags.
     public func setTags(_ tags: [String]) { changes.tags = tags }
+    /// Sets the file id of the channel's avatar; `nil` clears it.
     public func setAvatar(fileId: String) { changes.avatarFileId = fileId }
 
     /// The changes to send.

@@ -11,6 +11,7 @@ public final class UserRepository: Sendable {
     /// The client this repository works through.
     public let client: ChatClient
 
+    /// A repository for the users `client` sees: profiles, search, the current user.
     public init(client: ChatClient) {
         self.client = client
     }
@@ -35,8 +36,10 @@ public final class UserRepository: Sendable {
     /// empty prefix matches every user that has one. A user registered after the search loaded
     /// appears on the next `nextPage()` if they sort after the window (the server announces
     /// profile changes, not new users).
-    /// - Parameter pageSize: users per page, 1…`ChannelListQuery.maximumPageSize`; another value
-    ///   reports `ChatError.invalidArgument(field: "pageSize")` as the list's `error`.
+    /// - Parameters:
+    ///   - displayName: the prefix to match, case-insensitively.
+    ///   - pageSize: users per page, 1…`ChannelListQuery.maximumPageSize`; another value
+    ///     reports `ChatError.invalidArgument(field: "pageSize")` as the list's `error`.
     public func searchUsers(displayName: String, pageSize: Int = 20) -> LiveCollection<User> {
         let query = UserSearchQuery(displayNamePrefix: displayName, pageSize: pageSize)
         return LiveQuery.make(

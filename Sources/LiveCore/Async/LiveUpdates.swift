@@ -1,8 +1,15 @@
 /// The updates of a live collection as an `AsyncSequence` of ``CollectionUpdate``s: first the
 /// current snapshot (with a `nil` change), then each change with the snapshot it leads to.
 /// Buffering is bounded: an iteration that falls behind receives one composed change from the
-/// last snapshot it saw to the newest. The sequence ends when the iterating task is cancelled;
-/// breaking out of the loop ends the observation too.
+/// last snapshot it saw to the newest. Breaking out of the loop ends the observation.
+///
+/// The sequence **ends** (it never throws) when the iterating task is cancelled, and when the
+/// collection **fails**: the update whose `dataStatus` is `.error` (the first page failed and
+/// there is nothing to show; the update carries the `error`) and whose `loadingStatus` is not
+/// `.loading` (a retry, e.g. `previousPage()` or a reconnect, keeps the sequence going) is the
+/// last one. A list that holds
+/// elements keeps going when a later page fails (its `dataStatus` stays `.local` or `.fresh`
+/// and the update's `loadingStatus` is `.error`).
 public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSequence, Sendable {
     private let source: LiveCollectionSource<Element>
 
@@ -10,20 +17,28 @@ public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSe
         self.source = source
     }
 
+    /// Starts an iteration: registers on the collection until the iterator is destroyed or its task is cancelled.
     public func makeAsyncIterator() -> Iterator {
         Iterator(registration: IteratorRegistration(center: source.center))
     }
 
+    /// The iterator of ``LiveUpdates``: one registration on the collection.
     public struct Iterator: AsyncIteratorProtocol {
-        private let registration: IteratorRegistration
+        private var registration: IteratorRegistration?
 
         init(registration: IteratorRegistration) {
             self.registration = registration
         }
 
-        /// The next update; `nil` when the task was cancelled.
+        /// The next update; `nil` when the task was cancelled or after the update that reported
+        /// the collection failed (`dataStatus == .error`, not loading).
         public mutating func next() async -> CollectionUpdate<Element>? {
-            guard let delivery = await registration.next() else { return nil }
+            guard let delivery = await registration?.next() else {
+                registration = nil
+                return nil
+            }
+            // Deliver the failed state, then end: drop the registration (ends the observation).
+            if delivery.state.dataStatus == .error && delivery.state.loadingStatus != .loading { registration = nil }
             return CollectionUpdate(delivery)
         }
     }

@@ -1,8 +1,15 @@
 /// The snapshots of a live object as an `AsyncSequence`: first the current snapshot, then each
 /// new one. Buffering is bounded: an iteration that falls behind receives only the newest
-/// snapshot. The sequence ends when the iterating task is cancelled; breaking out of the loop
-/// ends the observation too.
+/// snapshot. Breaking out of the loop ends the observation.
+///
+/// The sequence **ends** (it never throws) when the iterating task is cancelled, and when the
+/// live object **fails**: after delivering a state whose `dataStatus` is `.error` (the request
+/// for the value failed and there is nothing to show) and that is not loading again (a retry
+/// keeps the sequence going), the next call returns `nil`. Read the
+/// object's `error` after the loop to learn why. An object that holds a value keeps going when a
+/// later refresh fails (its `dataStatus` stays `.local` or `.fresh`).
 public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
+    /// The value, or `nil` when it does not exist.
     public typealias Element = Value?
     private let source: LiveObjectSource<Value>
 
@@ -10,21 +17,29 @@ public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
         self.source = source
     }
 
+    /// Starts an iteration: registers on the object until the iterator is destroyed or its task is cancelled.
     public func makeAsyncIterator() -> Iterator {
         Iterator(registration: IteratorRegistration(center: source.center))
     }
 
+    /// The iterator of ``LiveValues``: one registration on the object.
     public struct Iterator: AsyncIteratorProtocol {
-        private let registration: IteratorRegistration
+        private var registration: IteratorRegistration?
 
         init(registration: IteratorRegistration) {
             self.registration = registration
         }
 
         /// The next snapshot (itself optional: `.some(nil)` means the value does not exist);
-        /// `nil` when the task was cancelled.
+        /// `nil` when the task was cancelled or after the object failed (`dataStatus == .error`,
+        /// not loading).
         public mutating func next() async -> Value?? {
-            guard let delivery = await registration.next() else { return nil }
+            guard let delivery = await registration?.next() else {
+                registration = nil
+                return nil
+            }
+            // Deliver the failed state, then end: drop the registration (ends the observation).
+            if delivery.state.dataStatus == .error && delivery.state.loadingStatus != .loading { registration = nil }
             return .some(SnapshotBox<Value?>.unbox(delivery.state.snapshot))
         }
     }

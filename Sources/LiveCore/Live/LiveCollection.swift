@@ -71,8 +71,8 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
 
     /// Observes on the main actor. The block first receives the current state with a `nil`
     /// change, then each change with the collection showing the state it leads to.
-    /// - Returns: a token; keep it to keep observing (it also keeps this collection alive).
-    @discardableResult
+    /// - Returns: a token; keep it to keep observing (it also keeps this collection alive); dropping
+    ///   it ends the observation, so an unused result is a warning.
     public func observe(
         _ block: @escaping @MainActor @Sendable (LiveCollection<Element>, CollectionChange?, (any Error)?) -> Void
     ) -> NotificationToken {
@@ -83,7 +83,6 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
 
     /// Observes in the given context. The block first receives the current state with a `nil`
     /// change, then each change; per observer, calls never overlap and keep commit order.
-    @discardableResult
     @inlinable
     public func observe(
         on context: DeliveryContext,
@@ -99,7 +98,8 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
     /// page (`loadingStatus != .loading`) — and then stops observing. As for any first call of
     /// an observer, the change is `nil`: the block has seen no earlier snapshot. The observation
     /// lasts until that call even if the returned token is dropped.
-    /// - Returns: a token to cancel before the call happens.
+    /// - Returns: a token to cancel before the call happens; discardable, as the observation
+    ///   retains itself until its one call.
     @discardableResult
     public func observeOnce(
         _ block: @escaping @MainActor @Sendable (LiveCollection<Element>, CollectionChange?, (any Error)?) -> Void
@@ -113,7 +113,8 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
     /// page (`loadingStatus != .loading`) — and then stops observing. The change is always `nil`
     /// (the block's first and only call). The observation lasts until that call even if the
     /// returned token is dropped.
-    /// - Returns: a token to cancel before the call happens.
+    /// - Returns: a token to cancel before the call happens; discardable, as the observation
+    ///   retains itself until its one call.
     @discardableResult
     public func observeOnce(
         on context: DeliveryContext,

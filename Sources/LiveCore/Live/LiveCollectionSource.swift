@@ -18,6 +18,9 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
     /// - Parameters:
     ///   - snapshots: the initial elements.
     ///   - dataStatus: defaults to `.local`.
+    ///   - loadingStatus: whether a page load is under way; defaults to `.notLoading`.
+    ///   - hasNext: whether more elements can be loaded after the last one.
+    ///   - hasPrevious: whether more elements can be loaded before the first one.
     ///   - pager: receives `nextPage()`/`previousPage()`; kept alive by the source.
     public init(
         snapshots: [Element] = [], dataStatus: DataStatus = .local,
@@ -54,6 +57,10 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
     ///   - change: the change from the current elements to `snapshots`. When `nil`, the core
     ///     computes it (O(n) for the common cases, O(n log n) at worst). A given change must be
     ///     valid for the two snapshots (checked in debug builds).
+    ///   - dataStatus: where the data now comes from.
+    ///   - loadingStatus: whether a page load is now under way.
+    ///   - hasNext: whether more elements can now be loaded after the last one.
+    ///   - hasPrevious: whether more elements can now be loaded before the first one.
     ///   - error: a new error; the last error stays until another replaces it.
     @inlinable
     public func publish(

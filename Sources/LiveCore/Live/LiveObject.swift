@@ -41,8 +41,8 @@ public final class LiveObject<Value: Sendable>: Sendable {
     @inlinable public var error: (any Error)? { state.error }
 
     /// Observes on the main actor. The block first receives the current state, then each change.
-    /// - Returns: a token; keep it to keep observing (it also keeps this object alive).
-    @discardableResult
+    /// - Returns: a token; keep it to keep observing (it also keeps this object alive); dropping it
+    ///   ends the observation, so an unused result is a warning.
     public func observe(
         _ block: @escaping @MainActor @Sendable (LiveObject<Value>, (any Error)?) -> Void
     ) -> NotificationToken {
@@ -53,7 +53,6 @@ public final class LiveObject<Value: Sendable>: Sendable {
 
     /// Observes in the given context. The block first receives the current state, then each
     /// change; per observer, calls never overlap and keep commit order.
-    @discardableResult
     @inlinable
     public func observe(
         on context: DeliveryContext,
@@ -68,7 +67,8 @@ public final class LiveObject<Value: Sendable>: Sendable {
     /// Calls `block` once on the main actor — with the first state that is not waiting for a
     /// request (`loadingStatus != .loading`) — and then stops observing. The observation lasts
     /// until that call even if the returned token is dropped.
-    /// - Returns: a token to cancel before the call happens.
+    /// - Returns: a token to cancel before the call happens; discardable, as the observation
+    ///   retains itself until its one call.
     @discardableResult
     public func observeOnce(
         _ block: @escaping @MainActor @Sendable (LiveObject<Value>, (any Error)?) -> Void
@@ -81,7 +81,8 @@ public final class LiveObject<Value: Sendable>: Sendable {
     /// Calls `block` once in the given context — with the first state that is not waiting for a
     /// request (`loadingStatus != .loading`) — and then stops observing. The observation lasts
     /// until that call even if the returned token is dropped.
-    /// - Returns: a token to cancel before the call happens.
+    /// - Returns: a token to cancel before the call happens; discardable, as the observation
+    ///   retains itself until its one call.
     @discardableResult
     public func observeOnce(
         on context: DeliveryContext,

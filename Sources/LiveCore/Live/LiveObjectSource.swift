@@ -57,6 +57,8 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
     ///
     /// - Parameters:
     ///   - snapshot: the new value; pass `.some(nil)` to clear it.
+    ///   - dataStatus: where the data now comes from.
+    ///   - loadingStatus: whether a request is now under way.
     ///   - error: a new error; the last error stays until another replaces it.
     @inlinable
     public func publish(

@@ -1,0 +1,333 @@
+import ChatServer
+import Foundation
+import LiveChannels
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One user of the playground: their client, their live channel list, the typing users of the
+/// channels in it.
+@MainActor
+final class Participant {
+    let id: String
+    let client: ChatClient
+    let list: LiveCollection<Channel>
+    var typing: [String: LiveObject<Set<String>>] = [:]
+    var tokens: [NotificationToken] = []
+    var online = false
+
+    init(id: String, server: ChatServer) {
+        self.id = id
+        client = ChatClient(transport: server.connection(userId: id, deviceId: "terminal"))
+        let query = ChannelListQuery(
+            filter: .containMembers(userIds: [id]),
+            sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)
+        list = ChannelRepository(client: client).getChannels(query: query)
+    }
+}
+
+@MainActor
+final class Playground {
+    let server: ChatServer
+    let participants: [Participant]
+    let interactive: Bool
+    let color: Bool
+    var actor: Participant
+    /// The rows of each pane on the last screen, to highlight what changed.
+    var previous: [String: PaneScreen] = [:]
+    var redrawScheduled = false
+    var lastMessage = ""
+
+    init(server: ChatServer, userIds: [String], interactive: Bool, color: Bool) {
+        self.server = server
+        participants = userIds.map { Participant(id: $0, server: server) }
+        self.interactive = interactive
+        self.color = color
+        actor = participants[0]
+    }
+
+    func start() async throws {
+        for participant in participants {
+            try await participant.client.connect()
+            participant.online = true
+            participant.tokens.append(participant.list.observe { [weak self] _, _, _ in self?.scheduleRedraw() })
+        }
+        try await createChannel(as: participants[0], id: "general", members: participants.dropFirst().map(\.id))
+        await settle()
+    }
+
+    func stop() async {
+        for participant in participants {
+            participant.tokens.forEach { $0.invalidate() }
+            await participant.client.disconnect()
+        }
+    }
+
+    // MARK: Commands
+
+    static let help = """
+        commands (acting user first; <ch> is a channel id):
+          as <user>                 act as alice, bob or carol
+          create <ch> [users...]    create a community channel with members
+          join <ch> | leave <ch>    join or leave a channel
+          send <ch> <text...>       send a message
+          read <ch> | unread <ch>   start / stop reading (unread count 0 while reading)
+          type <ch> | stoptype <ch> start / stop typing
+          rename <ch> <name...>     rename a channel
+          ban <ch> <user>           ban a member (unban <ch> <user> to undo)
+          offline | online          disconnect / reconnect the acting user
+          show | help | quit
+        """
+
+    /// Runs one command line; `false` to stop.
+    func run(_ line: String) async -> Bool {
+        let words = line.split(separator: " ").map(String.init)
+        guard let command = words.first, !command.hasPrefix("#") else { return true }
+        let args = Array(words.dropFirst())
+        if !interactive { write("\(actor.id)> \(line)\n") }
+        do {
+            lastMessage = try await perform(command, args)
+        } catch let error as UsageError {
+            lastMessage = "usage: \(error.usage)"
+        } catch {
+            lastMessage = "! \(error)"
+        }
+        if command == "quit" || command == "exit" { return false }
+        await settle()
+        await show(after: line)
+        return true
+    }
+
+    private func perform(_ command: String, _ args: [String]) async throws -> String {
+        let me = actor
+        let repository = ChannelRepository(client: me.client)
+        let messages = MessageRepository(client: me.client)
+        func channel(_ usage: String) throws -> String {
+            guard let id = args.first else { throw UsageError(usage: usage) }
+            return id
+        }
+        switch command {
+        case "as":
+            guard let id = args.first, let participant = participants.first(where: { $0.id == id }) else {
+                throw UsageError(usage: "as <\(participants.map(\.id).joined(separator: "|"))>")
+            }
+            actor = participant
+            return "acting as \(id)"
+        case "create":
+            let id = try channel("create <ch> [users...]")
+            try await createChannel(as: me, id: id, members: Array(args.dropFirst()))
+            return "\(me.id) created #\(id)"
+        case "join":
+            let id = try channel("join <ch>")
+            _ = try await repository.joinChannel(channelId: id)
+            return "\(me.id) joined #\(id)"
+        case "leave":
+            let id = try channel("leave <ch>")
+            try await repository.leaveChannel(id)
+            return "\(me.id) left #\(id)"
+        case "send":
+            let id = try channel("send <ch> <text...>")
+            let text = args.dropFirst().joined(separator: " ")
+            guard !text.isEmpty else { throw UsageError(usage: "send <ch> <text...>") }
+            _ = try await messages.sendMessage(channelId: id, text: text, mentionedUserIds: [])
+            return "\(me.id) → #\(id): \(text)"
+        case "read":
+            let id = try channel("read <ch>")
+            try await ChannelParticipation(client: me.client, channelId: id).startReading()
+            return "\(me.id) is reading #\(id)"
+        case "unread":
+            let id = try channel("unread <ch>")
+            try await ChannelParticipation(client: me.client, channelId: id).stopReading()
+            return "\(me.id) stopped reading #\(id)"
+        case "type":
+            let id = try channel("type <ch>")
+            try await messages.startTyping(channelId: id)
+            return "\(me.id) is typing in #\(id)"
+        case "stoptype":
+            let id = try channel("stoptype <ch>")
+            try await messages.stopTyping(channelId: id)
+            return "\(me.id) stopped typing in #\(id)"
+        case "rename":
+            let id = try channel("rename <ch> <name...>")
+            let name = args.dropFirst().joined(separator: " ")
+            guard !name.isEmpty else { throw UsageError(usage: "rename <ch> <name...>") }
+            let updater = ChannelUpdateBuilder(channelId: id, client: me.client)
+            updater.setDisplayName(name)
+            _ = try await repository.updateChannel(with: updater)
+            return "\(me.id) renamed #\(id) to \(name)"
+        case "ban", "unban":
+            guard args.count == 2 else { throw UsageError(usage: "\(command) <ch> <user>") }
+            let moderation = ChannelModeration(client: me.client, channelId: args[0])
+            if command == "ban" {
+                _ = try await moderation.banMembers([args[1]])
+            } else {
+                _ = try await moderation.unbanMembers([args[1]])
+            }
+            return "\(me.id) \(command)ned \(args[1]) in #\(args[0])"
+        case "offline":
+            await me.client.disconnect()
+            me.online = false
+            return "\(me.id) is offline"
+        case "online":
+            try await me.client.connect()
+            me.online = true
+            return "\(me.id) is online"
+        case "show":
+            return ""
+        case "help":
+            return Self.help
+        case "quit", "exit":
+            return "bye"
+        default:
+            throw UsageError(usage: "unknown command '\(command)'; type help")
+        }
+    }
+
+    private func createChannel(as participant: Participant, id: String, members: [String]) async throws {
+        let builder = CommunityChannelBuilder()
+        builder.setId(id)
+        builder.setDisplayName(id.capitalized)
+        builder.setUserIds(members)
+        _ = try await ChannelRepository(client: participant.client).createChannel(with: builder)
+    }
+
+    /// Waits until every connected client has applied what the server sent, and the main queue
+    /// has delivered it (so a script sees each command's effects on every pane).
+    private func settle() async {
+        for participant in participants where participant.online {
+            await participant.client.synchronize()
+        }
+        for participant in participants { watchTyping(of: participant) }
+        await Task.yield()
+    }
+
+    /// Typing users of each channel in the participant's list (a live object per channel).
+    private func watchTyping(of participant: Participant) {
+        let messages = MessageRepository(client: participant.client)
+        for channel in participant.list.snapshots where participant.typing[channel.channelId] == nil {
+            let typing = messages.getTypingUsers(channelId: channel.channelId)
+            participant.typing[channel.channelId] = typing
+            participant.tokens.append(typing.observe { [weak self] _, _ in self?.scheduleRedraw() })
+        }
+    }
+
+    // MARK: Screen
+
+    private func scheduleRedraw() {
+        guard interactive, !redrawScheduled else { return }
+        redrawScheduled = true
+        Task { @MainActor in
+            redrawScheduled = false
+            watchTyping(of: actor)
+            participants.forEach(watchTyping(of:))
+            await show(after: nil)
+        }
+    }
+
+    /// The rows of one pane: the user's connection and each channel of their live list.
+    private func rows(of participant: Participant) -> [String] {
+        let state = participant.online ? "online" : "offline"
+        var rows = ["\(participant.id == actor.id ? "▶ " : "")\(participant.id) (\(state))"]
+        let channels = participant.list.snapshots
+        if channels.isEmpty { rows.append("  (no channels)") }
+        for channel in channels {
+            var row = "  #\(channel.channelId) \(channel.displayName ?? "")"
+            if channel.currentUserMembership == .banned { row += " [banned]" }
+            if channel.unreadCount > 0 { row += " (\(channel.unreadCount))" }
+            let typing = (participant.typing[channel.channelId]?.snapshot ?? []).subtracting([participant.id])
+            if !typing.isEmpty { row += " ✎\(typing.sorted().joined(separator: ","))" }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    func show(after line: String?) async {
+        let width = max(26, min(40, (terminalWidth() - 2) / participants.count - 3))
+        var panes: [[String]] = []
+        for participant in participants {
+            let current = rows(of: participant)
+            // A redraw that changes nothing in a pane (a delivery that arrives after the screen
+            // of its command) keeps that pane's highlights; a change is compared with the rows
+            // shown before it.
+            if let screen = previous[participant.id], screen.rows == current {
+                panes.append(screen.cells(width))
+                continue
+            }
+            let before = previous[participant.id]?.rows
+            var cells: [(String, Bool)] = current.enumerated().map { index, row in
+                (row, before != nil && (index >= before!.count || before![index] != row))
+            }
+            // Channels that left the list are shown struck out.
+            let currentIds = Set(current.dropFirst().map(channelId(ofRow:)))
+            for row in (before ?? []).dropFirst() where !currentIds.contains(channelId(ofRow: row)) && row.hasPrefix("  #") {
+                cells.append(("  ✗ " + row.dropFirst(2), true))
+            }
+            let screen = PaneScreen(rows: current, marked: cells) { [unowned self] text, width, changed in
+                cell(text, width: width, changed: changed)
+            }
+            previous[participant.id] = screen
+            let pane = screen.cells(width)
+            panes.append(pane)
+        }
+        var output = interactive ? "\u{1B}[2J\u{1B}[H" : ""
+        if interactive {
+            output += bold("LiveChannels playground") + " — each pane is that user's own client. Type help.\n\n"
+        }
+        let height = panes.map(\.count).max() ?? 0
+        for row in 0..<height {
+            output += panes.map { row < $0.count ? $0[row] : String(repeating: " ", count: width + 2) }
+                .joined(separator: " │ ") + "\n"
+        }
+        if !lastMessage.isEmpty { output += lastMessage + "\n" }
+        if interactive { output += "\n\(actor.id)> " }
+        if !interactive { output += "\n" }
+        write(output)
+    }
+
+    private func channelId(ofRow row: String) -> String {
+        String(row.drop { $0 == " " }.prefix { $0 != " " })
+    }
+
+    private func cell(_ text: String, width: Int, changed: Bool) -> String {
+        var visible = String(text.prefix(width))
+        visible += String(repeating: " ", count: max(0, width - visible.count))
+        if color {
+            return changed ? "  \u{1B}[1;30;43m\(visible)\u{1B}[0m" : "  \(visible)"
+        }
+        return (changed ? "* " : "  ") + visible
+    }
+
+    /// Writes unbuffered, so that echoed commands and screens keep their order in a pipe.
+    private func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    private func bold(_ text: String) -> String { color ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+
+    private func terminalWidth() -> Int {
+        var size = winsize()
+        if interactive, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+            return Int(size.ws_col)
+        }
+        return 110
+    }
+}
+
+/// What a pane showed: its rows, and each cell with whether it is highlighted.
+@MainActor
+struct PaneScreen {
+    var rows: [String]
+    var marked: [(String, Bool)]
+    var render: (String, Int, Bool) -> String
+
+    func cells(_ width: Int) -> [String] {
+        marked.map { render($0.0, width, $0.1) }
+    }
+}
+
+struct UsageError: Error {
+    var usage: String
+}

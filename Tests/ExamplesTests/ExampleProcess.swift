@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+
+/// Runs an executable product built next to the test bundle (`swift build --build-tests` builds
+/// every product), feeding `input` on its standard input; returns its exit status and output.
+func runExample(_ name: String, input: String = "", arguments: [String] = []) throws -> (status: Int32, output: String) {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [
+        directory.appendingPathComponent(name),
+        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent(name),
+        Bundle.main.bundleURL.appendingPathComponent(name),
+    ]
+    guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw ExampleMissing(name: name, searched: candidates.map(\.path))
+    }
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    process.standardError = stdout
+    try process.run()
+    stdin.fileHandleForWriting.write(Data(input.utf8))
+    try stdin.fileHandleForWriting.close()
+    let data = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+struct ExampleMissing: Error, CustomStringConvertible {
+    var name: String
+    var searched: [String]
+    var description: String { "executable '\(name)' not built (run `swift build --build-tests`); looked in \(searched)" }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct TopLevelExampleTests {
+    /// The top-level-code example compiles with warnings as errors (its target's settings) and
+    /// runs: the async forms are called, errors are thrown, tokens are kept.
+    @Test func topLevelExampleRuns() throws {
+        let (status, output) = try runExample("TopLevel")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("created ops"))
+        #expect(output.contains("unread while reading: 0"))
+        #expect(output.contains("reading 'nowhere' failed: Not found"))
+        #expect(output.hasSuffix("done\n"))
+    }
+}
+
+/// The terminal playground, driven by a script on its standard input (not a terminal: each
+/// command is echoed, then every user's pane, rows that changed marked `*`).
+@Suite(.timeLimit(.minutes(1))) struct PlaygroundTests {
+    @Test func scriptedSessionShowsEachUsersLiveChannelList() throws {
+        let script = """
+            as bob
+            send general hello alice
+            as alice
+            type general
+            as carol
+            create lab alice bob
+            rename lab The Lab
+            ban lab bob
+            as alice
+            read general
+            leave lab
+            offline
+            as bob
+            send general are you there
+            as alice
+            online
+            as carol
+            join nowhere
+            bogus
+            quit
+            """
+        let (status, output) = try runExample("Playground", input: script + "\n")
+        #expect(status == 0, "\(output)")
+        let screens = output.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+        func screen(after command: String) -> String {
+            screens.first { $0.hasPrefix(command + "\n") } ?? "(no screen after '\(command)')"
+        }
+        // Every user starts in #general, created by alice at start.
+        #expect(screens.first?.contains("#general General") == true)
+        // Bob's message: unread 1 for alice and carol, highlighted; not for bob.
+        let afterSend = screen(after: "bob> send general hello alice")
+        #expect(afterSend.contains("*   #general General (1)"), "\(afterSend)")
+        #expect(afterSend.contains("bob → #general: hello alice"))
+        // Alice typing shows in the panes of the others.
+        #expect(screen(after: "alice> type general").contains("✎alice"))
+        // Carol's new channel appears in the lists of its members, renamed live.
+        #expect(screen(after: "carol> create lab alice bob").contains("#lab Lab"))
+        #expect(screen(after: "carol> rename lab The Lab").contains("#lab The Lab"))
+        // Banned: #lab leaves bob's list (struck out once).
+        let afterBan = screen(after: "carol> ban lab bob")
+        #expect(afterBan.contains("✗ #lab The Lab") && afterBan.contains("carol banned bob in #lab"), "\(afterBan)")
+        // Alice reads #general: her unread count goes.
+        let afterRead = screen(after: "alice> read general")
+        #expect(afterRead.contains("*   #general General ") && afterRead.contains("alice is reading #general"))
+        // Alice leaves #lab: gone from her pane only.
+        let afterLeave = screen(after: "alice> leave lab")
+        #expect(afterLeave.contains("alice left #lab") && afterLeave.contains("✗ #lab The Lab"), "\(afterLeave)")
+        // Offline, then online: alice catches up with what bob sent meanwhile.
+        #expect(screen(after: "alice> offline").contains("alice (offline)"))
+        let afterOnline = screen(after: "alice> online")
+        #expect(afterOnline.contains("alice (online)"))
+        #expect(afterOnline.contains("General (1)"))
+        // Errors are shown, not fatal.
+        #expect(screen(after: "carol> join nowhere").contains("! "))
+        #expect(screen(after: "carol> bogus").contains("unknown command"))
+        #expect(!output.contains("\u{1B}["))  // no ANSI when stdout is a pipe (without --color)
+    }
+
+    @Test func colorFlagHighlightsWithANSI() throws {
+        let (status, output) = try runExample("Playground", input: "as bob\nsend general hi\nquit\n", arguments: ["--color"])
+        #expect(status == 0)
+        #expect(output.contains("\u{1B}[1;30;43m"))
+    }
+}
