@@ -133,15 +133,21 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         Task { await client.sync.loadPages(of: self, startingWith: request) }
     }
 
-    /// Marks a page load as started (publishing `.loading`); the request to send, if any.
+    /// Marks a page load as started; the collection shows `.loading` when this returns (even
+    /// while another thread delivers earlier changes: statuses are read from the state when
+    /// delivered, so none of those can show an older one). The request to send, if any.
     func beginPageLoad() -> ChatRequest? {
         let context = client.queryContext
-        return mutate { (state: inout LiveQueryState<Spec>) -> (ChatRequest?, Publication?) in
-            state.context = context
-            guard let request = state.beginPageLoad() else { return (nil, nil) }
-            return (request, { [weak source] in source?.publish(loadingStatus: .loading) })
+        let request = shared.withLock { shared -> ChatRequest? in
+            shared.query.context = context
+            return shared.query.beginPageLoad()
         }
+        if request != nil { source?.publish(loadingStatus: .loading) }
+        return request
     }
+
+    /// The loading status the state has now (for publications, when they are delivered).
+    private var currentLoadingStatus: LoadingStatus { shared.withLock { $0.query.loadingStatus } }
 
     // MARK: Engine side
 
@@ -176,10 +182,10 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
                 newer: { cache.all.filter { $0.version > revision } })
             let next = state.nextReloadRequest()
             let (items, hasMore, forward) = (state.items, state.hasMore, state.spec.growth == .forward)
-            let publication: @Sendable () -> Void = { [weak source] in
+            let publication: @Sendable () -> Void = { [weak self, weak source] in
                 source?.publish(
                     snapshots: change == nil ? nil : items, change: change, dataStatus: .fresh,
-                    loadingStatus: next == nil ? .loaded : .loading, hasNext: forward ? hasMore : false,
+                    loadingStatus: self?.currentLoadingStatus, hasNext: forward ? hasMore : false,
                     hasPrevious: forward ? false : hasMore)
             }
             return ((items, next, forward, state.pageSize), publication)
@@ -197,11 +203,11 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         let error = (error as? ChatError) ?? ChatError.unavailable("\(error)")
         mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
             state.failPageLoad()
-            return ((), { [weak source] in
+            return ((), { [weak self, weak source] in
                 guard let source else { return }
                 // Data shown stays as it is (`.local` from the cache, or `.fresh`).
                 let dataStatus: DataStatus? = source.collection.dataStatus == .notExist ? .error : nil
-                source.publish(dataStatus: dataStatus, loadingStatus: .error, error: error)
+                source.publish(dataStatus: dataStatus, loadingStatus: self?.currentLoadingStatus, error: error)
             })
         }
         client.sync.retries.add { [weak self] in await self?.retry() }

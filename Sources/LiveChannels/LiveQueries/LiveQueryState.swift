@@ -39,6 +39,13 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     private var confirmed: Set<String> = []
     /// Whether a page request is under way (one at a time).
     private(set) var isLoading = false
+    /// How the last page load ended.
+    private var loadOutcome = LoadingStatus.notLoading
+
+    /// The loading status to show: `.loading` while a page is under way, else how the last load
+    /// ended. Publications read it when they are delivered, so a late one never shows an older
+    /// status than the state has.
+    var loadingStatus: LoadingStatus { isLoading ? .loading : loadOutcome }
     /// Whether the page under way is a first page.
     private var isLoadingFirstPage = false
     /// A reload asked for while a page was under way: it starts when that page ends.
@@ -124,6 +131,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// starts with the next load.
     mutating func failPageLoad() {
         isLoading = false
+        loadOutcome = .error
         if reloadPending { restart() }
     }
 
@@ -139,6 +147,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         current: (String) -> Entity?, newer: () -> [Entity]
     ) -> CollectionChange? {
         isLoading = false
+        loadOutcome = .loaded
         let isFirst = isLoadingFirstPage
         let (oldBound, wasComplete) = (window.bound, window.isComplete)
         let forward = spec.growth == .forward
