@@ -199,7 +199,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
 
     /// Reports a failed page load; the list keeps what it showed and retries after the next
     /// (re)connect or `synchronize()`.
-    func failPage(_ error: any Error) {
+    func failPage(_ error: any Error, startedIn connection: Int) {
         let error = (error as? ChatError) ?? ChatError.unavailable("\(error)")
         mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
             state.failPageLoad()
@@ -210,7 +210,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
                 source.publish(dataStatus: dataStatus, loadingStatus: self?.currentLoadingStatus, error: error)
             })
         }
-        client.sync.retries.add { [weak self] in await self?.retry() }
+        client.sync.retries.add(startedIn: connection) { [weak self] in await self?.retry() }
     }
 
     /// Loads again what failed: the page that failed, or the first page.

@@ -27,6 +27,7 @@ extension ChatClient {
         _ request: ChatRequest, into source: LiveObjectSource<Entity>, in cache: EntityCache<Entity>,
         value: @escaping @Sendable (ChatResponse) -> Entity?
     ) async {
+        let connection = sync.retries.connection
         do {
             // Published on the engine, in order with events: an event applied after the answer
             // is never overwritten by it.
@@ -35,7 +36,7 @@ extension ChatClient {
             }
         } catch {
             source.publish(dataStatus: source.snapshot == nil ? .error : nil, loadingStatus: .error, error: error)
-            sync.retries.add { [weak source, weak self] in
+            sync.retries.add(startedIn: connection) { [weak source, weak self] in
                 guard let source, let self else { return }
                 source.publish(loadingStatus: .loading)
                 await self.load(request, into: source, in: cache, value: value)

@@ -3,21 +3,48 @@ import Synchronization
 /// Work that failed for want of a connection and should run again once there is one: page
 /// loads and live objects whose request failed. Drained after every (re)connect and by
 /// `ChatClient.synchronize()`.
+///
+/// A request can fail on a connection that has already been replaced — it was in flight when
+/// the connection dropped, and the reconnect drained this list before the failure arrived. So
+/// each retry says in which connection its work started (``connection``, read before sending);
+/// a retry of work that started before the current connection runs at once instead of waiting
+/// for the next drain.
 final class RetryList: Sendable {
-    /// Guards the pending retries.
-    private let pending = Mutex<[@Sendable () async -> Void]>([])
-
-    /// Adds a retry; it runs once, at the next drain.
-    func add(_ retry: @escaping @Sendable () async -> Void) {
-        pending.withLock { $0.append(retry) }
+    private struct State: Sendable {
+        var pending: [@Sendable () async -> Void] = []
+        /// Counts the connections made.
+        var connection = 0
     }
 
-    /// Runs every pending retry, one after another (a retry that fails again adds itself
-    /// back for the next drain).
+    /// Guards the pending retries and the connection count.
+    private let state = Mutex(State())
+
+    /// The current connection's number: read it before sending a request that may need a retry.
+    var connection: Int { state.withLock { $0.connection } }
+
+    /// Adds a retry of work that started in connection `startedIn`: it runs once, at the next
+    /// drain — or now, if a newer connection has been made since.
+    func add(startedIn connection: Int, _ retry: @escaping @Sendable () async -> Void) {
+        let runNow = state.withLock { state in
+            if connection < state.connection { return true }
+            state.pending.append(retry)
+            return false
+        }
+        if runNow { Task { await retry() } }
+    }
+
+    /// Records a new connection, then runs every pending retry.
+    func connectionEstablished() async {
+        state.withLock { $0.connection += 1 }
+        await runAll()
+    }
+
+    /// Runs every pending retry, one after another (a retry that fails again adds itself back
+    /// for the next drain).
     func runAll() async {
-        let retries = pending.withLock { pending in
-            defer { pending.removeAll() }
-            return pending
+        let retries = state.withLock { state in
+            defer { state.pending.removeAll() }
+            return state.pending
         }
         for retry in retries { await retry() }
     }

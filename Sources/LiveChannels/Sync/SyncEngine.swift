@@ -204,7 +204,7 @@ actor SyncEngine {
             // current by the replayed events.
             if store != nil { unread.publish(dataStatus: .fresh, loadingStatus: .loaded) }
         }
-        await retries.runAll()
+        await retries.connectionEstablished()
         storesSequence = true
         store?.recordSequence(appliedSequence)
     }
@@ -283,6 +283,7 @@ actor SyncEngine {
     /// reported by the list, which retries once connected.
     func loadPages<Spec>(of query: LiveQuery<Spec>, startingWith request: ChatRequest) async {
         var request = request
+        let connection = retries.connection
         while true {
             do {
                 let next = try await perform(request) { _, envelope in
@@ -291,7 +292,7 @@ actor SyncEngine {
                 guard let next else { return }
                 request = next
             } catch {
-                query.failPage(error)
+                query.failPage(error, startedIn: connection)
                 return
             }
         }
@@ -303,6 +304,7 @@ actor SyncEngine {
     /// all; events keep it current afterwards. A cached channel still marked as joined that the
     /// server no longer lists (left while events were missed) is fetched again.
     func loadMemberships() async {
+        let connection = retries.connection
         let query = ChannelListQuery(
             filter: .equal(.joined, to: true), sort: [Sorting(key: .channelId, isAscending: true)],
             pageSize: ChannelListQuery.maximumPageSize)
@@ -324,7 +326,7 @@ actor SyncEngine {
             }
         } catch {
             unread.publish(dataStatus: .error, loadingStatus: .error, error: error)
-            retries.add { [weak self] in await self?.loadMemberships() }
+            retries.add(startedIn: connection) { [weak self] in await self?.loadMemberships() }
             return
         }
         let stale = channels.all.filter { Self.unreadContribution(of: $0) != nil && !listed.contains($0.channelId) }
