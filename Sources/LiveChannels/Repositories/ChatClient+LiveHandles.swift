@@ -6,17 +6,19 @@ extension ChatClient {
 
     /// A live object of the entity with cache key `key`: the cached value at once (`.local`),
     /// then `request`'s answer if a request is given (`.fresh`), then every later change. A
-    /// failed request is reported as the object's `error` (it keeps its last good snapshot)
-    /// and is sent again after the next (re)connect or `synchronize()` — `request` must be
-    /// idempotent.
+    /// failed request is reported as the object's `error` (it keeps its last good snapshot);
+    /// after the next (re)connect or `synchronize()` the object loads again with `retry` — a
+    /// read, never a repeated write: a join that failed is not made behind the user's back later
+    /// (it could undo a leave made since), the object shows the channel as it is and keeps the
+    /// join's error.
     func liveEntity<Entity: CachedEntity>(
-        _ key: String, in cache: EntityCache<Entity>, sending request: ChatRequest?,
+        _ key: String, in cache: EntityCache<Entity>, sending request: ChatRequest?, retrying retry: ChatRequest?,
         value: @escaping @Sendable (ChatResponse) -> Entity?
     ) -> LiveObject<Entity> {
         let source = LiveObjectSource<Entity>(loadingStatus: request == nil ? .notLoading : .loading, owner: self)
         cache.register(source, for: key)
         if let request {
-            Task { await self.load(request, into: source, in: cache, value: value) }
+            Task { await self.load(request, retrying: retry ?? request, into: source, in: cache, value: value) }
         }
         return source.object
     }
@@ -24,8 +26,8 @@ extension ChatClient {
     /// Sends `request` and shows its answer in `source`; on failure, reports it and retries once
     /// connected.
     private func load<Entity: CachedEntity>(
-        _ request: ChatRequest, into source: LiveObjectSource<Entity>, in cache: EntityCache<Entity>,
-        value: @escaping @Sendable (ChatResponse) -> Entity?
+        _ request: ChatRequest, retrying retry: ChatRequest, into source: LiveObjectSource<Entity>,
+        in cache: EntityCache<Entity>, value: @escaping @Sendable (ChatResponse) -> Entity?
     ) async {
         let connection = sync.retries.connection
         do {
@@ -39,7 +41,7 @@ extension ChatClient {
             sync.retries.add(startedIn: connection) { [weak source, weak self] in
                 guard let source, let self else { return }
                 source.publish(loadingStatus: .loading)
-                await self.load(request, into: source, in: cache, value: value)
+                await self.load(retry, retrying: retry, into: source, in: cache, value: value)
             }
         }
     }
@@ -70,7 +72,9 @@ extension ChatClient {
     /// A live channel object for `channelId`; `request` (`getChannel` or `joinChannel`), if
     /// given, is sent now.
     func liveChannel(_ channelId: String, sending request: ChatRequest?) -> LiveObject<Channel> {
-        liveEntity(channelId, in: sync.channels, sending: request, value: \.channelValue)
+        liveEntity(
+            channelId, in: sync.channels, sending: request,
+            retrying: request.map { _ in .getChannel(channelId: channelId) }, value: \.channelValue)
     }
 
     /// A live channel object whose channel id is known only once `request` (a creation) is

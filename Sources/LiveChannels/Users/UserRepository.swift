@@ -20,7 +20,8 @@ public final class UserRepository: Sendable {
     /// (`.fresh`), then every profile change. An unknown user reports `ChatError.notFound` as the
     /// object's `error`, with `dataStatus == .error`.
     public func getUser(_ userId: String) -> LiveObject<User> {
-        client.liveEntity(userId, in: client.sync.users, sending: .getUser(userId: userId), value: \.userValue)
+        client.liveEntity(
+            userId, in: client.sync.users, sending: .getUser(userId: userId), retrying: nil, value: \.userValue)
     }
 
     /// A user, fetched from the server.
