@@ -134,7 +134,8 @@ public final class ChatClient: Sendable {
     /// Waits until every event the server has queued for this client so far has been applied to
     /// the cache and published to live handles, and retries whatever failed to load (a live
     /// list or object whose request failed). Useful after another user acted, in tests and
-    /// before reading a derived value.
+    /// before reading a derived value. Never waits for a connection that ended: it returns when
+    /// the connection drops.
     public func synchronize() async {
         await sync.waitUntilApplied(transport.lastEventSequence)
         await sync.retries.runAll()
@@ -194,15 +195,17 @@ public final class ChatClient: Sendable {
                 case .event(let envelope):
                     await sync.handle(envelope)
                 case .disconnected(.requested):
-                    // `disconnect()` published it already; a late one must not overwrite a
-                    // newer connection's state.
-                    break
+                    // `disconnect()` published the state already; a late one must not
+                    // overwrite a newer connection's.
+                    await sync.connectionEnded()
                 case .disconnected(.replaced):
+                    await sync.connectionEnded()
                     connection.publish(
                         snapshot: .disconnected,
                         error: ChatError.unavailable(
                             "another client connected as the same user and device; call connect() to take over"))
                 case .disconnected(.connectionLost(let error)):
+                    await sync.connectionEnded()
                     connection.publish(snapshot: .reconnecting, error: error)
                     // Reconnect beside the loop: the loop must keep applying the replayed
                     // events that requests made while resyncing wait for.

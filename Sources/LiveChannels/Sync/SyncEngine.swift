@@ -187,6 +187,18 @@ actor SyncEngine {
         storesSequence = false
         store?.recordSequence(nil)
         appliedSequence = result.lastSequence
+        runAllWaiters()
+    }
+
+    /// Records that the connection ended: whatever waits for events runs now rather than
+    /// waiting for a connection that may never come back (`synchronize()` returns, responses
+    /// apply). Safe because versions guard the caches: events replayed after a reconnect never
+    /// replace the newer values these responses carry.
+    func connectionEnded() {
+        runAllWaiters()
+    }
+
+    private func runAllWaiters() {
         let all = waiters
         waiters.removeAll()
         for waiter in all { waiter.run(self) }
