@@ -52,10 +52,22 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     static func make(
         client: ChatClient, spec: Spec, pageSize: Int, cache: EntityCache<Entity>
     ) -> LiveCollection<Entity> {
+        let (collection, query) = start(client: client, spec: spec, pageSize: pageSize, cache: cache)
+        query?.requestPage()
+        return collection
+    }
+
+    /// As ``make(client:spec:pageSize:cache:)``, but without asking for the first page: the
+    /// caller does (``loadPage(limit:)``). Also returns the query (`nil` for an invalid spec,
+    /// whose collection reports the error) — for controllers that page with a limit and await
+    /// the end of a load.
+    static func start(
+        client: ChatClient, spec: Spec, pageSize: Int, cache: EntityCache<Entity>
+    ) -> (LiveCollection<Entity>, LiveQuery?) {
         do {
             try spec.validate()
         } catch {
-            return LiveCollection(failure: error)
+            return (LiveCollection(failure: error), nil)
         }
         let forward = spec.growth == .forward
         let source = LiveCollectionSource<Entity>(
@@ -73,8 +85,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             guard !items.isEmpty else { return ((), nil) }
             return ((), { [weak source] in source?.publish(snapshots: items, dataStatus: .local) })
         }
-        query.requestPage()
-        return source.collection
+        return (source.collection, query)
     }
 
     // MARK: LiveCollectionPaging
@@ -133,12 +144,21 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         Task { await client.sync.loadPages(of: self, startingWith: request) }
     }
 
+    /// Loads the next page (or the first, or retries a failed one) of `limit` elements (the
+    /// list's page size when `nil`) and returns once it is applied to the collection's source
+    /// (or its failure reported there). Returns at once when no page can load (one is under
+    /// way, or the list is complete).
+    func loadPage(limit: Int?) async {
+        guard let request = beginPageLoad(limit: limit) else { return }
+        await client.sync.loadPages(of: self, startingWith: request)
+    }
+
     /// Marks a page load as started (publishing `.loading`); the request to send, if any.
-    func beginPageLoad() -> ChatRequest? {
+    func beginPageLoad(limit: Int? = nil) -> ChatRequest? {
         let context = client.queryContext
         return mutate { (state: inout LiveQueryState<Spec>) -> (ChatRequest?, Publication?) in
             state.context = context
-            guard let request = state.beginPageLoad() else { return (nil, nil) }
+            guard let request = state.beginPageLoad(limit: limit) else { return (nil, nil) }
             return (request, { [weak source] in source?.publish(loadingStatus: .loading) })
         }
     }
