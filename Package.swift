@@ -36,6 +36,9 @@ let package = Package(
         .executableTarget(
             name: "QuickStart", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],
             path: "Examples/QuickStart"),
+        // The Stream Chat seed snippets on the Stream-style controllers.
+        .executableTarget(
+            name: "StreamStyle", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/StreamStyle"),
         // A client writing to its cache on disk until killed (the persistence crash test).
         .executableTarget(
             name: "PersistenceProbe", dependencies: ["LiveChannels", "ChatServer"],

@@ -39,6 +39,11 @@ public enum ChatEvent: Sendable, Hashable, Codable {
     case typingStopped(channelId: String, userId: String)
     /// A user's profile changed.
     case userUpdated(User)
+    /// A user came online (their first device connected) or went offline (their last device
+    /// disconnected): the user with the new `isOnline` and `lastActiveAt`. Sent to the users
+    /// who share a channel with them and to those who looked them up (`getUser`,
+    /// `searchUsers`) while connected; never to the user's own devices.
+    case presenceChanged(User)
 
     /// The channel the event belongs to; `nil` for user events.
     public var channelId: String? {
@@ -56,7 +61,7 @@ public enum ChatEvent: Sendable, Hashable, Codable {
             message.channelId
         case .typingStarted(let channelId, _), .typingStopped(let channelId, _):
             channelId
-        case .userUpdated:
+        case .userUpdated, .presenceChanged:
             nil
         }
     }

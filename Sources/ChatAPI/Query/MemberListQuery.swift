@@ -13,12 +13,15 @@ public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
     public var roles: [String]
     /// Members per page, 1…`ChannelListQuery.maximumPageSize`.
     public var pageSize: Int
+    /// Only these users; `nil` means any (a single member's controller asks for one).
+    public var userIds: [String]?
 
     /// A query; by default current members of any role, earliest joined first, 20 per page.
     public init(
         channelId: String, filter: MemberFilter = .all, sortBy: MemberSort = .firstCreated,
-        roles: [String] = [], pageSize: Int = 20
+        roles: [String] = [], pageSize: Int = 20, userIds: [String]? = nil
     ) {
+        self.userIds = userIds
         self.channelId = channelId
         self.filter = filter
         self.sortBy = sortBy
@@ -37,6 +40,7 @@ public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
             case .ban: member.membership == .banned
             }
         return inFilter && (roles.isEmpty || member.roles.contains(where: roles.contains))
+            && (userIds.map { $0.contains(member.userId) } ?? true)
     }
 
     /// Throws `ChatError.invalidArgument(field: "pageSize")` when the page size is out of range.

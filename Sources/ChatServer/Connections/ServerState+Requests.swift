@@ -112,9 +112,12 @@ extension ServerState {
         case .getUser(let id):
             try InputCheck.id(id, field: "userId")
             guard let user = users[id] else { throw .notFound("user '\(id)'") }
+            watchPresence(of: [id], by: userId)
             return .user(user)
         case .searchUsers(let query, let cursor):
-            return .users(try searchUsers(query, after: cursor))
+            let page = try searchUsers(query, after: cursor)
+            watchPresence(of: page.items.map(\.userId), by: userId)
+            return .users(page)
         case .updateCurrentUser(let displayName, let metadata):
             return .user(try updateUser(userId, displayName: displayName, metadata: metadata, now: now))
 

@@ -29,11 +29,25 @@ struct ServerCore: Sendable {
     }
 
     /// Ends a device's connection: its reading stops, and so does its user's typing when no
-    /// other device of the user is connected.
-    mutating func detach(_ device: ServerState.DeviceKey, linkId: UInt64, reason: DisconnectReason, now: Date) {
+    /// other device of the user is connected; the user goes offline then, unless
+    /// `updatingPresence` is false (a connection being replaced by the same device's next one).
+    mutating func detach(
+        _ device: ServerState.DeviceKey, linkId: UInt64, reason: DisconnectReason, now: Date,
+        updatingPresence: Bool = true
+    ) {
         guard hub.detach(device, linkId: linkId, reason: reason) else { return }
         state.stopAllReading(device: device)
-        if !hub.isConnected(userId: device.userId) { state.endAllTyping(userId: device.userId) }
+        if !hub.isConnected(userId: device.userId) {
+            state.endAllTyping(userId: device.userId)
+            if updatingPresence { state.setPresence(device.userId, isOnline: false, now: now) }
+        }
+        publishOutbox(now: now)
+    }
+
+    /// Brings the user's presence in line with their connections (online while any device is
+    /// connected) and publishes the change, if any.
+    mutating func updatePresence(of userId: String, now: Date) {
+        state.setPresence(userId, isOnline: hub.isConnected(userId: userId), now: now)
         publishOutbox(now: now)
     }
 }

@@ -64,9 +64,12 @@ final class ServerEngine: Sendable {
             let now = clock.now
             if let error = core.faults.takeConnectFailure(for: device) { throw error }
             core.housekeep(now: now)
-            if let previous { core.detach(device, linkId: previous, reason: .requested, now: now) }
+            if let previous {
+                core.detach(device, linkId: previous, reason: .requested, now: now, updatingPresence: false)
+            }
             core.state.ensureUser(device.userId, now: now)
             let attachment = core.hub.attach(device, continuation: continuation, resumingAfter: sequence, now: now)
+            core.updatePresence(of: device.userId, now: now)
             let result = ConnectResult(
                 status: attachment.status, currentUser: core.state.users[device.userId]!,
                 lastSequence: attachment.lastSequence)

@@ -12,7 +12,7 @@ extension StateChange {
             .typingStopped(let id, _):
             id
         case .messageNew(let id, _), .messageUpdated(let id, _), .messageDeleted(let id, _): id
-        case .userUpdated: nil
+        case .userUpdated, .presenceChanged: nil
         }
     }
 }
@@ -78,8 +78,11 @@ extension ServerState {
     /// - Complexity: O(1).
     func event(for prepared: PreparedEmission, viewer: String, now: Date) -> ChatEvent? {
         guard let record = prepared.channel else {
-            if case .userUpdated(let userId) = prepared.change { return users[userId].map(ChatEvent.userUpdated) }
-            return nil
+            switch prepared.change {
+            case .userUpdated(let userId): return users[userId].map(ChatEvent.userUpdated)
+            case .presenceChanged(let userId): return users[userId].map(ChatEvent.presenceChanged)
+            default: return nil
+            }
         }
         let channel = render(record, for: viewer)
         func member(_ userId: String) -> ChannelMember? { renderMember(userId, in: record, now: now) }
@@ -103,7 +106,7 @@ extension ServerState {
         case .readMarkerMoved(_, let userId): return member(userId).map { .readMarkerMoved($0, channel: channel) }
         case .typingStarted(let id, let userId): return .typingStarted(channelId: id, userId: userId)
         case .typingStopped(let id, let userId): return .typingStopped(channelId: id, userId: userId)
-        case .userUpdated: return nil
+        case .userUpdated, .presenceChanged: return nil
         }
     }
 }

@@ -19,6 +19,8 @@ enum StateChange: Sendable, Hashable {
     case typingStarted(channelId: String, userId: String)
     case typingStopped(channelId: String, userId: String)
     case userUpdated(userId: String)
+    /// The user's `isOnline`/`lastActiveAt` changed.
+    case presenceChanged(userId: String)
 }
 
 /// A change and who must hear about it.

@@ -36,6 +36,12 @@ struct ServerState: Sendable {
     /// Channels where something expires with time (``ChannelRecord/hasDeadlines``), so expiry
     /// does not scan every channel.
     var timedChannels: Set<String> = []
+    /// Who looked each user up (`getUser`, `searchUsers`) while connected: they are told of
+    /// that user's presence too (``presenceAudience(of:)``). Keyed by the user looked up.
+    var presenceWatchers: [String: Set<String>] = [:]
+    /// The reverse of ``presenceWatchers``: whom each viewer looked up (dropped when the
+    /// viewer's last device disconnects).
+    var watchedUsers: [String: Set<String>] = [:]
     /// The channels each device is reading.
     var readingByDevice: [DeviceKey: Set<String>] = [:]
     var nextChannelNumber = 1
@@ -60,7 +66,7 @@ struct ServerState: Sendable {
         case .messageNew(let channelId, let sequence), .messageUpdated(let channelId, let sequence),
             .messageDeleted(let channelId, let sequence):
             channels[channelId]?.messages[sequence - 1].version = revision
-        case .userUpdated(let userId):
+        case .userUpdated(let userId), .presenceChanged(let userId):
             users[userId]?.version = revision
         default:
             break

@@ -52,10 +52,22 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     static func make(
         client: ChatClient, spec: Spec, pageSize: Int, cache: EntityCache<Entity>
     ) -> LiveCollection<Entity> {
+        let (collection, query) = start(client: client, spec: spec, pageSize: pageSize, cache: cache)
+        query?.requestPage()
+        return collection
+    }
+
+    /// As ``make(client:spec:pageSize:cache:)``, but without asking for the first page: the
+    /// caller does (``loadPage(limit:)``). Also returns the query (`nil` for an invalid spec,
+    /// whose collection reports the error) — for controllers that page with a limit and await
+    /// the end of a load.
+    static func start(
+        client: ChatClient, spec: Spec, pageSize: Int, cache: EntityCache<Entity>
+    ) -> (LiveCollection<Entity>, LiveQuery?) {
         do {
             try spec.validate()
         } catch {
-            return LiveCollection(failure: error)
+            return (LiveCollection(failure: error), nil)
         }
         let forward = spec.growth == .forward
         let source = LiveCollectionSource<Entity>(
@@ -73,8 +85,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             guard !items.isEmpty else { return ((), nil) }
             return ((), { [weak source] in source?.publish(snapshots: items, dataStatus: .local) })
         }
-        query.requestPage()
-        return source.collection
+        return (source.collection, query)
     }
 
     // MARK: LiveCollectionPaging
@@ -133,14 +144,23 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         Task { await client.sync.loadPages(of: self, startingWith: request) }
     }
 
+    /// Loads the next page (or the first, or retries a failed one) of `limit` elements (the
+    /// list's page size when `nil`) and returns once it is applied to the collection's source
+    /// (or its failure reported there). Returns at once when no page can load (one is under
+    /// way, or the list is complete).
+    func loadPage(limit: Int?) async {
+        guard let request = beginPageLoad(limit: limit) else { return }
+        await client.sync.loadPages(of: self, startingWith: request)
+    }
+
     /// Marks a page load as started; the collection shows `.loading` when this returns (even
     /// while another thread delivers earlier changes: statuses are read from the state when
     /// delivered, so none of those can show an older one). The request to send, if any.
-    func beginPageLoad() -> ChatRequest? {
+    func beginPageLoad(limit: Int? = nil) -> ChatRequest? {
         let context = client.queryContext
         let request = shared.withLock { shared -> ChatRequest? in
             shared.query.context = context
-            return shared.query.beginPageLoad()
+            return shared.query.beginPageLoad(limit: limit)
         }
         if request != nil { source?.publish(loadingStatus: .loading) }
         return request

@@ -35,8 +35,9 @@ protocol LiveQuerySpec: Sendable {
     func matches(_ entity: Entity, in context: QueryContext, isConfirmed: Bool) -> Bool
 
     /// The request for the page after `boundary` (the last element of the last loaded page, in
-    /// the direction of growth, as it was then), or the first page when `nil`.
-    func pageRequest(after boundary: Entity?) -> ChatRequest
+    /// the direction of growth, as it was then), or the first page when `nil`; of `limit`
+    /// elements, or the list's page size when `nil`.
+    func pageRequest(after boundary: Entity?, limit: Int?) -> ChatRequest
 
     /// The page a response carries, elements in ascending key order.
     /// - Throws: `ChatError.unavailable` when the response is of another kind.

@@ -119,12 +119,13 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
 
     /// Starts a page load if one can start: none is under way, and there is a first page to
     /// load or more beyond the window.
+    /// - Parameter limit: the page's size; the list's page size when `nil`.
     /// - Returns: the request to send, or `nil`.
-    mutating func beginPageLoad() -> ChatRequest? {
+    mutating func beginPageLoad(limit: Int? = nil) -> ChatRequest? {
         guard !isLoading, !hasLoadedFirstPage || hasMore else { return nil }
         isLoading = true
         isLoadingFirstPage = !hasLoadedFirstPage
-        return spec.pageRequest(after: hasLoadedFirstPage ? boundary : nil)
+        return spec.pageRequest(after: hasLoadedFirstPage ? boundary : nil, limit: limit)
     }
 
     /// Ends a page load that failed; the window is as it was. A reload asked for meanwhile

@@ -259,7 +259,7 @@ actor SyncEngine {
             messages.upsert([message])
         case .typingStarted, .typingStopped:
             typing.apply(event)
-        case .userUpdated(let user):
+        case .userUpdated(let user), .presenceChanged(let user):
             users.upsert([user])
             refreshProfile(user)
         }

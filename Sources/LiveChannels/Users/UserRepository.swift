@@ -47,6 +47,19 @@ public final class UserRepository: Sendable {
             client: client, spec: UserSearchSpec(query: query), pageSize: pageSize, cache: client.sync.users)
     }
 
+    /// The users whose id or display name contains `term`, ignoring case and diacritics ("ali"
+    /// finds "Álison" and "malik"); `nil` or empty finds everyone. Ordered by folded display
+    /// name (the id for users without one), then id, as a live list: the first page loads now,
+    /// `nextPage()` loads more while `hasNext`; users enter, leave and move as their names
+    /// change, and profile and presence changes show in place.
+    /// - Parameter pageSize: users per page, 1…`ChannelListQuery.maximumPageSize`; another value
+    ///   reports `ChatError.invalidArgument(field: "pageSize")` as the list's `error`.
+    public func searchUsers(term: String?, pageSize: Int = 20) -> LiveCollection<User> {
+        let query = UserSearchQuery(term: term, pageSize: pageSize)
+        return LiveQuery.make(
+            client: client, spec: UserSearchSpec(query: query), pageSize: pageSize, cache: client.sync.users)
+    }
+
     /// Changes the current user's display name and/or metadata (`nil` leaves a field as it is)
     /// and returns the updated user. Every client's live handles show the change.
     /// - Throws: `ChatError.invalidArgument` (display name), `.limitExceeded` (metadata).

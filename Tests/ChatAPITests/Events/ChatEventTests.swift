@@ -22,9 +22,10 @@ import Testing
         case .typingStarted: 14
         case .typingStopped: 15
         case .userUpdated: 16
+        case .presenceChanged: 17
         }
     }
-    static let caseCount = 17
+    static let caseCount = 18
 
     @Test func fixturesCoverEveryCase() {
         #expect(Set(Fixtures.events.map(Self.ordinal)) == Set(0..<Self.caseCount))
@@ -39,9 +40,10 @@ import Testing
 
     @Test(arguments: Fixtures.events)
     func channelIdNamesTheChannel(_ event: ChatEvent) {
-        if case .userUpdated = event {
+        switch event {
+        case .userUpdated, .presenceChanged:
             #expect(event.channelId == nil)
-        } else {
+        default:
             #expect(event.channelId == "c1")
         }
     }

@@ -126,6 +126,7 @@ enum Fixtures {
         .typingStarted(channelId: "c1", userId: "bob"),
         .typingStopped(channelId: "c1", userId: "bob"),
         .userUpdated(user),
+        .presenceChanged(user),
     ]
 
     static let errors: [ChatError] = [

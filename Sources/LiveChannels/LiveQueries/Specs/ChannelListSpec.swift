@@ -37,8 +37,10 @@ struct ChannelListSpec: LiveQuerySpec {
         }
     }
 
-    func pageRequest(after boundary: Channel?) -> ChatRequest {
-        .queryChannels(query, after: boundary.map(query.cursor(after:)))
+    func pageRequest(after boundary: Channel?, limit: Int?) -> ChatRequest {
+        var page = query
+        if let limit { page.pageSize = limit }
+        return .queryChannels(page, after: boundary.map(query.cursor(after:)))
     }
 
     func page(in response: ChatResponse) throws -> QueryPage<Channel> {

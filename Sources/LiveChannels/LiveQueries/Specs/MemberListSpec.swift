@@ -20,8 +20,10 @@ struct MemberListSpec: LiveQuerySpec {
         query.matches(member)
     }
 
-    func pageRequest(after boundary: ChannelMember?) -> ChatRequest {
-        .queryMembers(query, after: boundary.map(query.cursor(after:)))
+    func pageRequest(after boundary: ChannelMember?, limit: Int?) -> ChatRequest {
+        var page = query
+        if let limit { page.pageSize = limit }
+        return .queryMembers(page, after: boundary.map(query.cursor(after:)))
     }
 
     func page(in response: ChatResponse) throws -> QueryPage<ChannelMember> {

@@ -25,11 +25,11 @@ struct MessageListSpec: LiveQuerySpec {
         message.channelId == channelId
     }
 
-    func pageRequest(after boundary: Message?) -> ChatRequest {
+    func pageRequest(after boundary: Message?, limit: Int?) -> ChatRequest {
         .queryMessages(
             MessagePageQuery(
                 channelId: channelId, position: boundary.map { .before(sequence: $0.sequence) } ?? .latest,
-                limit: pageSize))
+                limit: limit ?? pageSize))
     }
 
     func page(in response: ChatResponse) throws -> QueryPage<Message> {

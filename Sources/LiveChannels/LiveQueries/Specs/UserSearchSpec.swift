@@ -16,8 +16,10 @@ struct UserSearchSpec: LiveQuerySpec {
         query.matches(user)
     }
 
-    func pageRequest(after boundary: User?) -> ChatRequest {
-        .searchUsers(query, after: boundary.map(query.cursor(after:)))
+    func pageRequest(after boundary: User?, limit: Int?) -> ChatRequest {
+        var page = query
+        if let limit { page.pageSize = limit }
+        return .searchUsers(page, after: boundary.map(query.cursor(after:)))
     }
 
     func page(in response: ChatResponse) throws -> QueryPage<User> {

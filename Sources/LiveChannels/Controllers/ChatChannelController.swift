@@ -1,0 +1,409 @@
+import ChatAPI
+import Foundation
+import LiveCore
+
+/// Told about a ``ChatChannelController``'s changes, on the main actor. Every method has an
+/// empty default implementation.
+@MainActor
+public protocol ChatChannelControllerDelegate: DataControllerStateDelegate {
+    /// The channel appeared (`.create`, the first value), changed (`.update`) or is gone for
+    /// this user (`.remove`: deleted, or no longer visible to them); `channel` already shows it.
+    func channelController(_ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>)
+    /// The messages changed (newest first); `channelController.messages` already shows the
+    /// new list. One batch update, ordered as ``ListChange`` documents.
+    func channelController(_ channelController: ChatChannelController, didUpdateMessages changes: [ListChange<Message>])
+    /// Who else is typing changed; `typingUsers` already shows it.
+    func channelController(_ channelController: ChatChannelController, didChangeTypingUsers typingUsers: Set<User>)
+    /// A member joined, was added, changed, left or was removed.
+    func channelController(_ channelController: ChatChannelController, didReceiveMemberEvent event: MemberEvent)
+}
+
+extension ChatChannelControllerDelegate {
+    public func channelController(_ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>) {}
+    public func channelController(_ channelController: ChatChannelController, didUpdateMessages changes: [ListChange<Message>]) {}
+    public func channelController(_ channelController: ChatChannelController, didChangeTypingUsers typingUsers: Set<User>) {}
+    public func channelController(_ channelController: ChatChannelController, didReceiveMemberEvent event: MemberEvent) {}
+}
+
+/// One channel as one object (Stream's `ChatChannelController`): the channel, its messages
+/// (newest first), who is typing and member events — over the same live handles as
+/// `ChannelRepository.getChannel`, `MessageRepository.getMessages`/`getTypingUsers` and
+/// `ChannelParticipation.getMembers` — and the actions on it (send, type, read, add and remove
+/// members).
+///
+/// Loads nothing before ``synchronize(_:)``. A direct-message controller
+/// (`client.channelController(createDirectMessageChannelWith:...)`) creates or opens its
+/// conversation then; until it has, ``channelId`` is `nil` and actions fail with
+/// `ChatError.notFound`. Main-actor; keeps its client alive; the delegate is held weakly.
+@MainActor
+public final class ChatChannelController: DataController {
+    /// The client the controller works through.
+    public let client: ChatClient
+    /// The channel's id; `nil` for a direct-message controller until `synchronize` created or
+    /// opened its conversation.
+    public private(set) var channelId: String?
+    /// Told about changes; held weakly.
+    public weak var delegate: (any ChatChannelControllerDelegate)?
+    /// Where the data comes from (the channel's; see ``DataControllerState``).
+    public private(set) var state: DataControllerState = .initialized
+    /// The channel as last delivered (its last value after a `.remove`); `nil` before it loaded.
+    public private(set) var channel: Channel?
+    /// Who else (not the current user) is typing in the channel. A typing user whose profile
+    /// is not loaded yet appears once it is.
+    public private(set) var typingUsers: Set<User> = []
+    /// Messages per page of ``messages``.
+    public let messagesPageSize: Int
+    /// How often ``keystroke(_:)`` renews the typing indicator while keystrokes go on (the
+    /// server's indicator lasts 5 s by default).
+    public var typingRenewalInterval: Duration = .seconds(3)
+
+    /// The channel's loaded messages, newest first (index 0 is the newest), as Stream shows
+    /// them. ``loadPreviousMessages(limit:completion:)`` appends older ones at the end.
+    public var messages: [Message] { messageBinding.items }
+
+    /// Whether the oldest message is loaded. `false` before `synchronize`.
+    public var hasLoadedAllPreviousMessages: Bool { messageBinding.isStarted && !messageBinding.hasMore }
+
+    private let directMessageDraft: ChannelDraft?
+    private let messageBinding = LiveListBinding<Message>(newestFirst: true)
+    private var channelObject: LiveObject<Channel>?
+    private var channelToken: NotificationToken?
+    private var channelWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Whether the channel is gone for this user (a `.remove` was delivered).
+    private var isRemoved = false
+    private var typingToken: NotificationToken?
+    private var typingIds: Set<String> = []
+    private var typingProfiles: [String: (user: LiveObject<User>, token: NotificationToken)] = [:]
+    private var memberList: LiveCollection<ChannelMember>?
+    private var memberToken: NotificationToken?
+    private var members: [ChannelMember] = []
+    private var membersLoaded = false
+    private var starting: Task<Void, any Error>?
+    /// When the typing indicator was last started (or renewed) by this controller.
+    private var typingStartedAt: ContinuousClock.Instant?
+    /// The typing requests, in the order they were made.
+    private var typingRequests: Task<Void, Never>?
+    /// The time, for typing renewals (injected by tests).
+    var now: () -> ContinuousClock.Instant = { ContinuousClock.now }
+
+    init(client: ChatClient, channelId: String?, directMessageDraft: ChannelDraft? = nil, messagesPageSize: Int = 25) {
+        self.client = client
+        self.channelId = channelId
+        self.directMessageDraft = directMessageDraft
+        self.messagesPageSize = messagesPageSize
+        messageBinding.didChange = { [unowned self] changes in delegate?.channelController(self, didUpdateMessages: changes) }
+    }
+
+    // MARK: Synchronize
+
+    /// Loads the channel and its newest messages and follows them; `completion` (main actor)
+    /// gets `nil` once they are shown, or the error. A direct-message controller creates or
+    /// opens its conversation first.
+    public func synchronize(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        Task { @MainActor in
+            do {
+                try await synchronize()
+                completion?(nil)
+            } catch {
+                completion?(error)
+            }
+        }
+    }
+
+    /// Loads the channel and its newest messages; returns once `channel` and `messages` show
+    /// the server's data.
+    /// - Throws: `ChatError.notFound` (no such channel, or not visible), the conversation's
+    ///   creation errors (`.invalidArgument` for unknown users), `.unavailable`.
+    public func synchronize() async throws {
+        let task: Task<Void, any Error>
+        if let starting {
+            task = starting
+        } else {
+            task = Task { @MainActor in try await self.start() }
+            starting = task
+        }
+        do {
+            try await task.value
+        } catch {
+            if channelObject == nil { starting = nil }  // the conversation was not created: try again next time
+            throw error
+        }
+        await messageBinding.settled()
+        await channelSettled()
+        try checkLoaded()
+    }
+
+    private func start() async throws {
+        let channelId: String
+        if let id = self.channelId {
+            channelId = id
+        } else if let draft = directMessageDraft {
+            do {
+                channelId = try await client.channel(answering: .createChannel(draft)).channelId
+            } catch {
+                enter(.localDataFetched)
+                enter(.remoteDataFetchFailed(ChatError(error)))
+                throw error
+            }
+            self.channelId = channelId
+        } else {
+            throw ChatError.invalidArgument(field: "channelId", reason: "no channel")
+        }
+        let object = client.liveChannel(channelId, sending: .getChannel(channelId: channelId))
+        channelObject = object
+        channelToken = object.observe { [weak self] object, _ in self?.channelDidChange(object) }
+
+        let (collection, query) = LiveQuery.start(
+            client: client, spec: MessageListSpec(channelId: channelId, pageSize: messagesPageSize),
+            pageSize: messagesPageSize, cache: client.sync.messages)
+        messageBinding.start(collection, query: query)
+
+        typingToken = MessageRepository(client: client).getTypingUsers(channelId: channelId).observe { [weak self] typing, _ in
+            self?.typingIdsDidChange(typing.snapshot ?? [])
+        }
+
+        // The most recently joined members: new members enter at the top, so every join is seen.
+        let members = ChannelParticipation(client: client, channelId: channelId).getMembers(
+            filter: .all, sortBy: .lastCreated, roles: [], pageSize: ChannelListQuery.maximumPageSize)
+        memberList = members
+        memberToken = members.observe { [weak self] members, change, _ in self?.membersDidChange(members, change) }
+
+        await messageBinding.load(limit: nil)
+    }
+
+    /// Throws the channel's error, or the messages' for a member.
+    private func checkLoaded() throws {
+        if let object = channelObject, object.loadingStatus == .error || object.dataStatus == .error {
+            throw object.error ?? ChatError.unavailable("the channel could not load")
+        }
+        if let error = messageBinding.loadError, channel?.currentUserMembership == .member {
+            throw error
+        }
+    }
+
+    private func channelSettled() async {
+        guard let object = channelObject, object.loadingStatus == .loading || channel != object.snapshot else { return }
+        await withCheckedContinuation { channelWaiters.append($0) }
+    }
+
+    // MARK: Deliveries
+
+    private func enter(_ next: DataControllerState) {
+        guard next != state else { return }
+        state = next
+        delegate?.controller(self, didChangeState: next)
+    }
+
+    /// Whether `channel` is gone for this user: deleted, or no longer visible to them.
+    private func isGone(_ channel: Channel) -> Bool {
+        channel.isDeleted || !ChannelListSpec.isVisible(channel, to: client.queryContext)
+    }
+
+    private func channelDidChange(_ object: LiveObject<Channel>) {
+        for next in state.transitions(dataStatus: object.dataStatus, loadingStatus: object.loadingStatus, error: object.error) {
+            enter(next)
+        }
+        let old = channel
+        var change: EntityChange<Channel>?
+        if let new = object.snapshot {
+            channel = new
+            if old == nil || isRemoved {
+                if !isGone(new) {
+                    isRemoved = false
+                    change = .create(new)
+                }
+            } else if isGone(new) {
+                isRemoved = true
+                change = .remove(new)
+            } else if new != old {
+                change = .update(new)
+            }
+        }
+        if let old, !isRemoved, object.loadingStatus == .error, case .notFound? = object.error as? ChatError {
+            isRemoved = true
+            change = .remove(old)
+        }
+        if let change { delegate?.channelController(self, didUpdateChannel: change) }
+        if object.loadingStatus != .loading, !channelWaiters.isEmpty,
+            let newest = channelObject, newest.loadingStatus != .loading, newest.snapshot == object.snapshot
+        {
+            let waiting = channelWaiters
+            channelWaiters.removeAll()
+            for waiter in waiting { waiter.resume() }
+        }
+    }
+
+    private func typingIdsDidChange(_ ids: Set<String>) {
+        typingIds = ids.subtracting([client.currentUserId])
+        for id in typingIds where typingProfiles[id] == nil {
+            let user = UserRepository(client: client).getUser(id)
+            let token = user.observe { [weak self] _, _ in self?.refreshTypingUsers() }
+            typingProfiles[id] = (user, token)
+        }
+        refreshTypingUsers()
+    }
+
+    private func refreshTypingUsers() {
+        let users = Set(typingIds.compactMap { typingProfiles[$0]?.user.snapshot })
+        guard users != typingUsers else { return }
+        typingUsers = users
+        delegate?.channelController(self, didChangeTypingUsers: users)
+    }
+
+    private func membersDidChange(_ list: LiveCollection<ChannelMember>, _ change: CollectionChange?) {
+        let new = list.snapshots
+        defer { members = new }
+        // Member events start once the first page is shown: loading it is not members joining.
+        guard membersLoaded else {
+            membersLoaded = list.dataStatus == .fresh && list.loadingStatus != .loading
+            return
+        }
+        guard let change else { return }
+        var events: [MemberEvent] = change.deletions.map { .removed(userId: members[$0].userId) }
+        events += change.insertions.map { .added(new[$0]) }
+        events += change.modificationsInNew.map { .updated(new[$0]) }
+        events += change.moves.filter(\.isModified).map { .updated(new[$0.to]) }
+        for event in events { delegate?.channelController(self, didReceiveMemberEvent: event) }
+    }
+
+    // MARK: Messages
+
+    /// Loads `limit` older messages (appended at the end of ``messages``); `completion` (main
+    /// actor) gets `nil` once they are shown, or the error. Synchronizes first if needed.
+    public func loadPreviousMessages(limit: Int = 25, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        Task { @MainActor in
+            do {
+                try await loadPreviousMessages(limit: limit)
+                completion?(nil)
+            } catch {
+                completion?(error)
+            }
+        }
+    }
+
+    /// Loads `limit` older messages; returns once ``messages`` shows them.
+    /// - Throws: `ChatError.invalidArgument(field: "limit")`, the server's error.
+    public func loadPreviousMessages(limit: Int = 25) async throws {
+        try LiveListBinding<Message>.validate(limit: limit)
+        if !messageBinding.isStarted { try await synchronize() }
+        await messageBinding.settled()
+        await messageBinding.load(limit: limit)
+        if let error = messageBinding.loadError { throw error }
+    }
+
+    /// Sends a text message; `completion` (main actor) gets the message id once ``messages``
+    /// shows it, or the error. Sending ends the current user's typing indicator.
+    public func createNewMessage(
+        text: String, mentionedUserIds: [String] = [], extraData: [String: JSON] = [:],
+        completion: (@MainActor (Result<String, any Error>) -> Void)? = nil
+    ) {
+        Task { @MainActor in
+            do {
+                let channelId = try requireChannelId()
+                typingStartedAt = nil
+                let message = try await MessageRepository(client: client).sendMessage(
+                    channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: extraData)
+                if messageBinding.isStarted { await messageBinding.settled() }
+                completion?(.success(message.messageId))
+            } catch {
+                completion?(.failure(error))
+            }
+        }
+    }
+
+    // MARK: Typing
+
+    /// Tells the channel the current user is typing. Call it on every keystroke: the indicator
+    /// is started on the first and renewed at most every ``typingRenewalInterval``; it ends
+    /// with ``stopTyping(_:)``, a sent message, or the server's expiry. `completion` (main
+    /// actor) gets `nil` or the error (`.forbidden` for a non-member).
+    public func keystroke(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        let now = now()
+        if let started = typingStartedAt, now - started < typingRenewalInterval {
+            completion?(nil)
+            return
+        }
+        typingStartedAt = now
+        sendTyping(start: true, completion)
+    }
+
+    /// Ends the current user's typing indicator (if this controller started one).
+    public func stopTyping(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        guard typingStartedAt != nil else {
+            completion?(nil)
+            return
+        }
+        typingStartedAt = nil
+        sendTyping(start: false, completion)
+    }
+
+    /// Sends a typing request after the previous ones (so a stop never overtakes its start).
+    private func sendTyping(start: Bool, _ completion: (@MainActor ((any Error)?) -> Void)?) {
+        let previous = typingRequests
+        typingRequests = Task { @MainActor in
+            await previous?.value
+            do {
+                let channelId = try requireChannelId()
+                let messages = MessageRepository(client: client)
+                if start {
+                    try await messages.startTyping(channelId: channelId)
+                } else {
+                    try await messages.stopTyping(channelId: channelId)
+                }
+                completion?(nil)
+            } catch {
+                if start { typingStartedAt = nil }
+                completion?(error)
+            }
+        }
+    }
+
+    // MARK: Reading and members
+
+    /// Marks the channel read: the current user's read marker moves to the newest message
+    /// (unread count 0). `completion` (main actor) gets `nil` once every handle shows it.
+    public func markRead(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        run(completion) { client, channelId in
+            let participation = ChannelParticipation(client: client, channelId: channelId)
+            try await participation.startReading()
+            try await participation.stopReading()
+        }
+    }
+
+    /// Adds users as members (members already are skipped); each arrives as a
+    /// `MemberEvent.added`. `completion` (main actor) gets `nil` or the error (`.notAllowed` in
+    /// conversations, `.forbidden` without permission).
+    public func addMembers(userIds: Set<String>, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        run(completion) { client, channelId in
+            try await ChannelParticipation(client: client, channelId: channelId).addMembers(userIds.sorted())
+        }
+    }
+
+    /// Removes members (non-members are skipped); each leaves as a `MemberEvent.removed`.
+    public func removeMembers(userIds: Set<String>, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        run(completion) { client, channelId in
+            try await ChannelParticipation(client: client, channelId: channelId).removeMembers(userIds.sorted())
+        }
+    }
+
+    private func run(
+        _ completion: (@MainActor ((any Error)?) -> Void)?,
+        _ body: @escaping @Sendable (ChatClient, String) async throws -> Void
+    ) {
+        Task { @MainActor in
+            do {
+                try await body(client, try requireChannelId())
+                completion?(nil)
+            } catch {
+                completion?(error)
+            }
+        }
+    }
+
+    private func requireChannelId() throws -> String {
+        guard let channelId else {
+            throw ChatError.notFound("the direct-message channel: synchronize() creates it first")
+        }
+        return channelId
+    }
+}

@@ -1,0 +1,111 @@
+import ChatAPI
+import LiveCore
+
+/// Told about a ``ChatChannelMemberListController``'s changes, on the main actor. Every method
+/// has an empty default implementation.
+@MainActor
+public protocol ChatChannelMemberListControllerDelegate: DataControllerStateDelegate {
+    /// The members changed; `controller.members` already shows the new list. One batch update,
+    /// ordered as ``ListChange`` documents.
+    func memberListController(
+        _ controller: ChatChannelMemberListController, didChangeMembers changes: [ListChange<ChannelMember>])
+}
+
+extension ChatChannelMemberListControllerDelegate {
+    public func memberListController(
+        _ controller: ChatChannelMemberListController, didChangeMembers changes: [ListChange<ChannelMember>]
+    ) {}
+}
+
+/// A channel's members as a live list (Stream's `ChatChannelMemberListController`), over the
+/// same live list as `ChannelParticipation.getMembers`: members enter, leave, move and change
+/// as they join, leave, are added, removed, banned, muted or change roles or profile (each
+/// member's `user`, presence included, is kept live).
+///
+/// Loads nothing before ``synchronize(_:)`` or ``loadNextMembers(limit:completion:)``.
+/// Main-actor; keeps its client alive; the delegate is held weakly.
+@MainActor
+public final class ChatChannelMemberListController: DataController {
+    /// The client the controller works through.
+    public let client: ChatClient
+    /// The query.
+    public let query: ChannelMemberListQuery
+    /// Told about changes; held weakly.
+    public weak var delegate: (any ChatChannelMemberListControllerDelegate)?
+    /// Where the data comes from (see ``DataControllerState``).
+    public private(set) var state: DataControllerState = .initialized
+
+    private let binding = LiveListBinding<ChannelMember>()
+
+    /// The loaded members, in the query's order. Empty before `synchronize`.
+    public var members: [ChannelMember] { binding.items }
+
+    /// Whether every member is loaded (no next page). `false` before `synchronize`.
+    public var hasLoadedAllMembers: Bool { binding.isStarted && !binding.hasMore }
+
+    init(client: ChatClient, query: ChannelMemberListQuery) {
+        self.client = client
+        self.query = query
+        binding.didChange = { [unowned self] changes in delegate?.memberListController(self, didChangeMembers: changes) }
+        binding.didDeliver = { [unowned self] list, _ in
+            for next in state.transitions(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error) {
+                state = next
+                delegate?.controller(self, didChangeState: next)
+            }
+        }
+    }
+
+    /// Loads the first page (`query.pageSize` members) and follows the list; `completion` (main
+    /// actor) gets `nil` once it is shown, or the error (`.notFound` for a channel the user
+    /// cannot see).
+    public func synchronize(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        Task { @MainActor in
+            do {
+                try await synchronize()
+                completion?(nil)
+            } catch {
+                completion?(error)
+            }
+        }
+    }
+
+    /// Loads the first page; returns once `members` shows it.
+    public func synchronize() async throws {
+        if !binding.isStarted {
+            start()
+            await binding.load(limit: nil)
+        } else {
+            await binding.settled()
+        }
+        if let error = binding.loadError { throw error }
+    }
+
+    /// Loads the next `limit` members (the first page when not synchronized); `completion`
+    /// (main actor) gets `nil` once they are shown, or the error.
+    public func loadNextMembers(limit: Int = 25, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        Task { @MainActor in
+            do {
+                try await loadNextMembers(limit: limit)
+                completion?(nil)
+            } catch {
+                completion?(error)
+            }
+        }
+    }
+
+    /// Loads the next `limit` members; returns once `members` shows them.
+    /// - Throws: `ChatError.invalidArgument(field: "limit")`, the server's error.
+    public func loadNextMembers(limit: Int = 25) async throws {
+        try LiveListBinding<ChannelMember>.validate(limit: limit)
+        if binding.isStarted { await binding.settled() } else { start() }
+        await binding.load(limit: limit)
+        if let error = binding.loadError { throw error }
+    }
+
+    private func start() {
+        let spec = MemberListSpec(query: query.memberListQuery)
+        let (collection, liveQuery) = LiveQuery.start(
+            client: client, spec: spec, pageSize: query.pageSize, cache: client.sync.members)
+        binding.start(collection, query: liveQuery)
+    }
+}
