@@ -84,11 +84,6 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         }
     }
 
-    /// The live object sources of `key` that still exist.
-    func objects(for key: String) -> [LiveObjectSource<Entity>] {
-        state.withLock { $0.objects[key]?.compactMap(\.object) ?? [] }
-    }
-
     // MARK: Registration (any thread)
 
     /// Starts showing the entity `key` in `source`, which shows the cached value at once

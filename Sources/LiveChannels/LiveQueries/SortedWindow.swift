@@ -44,9 +44,6 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
         return growth == .forward ? key <= bound : bound <= key
     }
 
-    /// Whether `element` is listed.
-    func isListed(_ id: Element.ID) -> Bool { keyById[id] != nil }
-
     // MARK: One element at a time
 
     /// Places a changed (or new) element whose key is now `key`: it enters, leaves, moves or is
