@@ -48,6 +48,30 @@ struct ExampleMissing: Error, CustomStringConvertible {
     }
 }
 
+/// The guided examples run to the end and tell their stories.
+@Suite(.timeLimit(.minutes(1))) struct GuidedExampleTests {
+    /// `swift run QuickStart`: the core tour and the seed's channel story.
+    @Test func quickStartRuns() throws {
+        let (status, output) = try runExample("QuickStart")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("Bob left: his list now has 0 channels."))
+        #expect(output.hasSuffix("Goodbye.\n"))
+    }
+
+    /// `swift run StreamStyle`: the Stream seeds' flows (channel list with a delegate, typing
+    /// indicator, member list, the cookbook's new-chat view model) against the embedded server.
+    @Test func streamStyleRuns() throws {
+        let (status, output) = try runExample("StreamStyle")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("insert general at row 0"))
+        #expect(output.contains("typing: Bob is typing…"))
+        #expect(output.contains("member event: added carol"))
+        #expect(output.contains("search 'bo': [\"Bob\", \"Bruno Böhm\"]"))
+        #expect(output.contains("opened again: true"))
+        #expect(output.hasSuffix("done\n"))
+    }
+}
+
 /// The terminal playground, driven by a script on its standard input (not a terminal: each
 /// command is echoed, then every user's pane, rows that changed marked `*`).
 @Suite(.timeLimit(.minutes(1))) struct PlaygroundTests {
