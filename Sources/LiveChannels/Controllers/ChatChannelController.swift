@@ -100,14 +100,7 @@ public final class ChatChannelController: DataController {
     /// gets `nil` once they are shown, or the error. A direct-message controller creates or
     /// opens its conversation first.
     public func synchronize(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await synchronize()
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await synchronize() }
     }
 
     /// Loads the channel and its newest messages; returns once `channel` and `messages` show
@@ -271,14 +264,7 @@ public final class ChatChannelController: DataController {
     /// Loads `limit` older messages (appended at the end of ``messages``); `completion` (main
     /// actor) gets `nil` once they are shown, or the error. Synchronizes first if needed.
     public func loadPreviousMessages(limit: Int = 25, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await loadPreviousMessages(limit: limit)
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await loadPreviousMessages(limit: limit) }
     }
 
     /// Loads `limit` older messages; returns once ``messages`` shows them.
@@ -390,14 +376,7 @@ public final class ChatChannelController: DataController {
         _ completion: (@MainActor ((any Error)?) -> Void)?,
         _ body: @escaping @Sendable (ChatClient, String) async throws -> Void
     ) {
-        Task { @MainActor in
-            do {
-                try await body(client, try requireChannelId())
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await body(client, try requireChannelId()) }
     }
 
     private func requireChannelId() throws -> String {

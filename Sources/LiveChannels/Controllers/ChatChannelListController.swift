@@ -73,14 +73,7 @@ public final class ChatChannelListController: DataController {
     /// Loads the first page (`query.pageSize` channels) and follows the list; `completion` (on
     /// the main actor) gets `nil` once the server's page is shown, or the error.
     public func synchronize(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await synchronize()
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await synchronize() }
     }
 
     /// Loads the first page and returns once `channels` shows it.
@@ -99,14 +92,7 @@ public final class ChatChannelListController: DataController {
     /// (main actor) gets `nil` once `channels` shows them, or the error. Does nothing but call
     /// back when everything is loaded.
     public func loadNextChannels(limit: Int = 25, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await loadNextChannels(limit: limit)
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await loadNextChannels(limit: limit) }
     }
 
     /// Loads the next `limit` channels and returns once `channels` shows them.

@@ -57,14 +57,7 @@ public final class ChatChannelMemberController: DataController {
     /// (`member` is `nil` for a user who is not a member), or the error (`.notFound` for a
     /// channel the user cannot see).
     public func synchronize(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await synchronize()
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await synchronize() }
     }
 
     /// Loads the member; returns once `member` shows the server's value.

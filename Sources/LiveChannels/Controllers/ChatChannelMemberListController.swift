@@ -59,14 +59,7 @@ public final class ChatChannelMemberListController: DataController {
     /// actor) gets `nil` once it is shown, or the error (`.notFound` for a channel the user
     /// cannot see).
     public func synchronize(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await synchronize()
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await synchronize() }
     }
 
     /// Loads the first page; returns once `members` shows it.
@@ -83,14 +76,7 @@ public final class ChatChannelMemberListController: DataController {
     /// Loads the next `limit` members (the first page when not synchronized); `completion`
     /// (main actor) gets `nil` once they are shown, or the error.
     public func loadNextMembers(limit: Int = 25, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await loadNextMembers(limit: limit)
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await loadNextMembers(limit: limit) }
     }
 
     /// Loads the next `limit` members; returns once `members` shows them.

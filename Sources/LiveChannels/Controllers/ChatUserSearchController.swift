@@ -53,14 +53,7 @@ public final class ChatUserSearchController: DataController {
     /// removes, the new ones enter as inserts); `completion` (main actor) gets `nil` once the
     /// first page is shown, or the error.
     public func search(term: String?, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await search(term: term)
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await search(term: term) }
     }
 
     /// Starts a search for `term`; returns once `userArray` shows its first page.
@@ -107,14 +100,7 @@ public final class ChatUserSearchController: DataController {
     /// Loads the next `limit` users of the current search (searching everyone first if there
     /// was no search); `completion` (main actor) gets `nil` once they are shown, or the error.
     public func loadNextUsers(limit: Int = 25, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        Task { @MainActor in
-            do {
-                try await loadNextUsers(limit: limit)
-                completion?(nil)
-            } catch {
-                completion?(error)
-            }
-        }
+        report(to: completion) { [self] in try await loadNextUsers(limit: limit) }
     }
 
     /// Loads the next `limit` users; returns once `userArray` shows them.
