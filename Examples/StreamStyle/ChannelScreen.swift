@@ -9,6 +9,8 @@ final class ChannelScreen: ChatChannelControllerDelegate {
     let other: ChatClient
     let waiter = Waiter()
     var typingText = ""
+    /// The user ids the member events said were added.
+    var addedMembers: Set<String> = []
 
     init(client: ChatClient, other: ChatClient) {
         self.client = client
@@ -44,7 +46,7 @@ final class ChannelScreen: ChatChannelControllerDelegate {
 
         // Bob adds carol: a member event.
         bobs.addMembers(userIds: ["carol"])
-        await waiter.until { controller.channel?.memberCount == 3 }
+        await waiter.until { controller.channel?.memberCount == 3 && self.addedMembers.contains("carol") }
     }
 
     func channelController(_ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>) {
@@ -76,6 +78,7 @@ final class ChannelScreen: ChatChannelControllerDelegate {
 
     func channelController(_ channelController: ChatChannelController, didReceiveMemberEvent event: MemberEvent) {
         print("  member event:", event.summary)
+        if case .added(let member) = event { addedMembers.insert(member.userId) }
         waiter.check()
     }
 }

@@ -42,6 +42,8 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         var observers: [ObserverReference] = []
         /// The highest version stored so far.
         var newestVersion = 0
+        /// Cache keys by group, when the cache groups its entities (``entities(inGroup:)``).
+        var groups: [String: [String]] = [:]
     }
 
     /// Guards every field.
@@ -52,8 +54,14 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// Told of every value stored (content and version-only changes), to write behind to disk
     /// (``CacheStore/record(_:)``). Called outside the lock; must not block.
     private let didStore: (@Sendable ([Entity]) -> Void)?
+    /// The group of an entity, for ``entities(inGroup:)`` (a member's user id); fixed per entity.
+    private let group: (@Sendable (Entity) -> String)?
 
-    init(onChange: (@Sendable ([Change]) -> Void)? = nil, didStore: (@Sendable ([Entity]) -> Void)? = nil) {
+    init(
+        groupedBy group: (@Sendable (Entity) -> String)? = nil, onChange: (@Sendable ([Change]) -> Void)? = nil,
+        didStore: (@Sendable ([Entity]) -> Void)? = nil
+    ) {
+        self.group = group
         self.onChange = onChange
         self.didStore = didStore
     }
@@ -69,6 +77,12 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// - Complexity: O(n).
     var all: [Entity] {
         state.withLock { Array($0.entities.values) }
+    }
+
+    /// The cached entities of a group (see `groupedBy`; empty for a cache without groups).
+    /// - Complexity: O(entities in the group).
+    func entities(inGroup key: String) -> [Entity] {
+        state.withLock { state in (state.groups[key] ?? []).compactMap { state.entities[$0] } }
     }
 
     /// The highest version stored so far: when it is at or below a response's revision, no
@@ -145,6 +159,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
                 if let old, old.version > incoming.version { continue }
                 let value = old.map(incoming.merging(cached:)) ?? incoming
                 state.entities[key] = value
+                if old == nil, let group { state.groups[group(value), default: []].append(key) }
                 state.newestVersion = max(state.newestVersion, value.version)
                 if recordsStores, old == nil || old!.version != value.version || old != value { stored.append(value) }
                 guard old != value else { continue }

@@ -68,7 +68,7 @@ actor SyncEngine {
                 }
                 if !contributions.isEmpty { unread.set(contributions) }
             }, didStore: Self.recorder(store))
-        members = EntityCache(didStore: Self.recorder(store))
+        members = EntityCache(groupedBy: { $0.userId }, didStore: Self.recorder(store))
         messages = EntityCache(didStore: Self.recorder(store))
         users = EntityCache(didStore: Self.recorder(store))
         guard let store, store.failure == nil else {
@@ -267,10 +267,10 @@ actor SyncEngine {
 
     /// Shows a changed user profile in the cached member records of that user (same version:
     /// only the embedded profile changes, which ``CachedEntity/merging(cached:)`` keeps).
-    /// - Complexity: O(cached members).
+    /// - Complexity: O(the user's cached member records).
     private func refreshProfile(_ user: User) {
-        let records = members.all.compactMap { member -> ChannelMember? in
-            guard member.userId == user.userId, member.user.map({ $0.version < user.version }) ?? true else {
+        let records = members.entities(inGroup: user.userId).compactMap { member -> ChannelMember? in
+            guard member.user.map({ $0.version < user.version }) ?? true else {
                 return nil
             }
             var updated = member
