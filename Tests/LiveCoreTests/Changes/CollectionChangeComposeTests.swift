@@ -69,4 +69,40 @@ import Testing
             }
         }
     }
+
+    /// A few changes deep in a long list (what a live list's observer that falls behind gets):
+    /// the composition is valid, yields the last snapshot and has the minimal number of moves.
+    @Test func sparseChangesInALongListCompose() {
+        for seed in UInt64(1)...200 {
+            var generator = SeededGenerator(seed: seed)
+            var snapshots = [ChangeScenario.items(count: Int.random(in: 1_000...5_000, using: &generator), duplicateIds: false, using: &generator)]
+            var nextId = 100_000
+            for _ in 0..<Int.random(in: 2...6, using: &generator) {
+                let rate = Double.random(in: 0...0.003, using: &generator)
+                snapshots.append(ChangeScenario.mutate(snapshots.last!, rate: rate, nextId: &nextId, using: &generator))
+            }
+            var composed = CollectionChange.empty
+            for index in 1..<snapshots.count {
+                composed = composed.followed(by: CollectionChange(from: snapshots[index - 1], to: snapshots[index]))
+            }
+            let (first, last) = (snapshots[0], snapshots[snapshots.count - 1])
+            guard composed.isValid(oldCount: first.count, newCount: last.count) else {
+                Issue.record("seed \(seed): invalid \(composed)")
+                return
+            }
+            #expect(composed.applying(to: first, new: last) == last, "seed \(seed)")
+            #expect(composed.moves.count == CollectionChange(from: first, to: last).moves.count, "seed \(seed)")
+        }
+    }
+
+    /// Hand-made changes that move one element far in a list of unknown length compose without
+    /// the list: the result mentions only the indices involved.
+    @Test func compositionMentionsOnlyWhatMoved() {
+        let first = CollectionChange(moves: [.init(from: 90_000, to: 10)])
+        let second = CollectionChange(deletions: [50_000], insertions: [3])
+        let composed = first.followed(by: second)
+        #expect(composed.deletions == [49_999])
+        #expect(composed.insertions == [3])
+        #expect(composed.moves == [.init(from: 90_000, to: 11)])
+    }
 }

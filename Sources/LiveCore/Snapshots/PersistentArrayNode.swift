@@ -1,0 +1,251 @@
+/// A node of a ``PersistentArray``: a leaf holding a chunk of elements, or an internal node
+/// holding children and the number of elements below it. All leaves are at the same depth.
+///
+/// Mutated only while uniquely referenced (the tree copies a shared node before it changes it),
+/// so a node reachable from more than one tree never changes — hence `@unchecked Sendable`.
+@usableFromInline
+final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
+    /// Elements below this node.
+    @usableFromInline var count: Int
+    /// A leaf's elements (empty for internal nodes).
+    @usableFromInline var elements: [Element]
+    /// An internal node's children (empty for leaves).
+    @usableFromInline var children: [PersistentArrayNode]
+    @usableFromInline let isLeaf: Bool
+
+    @inlinable
+    init(leaf elements: [Element]) {
+        self.elements = elements
+        children = []
+        count = elements.count
+        isLeaf = true
+    }
+
+    @inlinable
+    init(children: [PersistentArrayNode]) {
+        elements = []
+        self.children = children
+        var count = 0
+        for child in children { count += child.count }
+        self.count = count
+        isLeaf = false
+    }
+
+    @inlinable
+    init(copying node: PersistentArrayNode) {
+        elements = node.elements
+        children = node.children
+        count = node.count
+        isLeaf = node.isLeaf
+    }
+
+    /// Elements per leaf at most: leaves of about 2 KB (16–64 elements), so that copying a shared
+    /// leaf stays cheap for large elements.
+    @inlinable static var leafCapacity: Int { Swift.max(16, Swift.min(64, 2048 / Swift.max(1, MemoryLayout<Element>.stride))) }
+    /// Children per internal node at most.
+    @inlinable static var internalCapacity: Int { 32 }
+
+    @inlinable
+    func copy() -> PersistentArrayNode { PersistentArrayNode(copying: self) }
+
+    /// A tree holding `elements`, leaves filled to three quarters (room to insert without
+    /// splitting at once).
+    @inlinable
+    static func build(_ elements: [Element]) -> PersistentArrayNode {
+        let perLeaf = Swift.max(1, leafCapacity * 3 / 4)
+        guard elements.count > perLeaf else { return PersistentArrayNode(leaf: elements) }
+        var level: [PersistentArrayNode] = stride(from: 0, to: elements.count, by: perLeaf).map {
+            PersistentArrayNode(leaf: Array(elements[$0..<Swift.min($0 + perLeaf, elements.count)]))
+        }
+        let perNode = internalCapacity * 3 / 4
+        while level.count > 1 {
+            level = stride(from: 0, to: level.count, by: perNode).map {
+                PersistentArrayNode(children: Array(level[$0..<Swift.min($0 + perNode, level.count)]))
+            }
+        }
+        return level[0]
+    }
+
+    // MARK: Reading
+
+    /// The child holding position `index` and the position within it. For an insertion,
+    /// `index == count` lands in the last child.
+    @inlinable
+    func locate(_ index: Int) -> (child: Int, offset: Int) {
+        var offset = index
+        for child in children.indices {
+            let size = children[child].count
+            if offset < size { return (child, offset) }
+            offset -= size
+        }
+        return (children.count - 1, offset + children[children.count - 1].count)
+    }
+
+    @inlinable
+    func element(at index: Int) -> Element {
+        var node = self
+        var offset = index
+        while !node.isLeaf {
+            let (child, inner) = node.locate(offset)
+            node = node.children[child]
+            offset = inner
+        }
+        return node.elements[offset]
+    }
+
+    @inlinable
+    var lastElement: Element {
+        var node = self
+        while !node.isLeaf { node = node.children[node.children.count - 1] }
+        return node.elements[node.elements.count - 1]
+    }
+
+    @inlinable
+    func partitioningIndex(where predicate: (Element) throws -> Bool) rethrows -> Int {
+        var node = self
+        var base = 0
+        while !node.isLeaf {
+            // The first child whose last element satisfies the predicate holds the answer.
+            var low = 0
+            var high = node.children.count
+            while low < high {
+                let mid = (low + high) / 2
+                if try node.children[mid].count > 0 && predicate(node.children[mid].lastElement) {
+                    high = mid
+                } else {
+                    low = mid + 1
+                }
+            }
+            if low == node.children.count { return base + node.count }
+            for child in 0..<low { base += node.children[child].count }
+            node = node.children[low]
+        }
+        var low = 0
+        var high = node.elements.count
+        while low < high {
+            let mid = (low + high) / 2
+            if try predicate(node.elements[mid]) { high = mid } else { low = mid + 1 }
+        }
+        return base + low
+    }
+
+    @inlinable
+    func append(to result: inout [Element]) {
+        if isLeaf {
+            result.append(contentsOf: elements)
+        } else {
+            for child in children { child.append(to: &result) }
+        }
+    }
+
+    @inlinable
+    func forEach(_ body: (Element) throws -> Void) rethrows {
+        if isLeaf {
+            for element in elements { try body(element) }
+        } else {
+            for child in children { try child.forEach(body) }
+        }
+    }
+
+    // MARK: Writing (self is uniquely referenced)
+
+    @inlinable
+    func makeChildUnique(_ child: Int) {
+        if !isKnownUniquelyReferenced(&children[child]) { children[child] = children[child].copy() }
+    }
+
+    @inlinable
+    func replace(at index: Int, with element: Element) {
+        if isLeaf {
+            elements[index] = element
+            return
+        }
+        let (child, offset) = locate(index)
+        makeChildUnique(child)
+        children[child].replace(at: offset, with: element)
+    }
+
+    /// Inserts; returns the new right sibling when this node overflowed and split.
+    @inlinable
+    func insert(_ element: Element, at index: Int) -> PersistentArrayNode? {
+        count += 1
+        if isLeaf {
+            elements.insert(element, at: index)
+            guard elements.count > Self.leafCapacity else { return nil }
+            let half = elements.count / 2
+            let right = PersistentArrayNode(leaf: Array(elements[half...]))
+            elements.removeSubrange(half...)
+            count = elements.count
+            return right
+        }
+        let (child, offset) = locate(index)
+        makeChildUnique(child)
+        guard let sibling = children[child].insert(element, at: offset) else { return nil }
+        children.insert(sibling, at: child + 1)
+        guard children.count > Self.internalCapacity else { return nil }
+        let half = children.count / 2
+        let right = PersistentArrayNode(children: Array(children[half...]))
+        children.removeSubrange(half...)
+        count -= right.count
+        return right
+    }
+
+    /// Removes the element at `index`; drops emptied children and merges an underfull child
+    /// into a neighbour when both fit in one node (so that nodes stay reasonably full).
+    @inlinable
+    func remove(at index: Int) -> Element {
+        count -= 1
+        if isLeaf { return elements.remove(at: index) }
+        let (child, offset) = locate(index)
+        makeChildUnique(child)
+        let removed = children[child].remove(at: offset)
+        if children[child].count == 0 {
+            children.remove(at: child)
+        } else {
+            mergeIfUnderfull(child)
+        }
+        return removed
+    }
+
+    /// The number of entries (elements or children) a node holds directly.
+    @inlinable var width: Int { isLeaf ? elements.count : children.count }
+    @inlinable var capacity: Int { isLeaf ? Self.leafCapacity : Self.internalCapacity }
+
+    @inlinable
+    func mergeIfUnderfull(_ child: Int) {
+        let node = children[child]
+        guard node.width < node.capacity / 4 else { return }
+        let neighbour = child + 1 < children.count ? child + 1 : child - 1
+        guard neighbour >= 0, node.width + children[neighbour].width <= node.capacity else { return }
+        let (left, right) = (Swift.min(child, neighbour), Swift.max(child, neighbour))
+        makeChildUnique(left)
+        let absorbed = children[right]
+        if absorbed.isLeaf {
+            children[left].elements.append(contentsOf: absorbed.elements)
+        } else {
+            children[left].children.append(contentsOf: absorbed.children)
+        }
+        children[left].count += absorbed.count
+        children.remove(at: right)
+    }
+
+    // MARK: Checking
+
+    /// The depth below this node when its invariants hold, else `nil`.
+    func check(isRoot: Bool) -> Int? {
+        if isLeaf {
+            guard count == elements.count, elements.count <= Self.leafCapacity, isRoot || count > 0 else { return nil }
+            return 0
+        }
+        guard !children.isEmpty, children.count <= Self.internalCapacity else { return nil }
+        var depth: Int?
+        var total = 0
+        for child in children {
+            guard let below = child.check(isRoot: false), depth == nil || depth == below else { return nil }
+            depth = below
+            total += child.count
+        }
+        guard total == count, let depth else { return nil }
+        return depth + 1
+    }
+}
