@@ -83,7 +83,9 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             state.prefill(from: cached, confirmed: confirmed)
             let items = state.items
             guard !items.isEmpty else { return ((), nil) }
-            return ((), { [weak source] in source?.publish(snapshots: items, dataStatus: .local) })
+            return ((), { [weak source] in
+                source?.publish(elements: items, change: CollectionChange(insertions: Array(0..<items.count)), dataStatus: .local)
+            })
         }
         return (source.collection, query)
     }
@@ -183,7 +185,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             }
             guard let change = total else { return ((), nil) }
             let items = state.items
-            return ((), { [weak source] in source?.publish(snapshots: items, change: change) })
+            return ((), { [weak source] in source?.publish(elements: items, change: change) })
         }
     }
 
@@ -196,22 +198,28 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         cache.upsert(page.items, excluding: self)
         let cache = cache
         let newest = cache.newestVersion
-        let (items, next, forward, pageSize) = mutate { state in
+        let (first, next) = mutate { state in
             let change = state.applyPage(
                 page, revision: revision, newestCachedVersion: newest, current: cache.entity,
                 newer: { cache.all.filter { $0.version > revision } })
             let next = state.nextReloadRequest()
             let (items, hasMore, forward) = (state.items, state.hasMore, state.spec.growth == .forward)
+            let first = storageKey == nil ? [] : state.leadingItems(state.pageSize)
             let publication: @Sendable () -> Void = { [weak self, weak source] in
-                source?.publish(
-                    snapshots: change == nil ? nil : items, change: change, dataStatus: .fresh,
-                    loadingStatus: self?.currentLoadingStatus, hasNext: forward ? hasMore : false,
-                    hasPrevious: forward ? false : hasMore)
+                let (hasNext, hasPrevious) = (forward ? hasMore : false, forward ? false : hasMore)
+                let loadingStatus = self?.currentLoadingStatus
+                if let change {
+                    source?.publish(
+                        elements: items, change: change, dataStatus: .fresh, loadingStatus: loadingStatus,
+                        hasNext: hasNext, hasPrevious: hasPrevious)
+                } else {
+                    source?.publish(
+                        dataStatus: .fresh, loadingStatus: loadingStatus, hasNext: hasNext, hasPrevious: hasPrevious)
+                }
             }
-            return ((items, next, forward, state.pageSize), publication)
+            return ((first, next), publication)
         }
         if let storageKey, let store = client.store {
-            let first = forward ? items.prefix(pageSize) : items.suffix(pageSize)
             store.recordList(storageKey, kind: Entity.storedKind, keys: first.map(\.cacheKey))
         }
         return next

@@ -59,8 +59,17 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         window = SortedWindow(growth: spec.growth)
     }
 
-    /// The listed elements, ascending by key.
-    var items: [Entity] { window.items }
+    /// The listed elements, ascending by key (an O(1) copy).
+    var items: PersistentArray<Entity> { window.items }
+
+    /// The first (forward lists) or last (backward lists) `count` listed elements: the first
+    /// page as a user sees it.
+    /// - Complexity: O(count · log n).
+    func leadingItems(_ count: Int) -> [Entity] {
+        let items = window.items
+        let range = spec.growth == .forward ? 0..<min(count, items.count) : max(0, items.count - count)..<items.count
+        return range.map { items[$0] }
+    }
 
     /// Whether more elements can be loaded beyond the window.
     var hasMore: Bool { !window.isComplete }
@@ -81,7 +90,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
 
     /// Applies a changed (or new) entity: it enters, leaves, moves or is modified in place.
     /// - Returns: the change made, or `nil` when the list did not change.
-    /// - Complexity: O(log n) to place it, plus O(n) to shift the arrays.
+    /// - Complexity: O(log n).
     mutating func apply(_ entity: Entity) -> CollectionChange? {
         guard isInScope(entity) else { return nil }
         return window.apply(entity, key: spec.sortKey(for: entity), matches: matches(entity))
@@ -142,7 +151,10 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     ///   - newer: the cached values with a version above `revision`; called only when the
     ///     cache holds any (`newestCachedVersion > revision`).
     /// - Returns: the change made, or `nil` when the elements did not change.
-    /// - Complexity: O((n + p) log(n + p)) for n listed elements and a page of p.
+    /// - Complexity: a later page that is small next to the window: O(p log n) for a page of p
+    ///   (elements outside the newly covered range keep their place, so only the page's
+    ///   elements are placed). A first page (or a reload's), or a page as large as an eighth of
+    ///   the window: O((n + p) log(n + p)) for n listed elements, rebuilding the window.
     mutating func applyPage(
         _ page: QueryPage<Entity>, revision: Int, newestCachedVersion: Int,
         current: (String) -> Entity?, newer: () -> [Entity]
@@ -164,11 +176,16 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
             window.setBound(isFirst ? nil : oldBound, isComplete: !page.hasMore)
         }
         hasLoadedFirstPage = true
+        if !isFirst && page.items.count * 8 < window.items.count {
+            return placePage(
+                page, revision: revision, newestCachedVersion: newestCachedVersion, current: current, newer: newer,
+                oldBound: oldBound, wasComplete: wasComplete)
+        }
 
         // Every element that may be listed now: the listed ones, the page's, and (rarely) cached
         // values newer than the page — each in its newest cached form.
         var candidates: [String: Entity] = [:]
-        for element in window.items { candidates[element.id] = current(element.cacheKey) ?? element }
+        window.items.forEach { element in candidates[element.id] = current(element.cacheKey) ?? element }
         var paged: Set<String> = []
         for element in page.items {
             paged.insert(element.id)
@@ -198,10 +215,47 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
             if belongs { keyed.append((key, value)) }
         }
         keyed.sort { $0.key < $1.key }
-        let old = window.items
+        let old = window.items.array
         window.replaceItems(with: keyed)
-        let change = CollectionChange(from: old, to: window.items)
+        let change = CollectionChange(from: old, to: window.items.array)
         return change.isEmpty ? nil : change
+    }
+
+    /// A later page placed element by element (see ``applyPage(_:revision:newestCachedVersion:current:newer:)``):
+    /// listed elements keep being judged as they were (events keep them current), so only the
+    /// page's elements and cached values newer than the page can change their place.
+    private mutating func placePage(
+        _ page: QueryPage<Entity>, revision: Int, newestCachedVersion: Int,
+        current: (String) -> Entity?, newer: () -> [Entity], oldBound: SortKey?, wasComplete: Bool
+    ) -> CollectionChange? {
+        let forward = spec.growth == .forward
+        var values: [Entity] = []
+        var paged: Set<String> = []
+        for element in page.items where paged.insert(element.id).inserted {
+            let value = current(element.cacheKey) ?? element
+            if value.version <= revision { confirmed.insert(element.id) }
+            values.append(value)
+        }
+        if newestCachedVersion > revision {
+            for value in newer() where value.version > revision && !paged.contains(value.id) && isInScope(value) && matches(value) {
+                values.append(value)
+            }
+        }
+        var total: CollectionChange?
+        for value in values {
+            let key = spec.sortKey(for: value)
+            let isCovered = !Self.contains(key, bound: oldBound, isComplete: wasComplete, forward: forward)
+            let belongs: Bool
+            if isCovered && value.version <= revision {
+                belongs = paged.contains(value.id)
+                if !belongs { confirmed.remove(value.id) }
+            } else {
+                belongs = matches(value)
+            }
+            guard let change = window.apply(value, key: key, matches: belongs) else { continue }
+            total = total.map { $0.followed(by: change) } ?? change
+        }
+        return total
     }
 
     private static func contains(_ key: SortKey, bound: SortKey?, isComplete: Bool, forward: Bool) -> Bool {

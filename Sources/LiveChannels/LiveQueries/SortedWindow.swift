@@ -19,13 +19,16 @@ enum WindowGrowth: Sendable {
 /// duplicates while the list moves: an element that sorts inside the loaded range is shown,
 /// whether it came from a page or an event.
 ///
+/// The elements and their keys are ``PersistentArray``s: placing an element costs O(log n)
+/// whatever the window's size, and a copy of ``items`` (a published snapshot) is O(1).
+///
 /// A pure value; the owner decides what belongs and computes keys.
 struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable where Element.ID: Sendable {
     let growth: WindowGrowth
     /// The elements, in ascending key order.
-    private(set) var items: [Element] = []
+    private(set) var items = PersistentArray<Element>()
     /// `items`' keys, for binary search.
-    private var keys: [SortKey] = []
+    private var keys = PersistentArray<SortKey>()
     /// The key of each listed element, to find it again after it changed.
     private var keyById: [Element.ID: SortKey] = [:]
     /// The key of the element where the loaded pages end; `nil` before the first page.
@@ -44,14 +47,18 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
         return growth == .forward ? key <= bound : bound <= key
     }
 
+    /// Whether the element with `id` is listed.
+    func lists(_ id: Element.ID) -> Bool { keyById[id] != nil }
+
     // MARK: One element at a time
 
     /// Places a changed (or new) element whose key is now `key`: it enters, leaves, moves or is
     /// modified in place, depending on whether it `belongs` (matches) and falls inside the window.
     /// - Returns: the change made, or `nil` when nothing changed.
-    /// - Complexity: O(log n) to find and place it, plus O(n) to shift the arrays.
+    /// - Complexity: O(log n).
     mutating func apply(_ element: Element, key: SortKey, matches: Bool) -> CollectionChange? {
-        let oldIndex = keyById[element.id].map(insertionIndex(for:))
+        let oldKey = keyById[element.id]
+        let oldIndex = oldKey.map(insertionIndex(for:))
         let belongs = matches && contains(key)
         switch (oldIndex, belongs) {
         case (nil, false):
@@ -62,7 +69,11 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
         case (nil, true):
             return CollectionChange(insertions: [insertItem(element, key: key)])
         case (let old?, true):
-            if items[old] == element && keys[old] == key { return nil }
+            if oldKey == key {
+                if items[old] == element { return nil }
+                items[old] = element
+                return CollectionChange(modifications: [old], modificationsInNew: [old])
+            }
             removeItem(at: old, id: element.id)
             let new = insertItem(element, key: key)
             return old == new
@@ -74,7 +85,7 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
     // MARK: Window
 
     /// Moves the bound (and completeness) without touching the items; the owner then replaces
-    /// the items with ``replaceItems(with:)``.
+    /// the items with ``replaceItems(with:)`` or places them one by one.
     mutating func setBound(_ bound: SortKey?, isComplete: Bool) {
         self.bound = bound
         self.isComplete = isComplete
@@ -83,24 +94,18 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
     /// Replaces the elements with `keyed`, which must be sorted ascending by key.
     /// - Complexity: O(k) for k elements.
     mutating func replaceItems(with keyed: [(key: SortKey, element: Element)]) {
-        items = keyed.map(\.element)
-        keys = keyed.map(\.key)
+        items = PersistentArray(keyed.lazy.map(\.element))
+        keys = PersistentArray(keyed.lazy.map(\.key))
         keyById = Dictionary(keyed.map { ($0.element.id, $0.key) }, uniquingKeysWith: { first, _ in first })
     }
 
     // MARK: Storage
 
     /// The first index whose key is not less than `key` (the index of the element with `key`,
-    /// when listed).
+    /// when listed). O(log n).
     private func insertionIndex(for key: SortKey) -> Int {
         if let last = keys.last, last < key { return keys.count }
-        var low = 0
-        var high = keys.count
-        while low < high {
-            let mid = (low + high) / 2
-            if keys[mid] < key { low = mid + 1 } else { high = mid }
-        }
-        return low
+        return keys.partitioningIndex { !($0 < key) }
     }
 
     private mutating func removeItem(at index: Int, id: Element.ID) {

@@ -46,8 +46,11 @@ public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSe
 
 /// One delivery of a live collection: a snapshot and the change that led to it.
 public struct CollectionUpdate<Element: Identifiable & Equatable & Sendable>: Sendable {
-    /// The elements after the change.
-    public let snapshots: [Element]
+    /// The elements after the change (built from the snapshot when first read).
+    public var snapshots: [Element] { snapshot.array }
+    /// The number of elements after the change. O(1).
+    public var count: Int { snapshot.count }
+    private let snapshot: ListSnapshot<Element>
     /// The change from the previous update's snapshots; `nil` for the first update.
     public let change: CollectionChange?
     /// Where the data comes from.
@@ -62,7 +65,7 @@ public struct CollectionUpdate<Element: Identifiable & Equatable & Sendable>: Se
     public let hasPrevious: Bool
 
     init(_ delivery: Delivery) {
-        snapshots = SnapshotBox<[Element]>.unbox(delivery.state.snapshot)
+        snapshot = ListSnapshot<Element>.unbox(delivery.state.snapshot)
         change = delivery.change
         dataStatus = delivery.state.dataStatus
         loadingStatus = delivery.state.loadingStatus

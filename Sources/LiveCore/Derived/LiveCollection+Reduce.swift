@@ -44,7 +44,7 @@ extension LiveCollection {
                 setObserved: { observed in cell.setObserved(observed) }))
         weak let weakDerived = derived
         source.center.attach { state in
-            let elements = SnapshotBox<[Element]>.unbox(state.snapshot)
+            let elements = ListSnapshot<Element>.unbox(state.snapshot).array
             // Under the collection's lock, like every access to the memory.
             let whole = elements.reduce(into: initial) { aggregate, element in replace(&aggregate, nil, element) }
             cell.memory.pointee.record(whole, state)
@@ -56,16 +56,16 @@ extension LiveCollection {
                     var aggregate = memory.pointee.aggregate
                     if change.storage !== CollectionChange.Storage.empty {
                         // Index through the boxes: no array is copied or retained.
-                        let old = unsafeDowncast(oldState.snapshot, to: SnapshotBox<[Element]>.self)
-                        let new = unsafeDowncast(newState.snapshot, to: SnapshotBox<[Element]>.self)
-                        for index in change.storage.deletions { replace(&aggregate, old.value[index], nil) }
+                        let old = ListSnapshot<Element>.unbox(oldState.snapshot)
+                        let new = ListSnapshot<Element>.unbox(newState.snapshot)
+                        for index in change.storage.deletions { replace(&aggregate, old[index], nil) }
                         for (from, to) in zip(change.storage.modifications, change.storage.modificationsInNew) {
-                            replace(&aggregate, old.value[from], new.value[to])
+                            replace(&aggregate, old[from], new[to])
                         }
                         for move in change.storage.moves where move.isModified {
-                            replace(&aggregate, old.value[move.from], new.value[move.to])
+                            replace(&aggregate, old[move.from], new[move.to])
                         }
-                        for index in change.storage.insertions { replace(&aggregate, nil, new.value[index]) }
+                        for index in change.storage.insertions { replace(&aggregate, nil, new[index]) }
                     }
                     guard
                         aggregate != memory.pointee.aggregate || newState.dataStatus != oldState.dataStatus

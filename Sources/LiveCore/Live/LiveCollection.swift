@@ -43,15 +43,19 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
     @inlinable var state: LiveState { pinned ?? source.center.state }
 
     /// The elements.
-    @inlinable public var snapshots: [Element] { SnapshotBox<[Element]>.unbox(state.snapshot) }
+    /// - Complexity: O(1) when the snapshot was published as an array or was read before;
+    ///   O(n) the first time for a snapshot kept as a tree (live lists of the client's cache).
+    ///   To show a list, prefer ``count`` and ``object(at:)``, which never build the array.
+    @inlinable public var snapshots: [Element] { ListSnapshot<Element>.unbox(state.snapshot).array }
     /// The number of elements.
-    @inlinable public var count: Int { snapshots.count }
-    /// The element at `index`, or `nil` when `index` is out of range.
     /// - Complexity: O(1).
+    @inlinable public var count: Int { ListSnapshot<Element>.unbox(state.snapshot).count }
+    /// The element at `index`, or `nil` when `index` is out of range.
+    /// - Complexity: O(log n) (O(1) for a snapshot published as an array).
     @inlinable
     public func object(at index: Int) -> Element? {
-        let snapshot = snapshots
-        return snapshot.indices.contains(index) ? snapshot[index] : nil
+        let snapshot = ListSnapshot<Element>.unbox(state.snapshot)
+        return index >= 0 && index < snapshot.count ? snapshot[index] : nil
     }
     /// Where the data comes from.
     @inlinable public var dataStatus: DataStatus { state.dataStatus }

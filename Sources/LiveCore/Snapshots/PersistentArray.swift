@@ -8,6 +8,7 @@
 ///
 /// Indices are positions `0..<count`, as in an array. A value type; a copy never changes when
 /// another copy is mutated. Sendable when its elements are: shared nodes are never mutated.
+@usableFromInline
 package struct PersistentArray<Element>: Sendable where Element: Sendable {
     @usableFromInline var root: PersistentArrayNode<Element>
 

@@ -1,0 +1,71 @@
+import Synchronization
+
+/// The snapshot of a live collection as the observation machinery carries it: an array, or a
+/// ``PersistentArray`` that is turned into an array only when someone reads one (and then once
+/// per snapshot). Counting and indexing never build the array, so an observer that reads
+/// `count` and `object(at:)` — a table view's data source — pays O(log n), not O(n).
+@usableFromInline
+final class ListSnapshot<Element: Sendable>: Sendable {
+    @usableFromInline
+    enum Storage: Sendable {
+        case array([Element])
+        case tree(PersistentArray<Element>)
+    }
+
+    @usableFromInline let storage: Storage
+    /// The tree's elements as an array, once read.
+    private let materialized = Mutex<[Element]?>(nil)
+
+    @inlinable
+    init(_ elements: [Element]) {
+        storage = .array(elements)
+    }
+
+    @inlinable
+    init(_ elements: PersistentArray<Element>) {
+        storage = .tree(elements)
+    }
+
+    /// The snapshot in `box`, which must be a `ListSnapshot<Element>`.
+    @inlinable
+    static func unbox(_ box: any AnyObject & Sendable) -> ListSnapshot {
+        unsafeDowncast(box, to: ListSnapshot<Element>.self)
+    }
+
+    /// The number of elements. O(1).
+    @inlinable
+    var count: Int {
+        switch storage {
+        case .array(let elements): elements.count
+        case .tree(let elements): elements.count
+        }
+    }
+
+    /// The element at `index` (in range). O(1) for an array, O(log n) for a tree.
+    @inlinable
+    subscript(index: Int) -> Element {
+        switch storage {
+        case .array(let elements): elements[index]
+        case .tree(let elements): elements[index]
+        }
+    }
+
+    /// The elements as an array: O(1) for an array; O(n) the first time for a tree, then O(1).
+    @inlinable
+    var array: [Element] {
+        switch storage {
+        case .array(let elements): elements
+        case .tree(let elements): materialize(elements)
+        }
+    }
+
+    @usableFromInline
+    func materialize(_ elements: PersistentArray<Element>) -> [Element] {
+        materialized.withLock { cached in
+            if let cached { return cached }
+            let array = elements.array
+            cached = array
+            return array
+        }
+    }
+}
