@@ -205,14 +205,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
             let key = spec.sortKey(for: value)
             guard window.contains(key) else { continue }
             let isCovered = isFirst || !Self.contains(key, bound: oldBound, isComplete: wasComplete, forward: forward)
-            let belongs: Bool
-            if isCovered && value.version <= revision {
-                belongs = paged.contains(value.id)
-                if !belongs { confirmed.remove(value.id) }
-            } else {
-                belongs = matches(value)
-            }
-            if belongs { keyed.append((key, value)) }
+            if belongs(value, isCovered: isCovered, revision: revision, paged: paged) { keyed.append((key, value)) }
         }
         keyed.sort { $0.key < $1.key }
         let old = window.items.array
@@ -245,17 +238,21 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         for value in values {
             let key = spec.sortKey(for: value)
             let isCovered = !Self.contains(key, bound: oldBound, isComplete: wasComplete, forward: forward)
-            let belongs: Bool
-            if isCovered && value.version <= revision {
-                belongs = paged.contains(value.id)
-                if !belongs { confirmed.remove(value.id) }
-            } else {
-                belongs = matches(value)
-            }
+            let belongs = belongs(value, isCovered: isCovered, revision: revision, paged: paged)
             guard let change = window.apply(value, key: key, matches: belongs) else { continue }
             total = total.map { $0.followed(by: change) } ?? change
         }
         return total
+    }
+
+    /// Whether a value a page read at `revision` concerns belongs to the list: in the range the
+    /// page newly covers, a value the page saw is listed exactly when the page lists it (and
+    /// loses its confirmation otherwise); anything else is judged by the client's matching.
+    private mutating func belongs(_ value: Entity, isCovered: Bool, revision: Int, paged: Set<String>) -> Bool {
+        guard isCovered && value.version <= revision else { return matches(value) }
+        let listed = paged.contains(value.id)
+        if !listed { confirmed.remove(value.id) }
+        return listed
     }
 
     private static func contains(_ key: SortKey, bound: SortKey?, isComplete: Bool, forward: Bool) -> Bool {
