@@ -76,15 +76,18 @@ enum ClientBenchmark {
         let transport = ScriptedTransport(userId: "me", channels: channels)
         let client = ChatClient(transport: transport)
         try await client.connect()
+        let memoryStart = MemoryProbe.allocatedBytes()
         // Fill the cache: every channel arrives once as an event.
         for (index, channel) in channels.enumerated() { transport.update(channel, at: index) }
         await client.synchronize()
+        let memoryCached = MemoryProbe.allocatedBytes()
 
         let repository = ChannelRepository(client: client)
         let lists = queries().map { repository.getChannels(query: $0) }
         for list in lists {
             for await update in list.updates where update.loadingStatus == .loaded { break }
         }
+        let memoryListed = MemoryProbe.allocatedBytes()
         // Every list observed, as an app would.
         let sink = Sink()
         let tokens = lists.map { list in
@@ -109,10 +112,22 @@ enum ClientBenchmark {
             channels[index] = channel
             updates.append((index, channel))
         }
-        let ours = await Harness.once {
-            for (index, channel) in updates { transport.update(channel, at: index) }
-            await client.synchronize()
+        // Timed in slices, to show the cost after 10,000 and after 100,000 updates.
+        var slices: [Double] = []
+        let sliceSize = 1_000
+        for start in stride(from: 0, to: updates.count, by: sliceSize) {
+            slices.append(await Harness.once {
+                for (index, channel) in updates[start..<min(start + sliceSize, updates.count)] {
+                    transport.update(channel, at: index)
+                }
+                await client.synchronize()
+            })
         }
+        let ours = slices.reduce(0, +)
+        let afterTenThousand = slices[9] / Double(sliceSize)
+        let atTheEnd = slices[slices.count - 1] / Double(sliceSize)
+        let windowTotal = lists.reduce(0) { $0 + $1.count }
+        let memoryAfter = MemoryProbe.allocatedBytes()
 
         // Baseline: re-filter, re-sort and diff every list on every update (a sample of them).
         let sample = 1
@@ -150,6 +165,17 @@ enum ClientBenchmark {
                 ["LiveChannels: incremental (event → cache → lists → observers)", Harness.format(perUpdate), rate(1 / perUpdate), Harness.ratio(naive / perUpdate)],
                 ["baseline: re-filter, re-sort, diff every list (\(sample) updates)", Harness.format(naive), rate(1 / naive), "1.0×"],
             ])
+        print()
+        Harness.table(
+            ["per update (all 100 lists), by when", "time"],
+            [
+                ["updates 9,001–10,000", Harness.format(afterTenThousand)],
+                ["updates 99,001–100,000", Harness.format(atTheEnd)],
+            ])
+        print("\nitems in the 100 windows at the end: \(windowTotal) (largest \(lists.map(\.count).max() ?? 0))")
+        if let start = memoryStart, let cached = memoryCached, let listed = memoryListed, let after = memoryAfter {
+            print("resident memory: \((cached - start) / channelCount) bytes per cached channel; \((listed - cached) / lists.count / 1024) KB per live list as loaded; \((after - listed) / 1_048_576) MB more after the updates (windows grew to \(windowTotal) items)")
+        }
         print("\nlists equal to a from-scratch recomputation: \(lists.count - mismatches)/\(lists.count)\n")
         blackHole(sink.total)
     }

@@ -51,6 +51,12 @@ final class ScriptedTransport: ChatTransport {
 
     /// Replaces a channel in the table and pushes the matching `channelUpdated` event.
     func update(_ channel: Channel, at index: Int) {
+        continuation.yield(.event(stamp(channel, at: index)))
+    }
+
+    /// Replaces a channel in the table and returns the matching `channelUpdated` event without
+    /// delivering it (for `ChatClient.applyEvents(_:)`).
+    func stamp(_ channel: Channel, at index: Int) -> EventEnvelope {
         let (sequence, channel) = state.withLock { state in
             state.sequence += 1
             var channel = channel
@@ -58,7 +64,7 @@ final class ScriptedTransport: ChatTransport {
             state.channels[index] = channel
             return (state.sequence, channel)
         }
-        continuation.yield(.event(EventEnvelope(sequence: sequence, event: .channelUpdated(channel))))
+        return EventEnvelope(sequence: sequence, event: .channelUpdated(channel))
     }
 
     func channel(at index: Int) -> Channel { state.withLock { $0.channels[index] } }

@@ -1,7 +1,7 @@
 // Benchmarks for LiveChannels. Run in release:
 //
 //     swift run -c release Benchmarks            # everything
-//     swift run -c release Benchmarks diff       # one group: diff, core, server, client, persistence
+//     swift run -c release Benchmarks diff       # one group: diff, core, server, client, lists, persistence
 //
 // Every figure is printed next to a baseline measured in the same run.
 
@@ -11,8 +11,10 @@ func wants(_ group: String) -> Bool { groups.isEmpty || groups.contains(group) }
 if wants("diff") { DiffBenchmark.run() }
 if wants("core") { CoreBenchmark.run() }
 if groups.contains("core.reduction") { CoreBenchmark.reduction() }
+if groups.contains("core.tree") { TreeProbe.run() }
 if wants("server") { await runServerBenchmark() }
 if wants("client") { await ClientBenchmark.run() }
+if wants("lists") { await LiveListBenchmark.run() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
 if wants("persistence") { await PersistenceBenchmark.run() }

@@ -125,16 +125,21 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
 
     private func deliverOutbox() {
         while true {
-            let next = shared.withLock { shared -> (@Sendable () -> Void)? in
-                guard !shared.outbox.isEmpty else {
-                    shared.isDelivering = false
-                    return nil
-                }
-                return shared.outbox.removeFirst()
+            // Take everything queued so far, in order; publications queued meanwhile are taken
+            // by the next round.
+            let batch = shared.withLock { shared -> [@Sendable () -> Void] in
+                if shared.outbox.isEmpty { shared.isDelivering = false }
+                return Self.take(&shared.outbox)
             }
-            guard let next else { return }
-            next()
+            guard !batch.isEmpty else { return }
+            for publication in batch { publication() }
         }
+    }
+
+    private static func take(_ outbox: inout [@Sendable () -> Void]) -> [@Sendable () -> Void] {
+        var taken: [@Sendable () -> Void] = []
+        swap(&taken, &outbox)
+        return taken
     }
 
     /// Starts loading the next page (or the first, or retries a failed one), if one can load.
@@ -175,6 +180,13 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
 
     /// Applies changed entities (events, other responses) one by one and publishes the composed
     /// change, if any.
+    // The cache calls this through a protocol, which would run the generic body unspecialized
+    // (every element operation through witness tables, several times slower); these bodies are
+    // compiled for each kind of list and chosen on entry.
+    @_specialize(where Spec == ChannelListSpec)
+    @_specialize(where Spec == MemberListSpec)
+    @_specialize(where Spec == MessageListSpec)
+    @_specialize(where Spec == UserSearchSpec)
     func entitiesDidChange(_ changed: [Entity]) {
         guard source != nil else { return }
         mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
@@ -193,6 +205,11 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     /// them), then rebuilds the covered range and publishes one change with the new statuses.
     /// - Returns: the request for the next page when a reload must go on, else `nil`.
     /// - Throws: `ChatError.unavailable` when the response is not a page of this kind.
+    // Specialized per kind of list, as `entitiesDidChange(_:)` is.
+    @_specialize(where Spec == ChannelListSpec)
+    @_specialize(where Spec == MemberListSpec)
+    @_specialize(where Spec == MessageListSpec)
+    @_specialize(where Spec == UserSearchSpec)
     func applyPage(_ response: ChatResponse, revision: Int) throws -> ChatRequest? {
         let page = try shared.withLock { try $0.query.spec.page(in: response) }
         cache.upsert(page.items, excluding: self)

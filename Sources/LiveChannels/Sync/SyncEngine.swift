@@ -237,6 +237,11 @@ actor SyncEngine {
         runReadyWaiters()
     }
 
+    /// Applies envelopes in order, as ``handle(_:)`` does one by one.
+    func handle(_ envelopes: [EventEnvelope]) {
+        for envelope in envelopes { handle(envelope) }
+    }
+
     private func apply(_ event: ChatEvent) {
         switch event {
         case .channelUpdated(let channel) where channel.currentUserMembership != .member:

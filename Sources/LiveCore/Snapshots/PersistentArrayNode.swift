@@ -3,14 +3,16 @@
 ///
 /// Mutated only while uniquely referenced (the tree copies a shared node before it changes it),
 /// so a node reachable from more than one tree never changes — hence `@unchecked Sendable`.
+/// For the same reason no two accesses to a node's storage can overlap: the run-time
+/// exclusivity checks (which cost more than the tree's own work) are turned off for it.
 @usableFromInline
 final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
     /// Elements below this node.
-    @usableFromInline var count: Int
+    @exclusivity(unchecked) @usableFromInline var count: Int
     /// A leaf's elements (empty for internal nodes).
-    @usableFromInline var elements: [Element]
+    @exclusivity(unchecked) @usableFromInline var elements: [Element]
     /// An internal node's children (empty for leaves).
-    @usableFromInline var children: [PersistentArrayNode]
+    @exclusivity(unchecked) @usableFromInline var children: [PersistentArrayNode]
     @usableFromInline let isLeaf: Bool
 
     @inlinable
@@ -70,8 +72,10 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
 
     /// The child holding position `index` and the position within it. For an insertion,
     /// `index == count` lands in the last child.
+    // Readers copy `children` into a local once (one retain rather than one per read).
     @inlinable
     func locate(_ index: Int) -> (child: Int, offset: Int) {
+        let children = children
         var offset = index
         for child in children.indices {
             let size = children[child].count
@@ -86,9 +90,13 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
         var node = self
         var offset = index
         while !node.isLeaf {
-            let (child, inner) = node.locate(offset)
-            node = node.children[child]
-            offset = inner
+            let children = node.children
+            var child = 0
+            while offset >= children[child].count && child < children.count - 1 {
+                offset -= children[child].count
+                child += 1
+            }
+            node = children[child]
         }
         return node.elements[offset]
     }
@@ -96,8 +104,12 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
     @inlinable
     var lastElement: Element {
         var node = self
-        while !node.isLeaf { node = node.children[node.children.count - 1] }
-        return node.elements[node.elements.count - 1]
+        while !node.isLeaf {
+            let children = node.children
+            node = children[children.count - 1]
+        }
+        let elements = node.elements
+        return elements[elements.count - 1]
     }
 
     @inlinable
@@ -106,25 +118,23 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
         var base = 0
         while !node.isLeaf {
             // The first child whose last element satisfies the predicate holds the answer.
+            let children = node.children
             var low = 0
-            var high = node.children.count
+            var high = children.count
             while low < high {
                 let mid = (low + high) / 2
-                if try node.children[mid].count > 0 && predicate(node.children[mid].lastElement) {
-                    high = mid
-                } else {
-                    low = mid + 1
-                }
+                if try predicate(children[mid].lastElement) { high = mid } else { low = mid + 1 }
             }
-            if low == node.children.count { return base + node.count }
-            for child in 0..<low { base += node.children[child].count }
-            node = node.children[low]
+            if low == children.count { return base + node.count }
+            for child in 0..<low { base += children[child].count }
+            node = children[low]
         }
+        let elements = node.elements
         var low = 0
-        var high = node.elements.count
+        var high = elements.count
         while low < high {
             let mid = (low + high) / 2
-            if try predicate(node.elements[mid]) { high = mid } else { low = mid + 1 }
+            if try predicate(elements[mid]) { high = mid } else { low = mid + 1 }
         }
         return base + low
     }

@@ -1,0 +1,11 @@
+import ChatAPI
+
+extension ChatClient {
+    /// Applies events on the sync engine exactly as if the transport had delivered them (in
+    /// order; duplicates and old sequences ignored), in one hop: for benchmarks that measure the
+    /// client's own work per event without the transport's delivery (an `AsyncStream` and a
+    /// task switch per event in the scripted transports).
+    @_spi(Benchmarks) public func applyEvents(_ envelopes: [EventEnvelope]) async {
+        await sync.handle(envelopes)
+    }
+}
