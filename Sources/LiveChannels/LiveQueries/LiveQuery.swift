@@ -83,9 +83,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             state.prefill(from: cached, confirmed: confirmed)
             let items = state.items
             guard !items.isEmpty else { return ((), nil) }
-            return ((), { [weak source] in
-                source?.publish(elements: items, change: CollectionChange(insertions: Array(0..<items.count)), dataStatus: .local)
-            })
+            return ((), { [weak source] in source?.publish(snapshots: items, dataStatus: .local) })
         }
         return (source.collection, query)
     }
@@ -196,8 +194,8 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
                 total = total.map { $0.followed(by: change) } ?? change
             }
             guard let change = total else { return ((), nil) }
-            let items = state.items
-            return ((), { [weak source] in source?.publish(elements: items, change: change) })
+            let entries = state.entries
+            return ((), { [weak source] in source?.publish(elements: entries, as: { $0.element }, change: change) })
         }
     }
 
@@ -220,14 +218,14 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
                 page, revision: revision, newestCachedVersion: newest, current: cache.entity,
                 newer: { cache.all.filter { $0.version > revision } })
             let next = state.nextReloadRequest()
-            let (items, hasMore, forward) = (state.items, state.hasMore, state.spec.growth == .forward)
+            let (entries, hasMore, forward) = (state.entries, state.hasMore, state.spec.growth == .forward)
             let first = storageKey == nil ? [] : state.leadingItems(state.pageSize)
             let publication: @Sendable () -> Void = { [weak self, weak source] in
                 let (hasNext, hasPrevious) = (forward ? hasMore : false, forward ? false : hasMore)
                 let loadingStatus = self?.currentLoadingStatus
                 if let change {
                     source?.publish(
-                        elements: items, change: change, dataStatus: .fresh, loadingStatus: loadingStatus,
+                        elements: entries, as: { $0.element }, change: change, dataStatus: .fresh, loadingStatus: loadingStatus,
                         hasNext: hasNext, hasPrevious: hasPrevious)
                 } else {
                     source?.publish(

@@ -59,16 +59,27 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         window = SortedWindow(growth: spec.growth)
     }
 
-    /// The listed elements, ascending by key (an O(1) copy).
-    var items: PersistentArray<Entity> { window.items }
+    typealias Entry = SortedWindow<Entity>.Entry
+
+    /// The listed elements with their keys, ascending by key (an O(1) copy).
+    var entries: PersistentArray<Entry> { window.entries }
+
+    /// The listed elements, ascending by key.
+    /// - Complexity: O(n).
+    var items: [Entity] {
+        var items: [Entity] = []
+        items.reserveCapacity(window.entries.count)
+        window.entries.forEach { items.append($0.element) }
+        return items
+    }
 
     /// The first (forward lists) or last (backward lists) `count` listed elements: the first
     /// page as a user sees it.
     /// - Complexity: O(count · log n).
     func leadingItems(_ count: Int) -> [Entity] {
-        let items = window.items
-        let range = spec.growth == .forward ? 0..<min(count, items.count) : max(0, items.count - count)..<items.count
-        return range.map { items[$0] }
+        let entries = window.entries
+        let range = spec.growth == .forward ? 0..<min(count, entries.count) : max(0, entries.count - count)..<entries.count
+        return range.map { entries[$0].element }
     }
 
     /// Whether more elements can be loaded beyond the window.
@@ -176,7 +187,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
             window.setBound(isFirst ? nil : oldBound, isComplete: !page.hasMore)
         }
         hasLoadedFirstPage = true
-        if !isFirst && page.items.count * 8 < window.items.count {
+        if !isFirst && page.items.count * 8 < window.entries.count {
             return placePage(
                 page, revision: revision, newestCachedVersion: newestCachedVersion, current: current, newer: newer,
                 oldBound: oldBound, wasComplete: wasComplete)
@@ -185,7 +196,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         // Every element that may be listed now: the listed ones, the page's, and (rarely) cached
         // values newer than the page — each in its newest cached form.
         var candidates: [String: Entity] = [:]
-        window.items.forEach { element in candidates[element.id] = current(element.cacheKey) ?? element }
+        window.entries.forEach { candidates[$0.element.id] = current($0.element.cacheKey) ?? $0.element }
         var paged: Set<String> = []
         for element in page.items {
             paged.insert(element.id)
@@ -208,9 +219,9 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
             if belongs(value, isCovered: isCovered, revision: revision, paged: paged) { keyed.append((key, value)) }
         }
         keyed.sort { $0.key < $1.key }
-        let old = window.items.array
+        let old = items
         window.replaceItems(with: keyed)
-        let change = CollectionChange(from: old, to: window.items.array)
+        let change = CollectionChange(from: old, to: items)
         return change.isEmpty ? nil : change
     }
 

@@ -19,16 +19,20 @@ enum WindowGrowth: Sendable {
 /// duplicates while the list moves: an element that sorts inside the loaded range is shown,
 /// whether it came from a page or an event.
 ///
-/// The elements and their keys are ``PersistentArray``s: placing an element costs O(log n)
-/// whatever the window's size, and a copy of ``items`` (a published snapshot) is O(1).
+/// The elements, each with its key, are a ``PersistentArray``: placing an element costs
+/// O(log n) whatever the window's size, and a copy of ``entries`` (a published snapshot) is O(1).
 ///
 /// A pure value; the owner decides what belongs and computes keys.
 struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable where Element.ID: Sendable {
+    /// A listed element and its key.
+    struct Entry: Sendable {
+        let key: SortKey
+        let element: Element
+    }
+
     let growth: WindowGrowth
-    /// The elements, in ascending key order.
-    private(set) var items = PersistentArray<Element>()
-    /// `items`' keys, for binary search.
-    private var keys = PersistentArray<SortKey>()
+    /// The elements with their keys, in ascending key order.
+    private(set) var entries = PersistentArray<Entry>()
     /// The key of each listed element, to find it again after it changed.
     private var keyById: [Element.ID: SortKey] = [:]
     /// The key of the element where the loaded pages end; `nil` before the first page.
@@ -70,8 +74,8 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
             return CollectionChange(insertions: [insertItem(element, key: key)])
         case (let old?, true):
             if oldKey == key {
-                if items[old] == element { return nil }
-                items[old] = element
+                if entries[old].element == element { return nil }
+                entries[old] = Entry(key: key, element: element)
                 return CollectionChange(modifications: [old], modificationsInNew: [old])
             }
             removeItem(at: old, id: element.id)
@@ -94,8 +98,7 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
     /// Replaces the elements with `keyed`, which must be sorted ascending by key.
     /// - Complexity: O(k) for k elements.
     mutating func replaceItems(with keyed: [(key: SortKey, element: Element)]) {
-        items = PersistentArray(keyed.lazy.map(\.element))
-        keys = PersistentArray(keyed.lazy.map(\.key))
+        entries = PersistentArray(keyed.lazy.map { Entry(key: $0.key, element: $0.element) })
         keyById = Dictionary(keyed.map { ($0.element.id, $0.key) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -104,20 +107,18 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
     /// The first index whose key is not less than `key` (the index of the element with `key`,
     /// when listed). O(log n).
     private func insertionIndex(for key: SortKey) -> Int {
-        if let last = keys.last, last < key { return keys.count }
-        return keys.partitioningIndex { !($0 < key) }
+        if let last = entries.last, last.key < key { return entries.count }
+        return entries.partitioningIndex { !($0.key < key) }
     }
 
     private mutating func removeItem(at index: Int, id: Element.ID) {
-        items.remove(at: index)
-        keys.remove(at: index)
+        entries.remove(at: index)
         keyById[id] = nil
     }
 
     private mutating func insertItem(_ element: Element, key: SortKey) -> Int {
         let index = insertionIndex(for: key)
-        items.insert(element, at: index)
-        keys.insert(key, at: index)
+        entries.insert(Entry(key: key, element: element), at: index)
         keyById[element.id] = key
         return index
     }

@@ -104,11 +104,35 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
         dataStatus: DataStatus? = nil, loadingStatus: LoadingStatus? = nil,
         hasNext: Bool? = nil, hasPrevious: Bool? = nil, error: (any Error)? = nil
     ) {
+        publish(
+            snapshot: ListSnapshot(elements), change: change, dataStatus: dataStatus, loadingStatus: loadingStatus,
+            hasNext: hasNext, hasPrevious: hasPrevious, error: error)
+    }
+
+    /// As ``publish(elements:change:dataStatus:loadingStatus:hasNext:hasPrevious:error:)``, for
+    /// owners that keep more per element than observers see (a sort key with each element):
+    /// observers read each element through `project`, which must be cheap.
+    @inlinable
+    package func publish<Stored: Sendable>(
+        elements stored: PersistentArray<Stored>, as project: @escaping @Sendable (Stored) -> Element,
+        change: CollectionChange, dataStatus: DataStatus? = nil, loadingStatus: LoadingStatus? = nil,
+        hasNext: Bool? = nil, hasPrevious: Bool? = nil, error: (any Error)? = nil
+    ) {
+        publish(
+            snapshot: ListSnapshot(stored, project: project), change: change, dataStatus: dataStatus,
+            loadingStatus: loadingStatus, hasNext: hasNext, hasPrevious: hasPrevious, error: error)
+    }
+
+    @inlinable
+    func publish(
+        snapshot: ListSnapshot<Element>, change: CollectionChange, dataStatus: DataStatus?,
+        loadingStatus: LoadingStatus?, hasNext: Bool?, hasPrevious: Bool?, error: (any Error)?
+    ) {
         center.commit { state in
             assert(
-                change.isValid(oldCount: ListSnapshot<Element>.unbox(state.snapshot).count, newCount: elements.count),
-                "\(change) does not fit the current elements -> \(elements.count) elements")
-            state.replaceSnapshot(with: ListSnapshot(elements))
+                change.isValid(oldCount: ListSnapshot<Element>.unbox(state.snapshot).count, newCount: snapshot.count),
+                "\(change) does not fit the current elements -> \(snapshot.count) elements")
+            state.replaceSnapshot(with: snapshot)
             if let dataStatus { state.dataStatus = dataStatus }
             if let loadingStatus { state.loadingStatus = loadingStatus }
             if let hasNext { state.hasNext = hasNext }

@@ -10,6 +10,8 @@ final class ListSnapshot<Element: Sendable>: Sendable {
     enum Storage: Sendable {
         case array([Element])
         case tree(PersistentArray<Element>)
+        /// A tree of something else (an element with its sort key, say), read through a closure.
+        case projected(count: Int, element: @Sendable (Int) -> Element, elements: @Sendable () -> [Element])
     }
 
     @usableFromInline let storage: Storage
@@ -26,6 +28,20 @@ final class ListSnapshot<Element: Sendable>: Sendable {
         storage = .tree(elements)
     }
 
+    /// The elements of `stored`, each read through `project`: for owners that keep more per
+    /// element than observers see. `project` must be cheap (it runs on every read).
+    @inlinable
+    init<Stored: Sendable>(_ stored: PersistentArray<Stored>, project: @escaping @Sendable (Stored) -> Element) {
+        storage = .projected(
+            count: stored.count, element: { project(stored[$0]) },
+            elements: {
+                var elements: [Element] = []
+                elements.reserveCapacity(stored.count)
+                stored.forEach { elements.append(project($0)) }
+                return elements
+            })
+    }
+
     /// The snapshot in `box`, which must be a `ListSnapshot<Element>`.
     @inlinable
     static func unbox(_ box: any AnyObject & Sendable) -> ListSnapshot {
@@ -38,6 +54,7 @@ final class ListSnapshot<Element: Sendable>: Sendable {
         switch storage {
         case .array(let elements): elements.count
         case .tree(let elements): elements.count
+        case .projected(let count, _, _): count
         }
     }
 
@@ -47,6 +64,7 @@ final class ListSnapshot<Element: Sendable>: Sendable {
         switch storage {
         case .array(let elements): elements[index]
         case .tree(let elements): elements[index]
+        case .projected(_, let element, _): element(index)
         }
     }
 
@@ -55,15 +73,16 @@ final class ListSnapshot<Element: Sendable>: Sendable {
     var array: [Element] {
         switch storage {
         case .array(let elements): elements
-        case .tree(let elements): materialize(elements)
+        case .tree(let elements): materialize { elements.array }
+        case .projected(_, _, let elements): materialize(elements)
         }
     }
 
     @usableFromInline
-    func materialize(_ elements: PersistentArray<Element>) -> [Element] {
+    func materialize(_ build: () -> [Element]) -> [Element] {
         materialized.withLock { cached in
             if let cached { return cached }
-            let array = elements.array
+            let array = build()
             cached = array
             return array
         }

@@ -18,22 +18,22 @@ import Testing
         _ items: [Spec.Entity], hasMore: Bool, revision: Int = .max, cache: [String: Spec.Entity] = [:],
         to state: inout LiveQueryState<Spec>
     ) -> CollectionChange? {
-        let before = state.items.array
+        let before = state.items
         _ = state.beginPageLoad()
         let change = state.applyPage(
             QueryPage(items: items, hasMore: hasMore), revision: revision,
             newestCachedVersion: cache.values.map(\.version).max() ?? 0, current: { cache[$0] },
             newer: { cache.values.filter { $0.version > revision } })
-        check(change, from: before, to: state.items.array)
+        check(change, from: before, to: state.items)
         return change
     }
 
     /// Applies an event, checking the returned change.
     @discardableResult
     static func apply<Spec: LiveQuerySpec>(_ entity: Spec.Entity, to state: inout LiveQueryState<Spec>) -> CollectionChange? {
-        let before = state.items.array
+        let before = state.items
         let change = state.apply(entity)
-        check(change, from: before, to: state.items.array)
+        check(change, from: before, to: state.items)
         return change
     }
 
@@ -76,7 +76,7 @@ import Testing
                 == CollectionChange(moves: [.init(from: 1, to: 0, isModified: true)]))
         #expect(Self.apply(Self.channel(1, messageAt: 30, member: false), to: &state) == CollectionChange(deletions: [0]))
         #expect(Self.apply(Self.channel(2, messageAt: 20), to: &state) == nil)
-        #expect(state.items.array.map(\.channelId) == ["c002"])
+        #expect(state.items.map(\.channelId) == ["c002"])
     }
 
     @Test func visibilityDecidesWhatAListMayShow() {
@@ -103,7 +103,7 @@ import Testing
         #expect(state.hasMore)
         // The next page extends the window; what it lists beyond the old end appears.
         Self.applyPage([Self.channel(9, messageAt: 1)], hasMore: false, to: &state)
-        #expect(state.items.array.map(\.channelId) == ["c000", "c008", "c001", "c002", "c003", "c004", "c009"])
+        #expect(state.items.map(\.channelId) == ["c000", "c008", "c001", "c002", "c003", "c004", "c009"])
         #expect(!state.hasMore)
     }
 
@@ -112,9 +112,9 @@ import Testing
         // The cache still shows c001 as joined (its removal was missed); the page, read at
         // revision 10, no longer lists it.
         state.prefill(from: [Self.channel(1, messageAt: 50, version: 3), Self.channel(2, messageAt: 40, version: 4)])
-        #expect(state.items.array.map(\.channelId) == ["c001", "c002"])
+        #expect(state.items.map(\.channelId) == ["c001", "c002"])
         Self.applyPage([Self.channel(2, messageAt: 40, version: 4)], hasMore: false, revision: 10, to: &state)
-        #expect(state.items.array.map(\.channelId) == ["c002"])
+        #expect(state.items.map(\.channelId) == ["c002"])
     }
 
     @Test func aPageDoesNotUndoNewerEvents() {
@@ -130,7 +130,7 @@ import Testing
         let cache = [joined.channelId: joined, left.channelId: left]
         Self.applyPage(
             [Self.channel(2, messageAt: 40, version: 9)], hasMore: false, revision: 10, cache: cache, to: &state)
-        #expect(state.items.array.map(\.channelId) == ["c001"])
+        #expect(state.items.map(\.channelId) == ["c001"])
     }
 
     /// Over random update streams, the incrementally maintained list equals a from-scratch
@@ -164,8 +164,8 @@ import Testing
                 let expected = cache.values
                     .filter { state.matches($0) && (complete || !(end! < spec.sortKey(for: $0))) }
                     .sorted { spec.sortKey(for: $0) < spec.sortKey(for: $1) }
-                #expect(state.items.array.map(\.channelId) == expected.map(\.channelId), "seed \(seed)")
-                #expect(state.items.array == expected, "seed \(seed)")
+                #expect(state.items.map(\.channelId) == expected.map(\.channelId), "seed \(seed)")
+                #expect(state.items == expected, "seed \(seed)")
             }
         }
     }
@@ -197,7 +197,7 @@ import Testing
         #expect(Self.apply(Self.member("c", joined: 3, membership: .banned), to: &state) == CollectionChange(deletions: [1]))
         #expect(Self.apply(Self.member("zzz", joined: 9, membership: .none), to: &state) == nil)
         #expect(Self.apply(ChannelMember(channelId: "other", userId: "q"), to: &state) == nil)
-        #expect(state.items.array.map(\.userId) == ["b", "a"])
+        #expect(state.items.map(\.userId) == ["b", "a"])
     }
 
     /// Member ids are user ids, unique only within a channel: the same user's record in another
@@ -210,7 +210,7 @@ import Testing
         #expect(Self.apply(elsewhere, to: &state) == nil)
         elsewhere.membership = .none
         #expect(Self.apply(elsewhere, to: &state) == nil)
-        #expect(state.items.array.map(\.userId) == ["a", "b"])
+        #expect(state.items.map(\.userId) == ["a", "b"])
     }
 
     @Test func memberFiltersDecideMembershipOfTheList() {
@@ -228,11 +228,11 @@ import Testing
     @Test func prefillShowsCachedMembersButStillAsksForTheFirstPage() {
         var state = Self.memberState(MemberListQuery(channelId: "club", pageSize: 2))
         state.prefill(from: [Self.member("c", joined: 3), Self.member("b", joined: 2), Self.member("d", joined: 4)])
-        #expect(state.items.array.map(\.userId) == ["b", "c"])
+        #expect(state.items.map(\.userId) == ["b", "c"])
         #expect(state.beginPageLoad() == .queryMembers(MemberListQuery(channelId: "club", pageSize: 2), after: nil))
         state.failPageLoad()
         Self.applyPage([Self.member("a", joined: 1), Self.member("b", joined: 2)], hasMore: true, to: &state)
-        #expect(state.items.array.map(\.userId) == ["a", "b"])
+        #expect(state.items.map(\.userId) == ["a", "b"])
     }
 
     // MARK: Messages
@@ -263,7 +263,7 @@ import Testing
         Self.applyPage(Self.messages(2...4), hasMore: true, to: &state)
         Self.applyPage(Self.messages(1...1), hasMore: false, to: &state)
         #expect(!state.hasMore)
-        #expect(state.items.array.map(\.sequence) == Array(1...8))
+        #expect(state.items.map(\.sequence) == Array(1...8))
     }
 
     @Test func editsAndDeletionsAreModificationsInPlace() {
@@ -296,6 +296,6 @@ import Testing
         #expect(state.nextReloadRequest() == .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 3), limit: 3)))
         Self.applyPage(Self.messages(1...2), hasMore: false, to: &state)
         #expect(state.nextReloadRequest() == nil)
-        #expect(state.items.array.map(\.sequence) == Array(1...8))
+        #expect(state.items.map(\.sequence) == Array(1...8))
     }
 }
