@@ -5,8 +5,12 @@ import Synchronization
 ///
 /// It is the keyed counterpart of ``LiveCollection/sum(of:)``: where the parts are not an
 /// ordered collection (the unread counts of the thousands of channels a user belongs to), a
-/// change to one part adjusts the total by the difference and publishes it. Read the total
-/// through ``object`` (observe it like any live object) or ``total``.
+/// change to one part adjusts the total by the difference. Read the total through ``object``
+/// (observe it like any live object) or ``total``.
+///
+/// Like a reduction, the tally publishes lazily: while nobody observes ``object``, an update
+/// only adjusts the running total, and the object is brought current when read; once observed,
+/// every update that changes the total (or a status) is published.
 ///
 /// Thread-safe; updates are applied in the order they take the lock.
 public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic & Equatable & Sendable>: Sendable {
@@ -14,14 +18,55 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
     struct Parts: Sendable {
         @usableFromInline var values: [Key: Value] = [:]
         @usableFromInline var total: Value = .zero
+        /// The statuses ``object`` is to show.
+        @usableFromInline var dataStatus: DataStatus
+        @usableFromInline var loadingStatus: LoadingStatus
+        @usableFromInline var error: (any Error)?
+        /// Whether the object has yet to receive the newest total or statuses.
+        @usableFromInline var isPending = true
+        /// Whether anyone observes the object (then every change is published at once).
+        @usableFromInline var isObserved = false
 
         @usableFromInline
-        init() {}
+        init(dataStatus: DataStatus, loadingStatus: LoadingStatus) {
+            self.dataStatus = dataStatus
+            self.loadingStatus = loadingStatus
+        }
     }
 
-    /// Guards the parts and their running total. (The hot methods are inlinable, so they are
-    /// specialized for the caller's key and value types.)
-    @usableFromInline let parts = Mutex(Parts())
+    /// The parts and their running total, shared with the object's source (which reads them
+    /// when it is brought current).
+    @usableFromInline
+    final class Shared: Sendable {
+        @usableFromInline let parts: Mutex<Parts>
+
+        init(_ parts: Parts) {
+            self.parts = Mutex(parts)
+        }
+
+        /// Commits the newest total and statuses into `center` (the object's), unless it has
+        /// them already. Reads them inside that commit, so concurrent publishers never leave an
+        /// older total published last.
+        @usableFromInline
+        func publish(into center: ObservationCenter) {
+            guard parts.withLock({ $0.isPending }) else { return }
+            center.commit { state in
+                let latest = parts.withLock { parts -> Parts? in
+                    guard parts.isPending else { return nil }
+                    parts.isPending = false
+                    return parts
+                }
+                guard let latest else { return nil }
+                state.snapshot = SnapshotBox<Value?>(latest.total)
+                state.dataStatus = latest.dataStatus
+                state.loadingStatus = latest.loadingStatus
+                state.error = latest.error ?? state.error
+                return .empty
+            }
+        }
+    }
+
+    @usableFromInline let shared: Shared
     @usableFromInline let source: LiveObjectSource<Value>
 
     /// Creates an empty tally (total `.zero`).
@@ -33,7 +78,13 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
         dataStatus: DataStatus = .local, loadingStatus: LoadingStatus = .notLoading,
         owner: (any AnyObject & Sendable)? = nil
     ) {
-        source = LiveObjectSource(snapshot: .zero, dataStatus: dataStatus, loadingStatus: loadingStatus, owner: owner)
+        let shared = Shared(Parts(dataStatus: dataStatus, loadingStatus: loadingStatus))
+        self.shared = shared
+        source = LiveObjectSource(
+            upstream: ObservationCenter.Upstream(
+                catchUp: { center in shared.publish(into: center) },
+                setObserved: { observed in shared.parts.withLock { $0.isObserved = observed } }))
+        if let owner { source.retain(owner) }
     }
 
     /// The total as a live object; observers are called only when it (or a status) changes.
@@ -41,28 +92,30 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
 
     /// The current total.
     @inlinable
-    public var total: Value { parts.withLock { $0.total } }
+    public var total: Value { shared.parts.withLock { $0.total } }
 
     /// The contribution of `key`, if any.
-    public func value(for key: Key) -> Value? { parts.withLock { $0.values[key] } }
+    public func value(for key: Key) -> Value? { shared.parts.withLock { $0.values[key] } }
 
     /// The number of keys contributing.
-    public var count: Int { parts.withLock { $0.values.count } }
+    public var count: Int { shared.parts.withLock { $0.values.count } }
 
-    /// Sets (or, with `nil`, removes) the contributions of some keys and publishes the new total
-    /// once, if it changed.
+    /// Sets (or, with `nil`, removes) the contributions of some keys; the object shows the new
+    /// total once (published now if observed, else when next read), if it changed.
     /// - Complexity: O(k) for k keys.
     @inlinable
     public func set(_ updates: some Sequence<(Key, Value?)>) {
-        let (before, after) = parts.withLock { parts in
+        let publishes = shared.parts.withLock { parts in
             let before = parts.total
             for (key, value) in updates {
                 let old = value == nil ? parts.values.removeValue(forKey: key) : parts.values.updateValue(value!, forKey: key)
                 parts.total = parts.total - (old ?? .zero) + (value ?? .zero)
             }
-            return (before, parts.total)
+            guard parts.total != before else { return false }
+            parts.isPending = true
+            return parts.isObserved
         }
-        if before != after { publishTotal() }
+        if publishes { shared.publish(into: source.center) }
     }
 
     /// Sets (or, with `nil`, removes) the contribution of one key.
@@ -72,16 +125,15 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
         set(CollectionOfOne((key, value)))
     }
 
-    /// Publishes new statuses (and the total with them).
+    /// Publishes new statuses (and the total with them); omitted ones keep their value.
     public func publish(dataStatus: DataStatus? = nil, loadingStatus: LoadingStatus? = nil, error: (any Error)? = nil) {
-        source.publish(dataStatus: dataStatus, loadingStatus: loadingStatus, error: error)
-        publishTotal()
-    }
-
-    /// Publishes the newest total, read inside the source's commit so that concurrent updates
-    /// never leave an older total published last.
-    @inlinable
-    func publishTotal() {
-        source.update { _ in total }
+        let publishes = shared.parts.withLock { parts in
+            if let dataStatus { parts.dataStatus = dataStatus }
+            if let loadingStatus { parts.loadingStatus = loadingStatus }
+            if let error { parts.error = error }
+            parts.isPending = true
+            return parts.isObserved
+        }
+        if publishes { shared.publish(into: source.center) }
     }
 }

@@ -36,4 +36,28 @@ import Testing
             #expect(tally.object.snapshot == resum, "seed \(seed)")
         }
     }
+
+    /// Unobserved, updates only adjust the total; the object shows the newest total and
+    /// statuses when read, and a later observer starts from them and then sees every change.
+    @Test func unobservedTallyCatchesUpWhenReadOrObserved() {
+        let tally = LiveTally<String, Int>(dataStatus: .local, loadingStatus: .loading)
+        for index in 0..<1_000 { tally.set(index % 7, for: "k\(index % 10)") }
+        tally.publish(dataStatus: .fresh, loadingStatus: .loaded)
+        let object = tally.object
+        #expect(object.snapshot == tally.total)
+        #expect(object.dataStatus == .fresh && object.loadingStatus == .loaded)
+        tally.set(100, for: "new")
+        #expect(object.snapshot == tally.total)
+
+        let seen = Recorder<Int?>()
+        let token = object.observe(on: .synchronous) { object, _ in seen.append(object.snapshot) }
+        let start = tally.total
+        tally.set(1, for: "another")
+        tally.set(nil, for: "another")
+        #expect(seen.values == [start, start + 1, start])
+        token.invalidate()
+        tally.set(5, for: "after")
+        #expect(seen.count == 3)
+        #expect(object.snapshot == start + 5)
+    }
 }
