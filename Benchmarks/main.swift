@@ -15,6 +15,7 @@ if groups.contains("core.tree") { TreeProbe.run() }
 if wants("server") { await runServerBenchmark() }
 if wants("client") { await ClientBenchmark.run() }
 if wants("lists") { await LiveListBenchmark.run() }
+if groups.contains("client.lists") { try? await ClientBenchmark.liveQueries() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
 if wants("persistence") { await PersistenceBenchmark.run() }

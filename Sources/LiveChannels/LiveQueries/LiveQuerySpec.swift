@@ -29,10 +29,10 @@ protocol LiveQuerySpec: Sendable {
     func sortKey(for entity: Entity) -> SortKey
 
     /// Whether `entity` belongs to the list, as far as the client can tell from the entity
-    /// alone and `context`, filter and visibility both. `isConfirmed`: the server listed it
-    /// for this query, for conditions the client cannot evaluate itself (other users'
-    /// memberships).
-    func matches(_ entity: Entity, in context: QueryContext, isConfirmed: Bool) -> Bool
+    /// alone and `context`, filter and visibility both. `isConfirmed`: whether the server listed
+    /// it for this query, for conditions the client cannot evaluate itself (other users'
+    /// memberships); a lookup, so ask only when needed.
+    func matches(_ entity: Entity, in context: QueryContext, isConfirmed: () -> Bool) -> Bool
 
     /// The request for the page after `boundary` (the last element of the last loaded page, in
     /// the direction of growth, as it was then), or the first page when `nil`; of `limit`

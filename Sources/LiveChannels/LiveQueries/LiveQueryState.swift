@@ -94,7 +94,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
 
     /// Whether `entity` belongs to the list (not considering the window).
     func matches(_ entity: Entity) -> Bool {
-        spec.matches(entity, in: context, isConfirmed: confirmed.contains(entity.id))
+        spec.matches(entity, in: context) { confirmed.contains(entity.id) }
     }
 
     // MARK: Events
@@ -104,7 +104,10 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// - Complexity: O(log n).
     mutating func apply(_ entity: Entity) -> CollectionChange? {
         guard isInScope(entity) else { return nil }
-        return window.apply(entity, key: spec.sortKey(for: entity), matches: matches(entity))
+        let matches = matches(entity)
+        // Most changes concern elements a list neither shows nor wants: no key for those.
+        guard matches || window.lists(entity.id) else { return nil }
+        return window.apply(entity, key: spec.sortKey(for: entity), matches: matches)
     }
 
     // MARK: Before the first page

@@ -16,10 +16,10 @@ struct ChannelListSpec: LiveQuerySpec {
     /// Visible to the viewer (see ``isVisible(_:to:)``) and matching the filter. Conditions on
     /// other users' membership cannot be judged by the client (it knows only its own); for
     /// those it trusts the server (`isConfirmed`).
-    func matches(_ channel: Channel, in context: QueryContext, isConfirmed: Bool) -> Bool {
+    func matches(_ channel: Channel, in context: QueryContext, isConfirmed: () -> Bool) -> Bool {
         guard Self.isVisible(channel, to: context) else { return false }
         return query.filter.matches(channel) { userId in
-            userId == context.viewerId ? channel.currentUserMembership == .member : isConfirmed
+            userId == context.viewerId ? channel.currentUserMembership == .member : isConfirmed()
         }
     }
 

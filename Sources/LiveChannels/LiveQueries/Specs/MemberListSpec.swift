@@ -16,7 +16,7 @@ struct MemberListSpec: LiveQuerySpec {
 
     func sortKey(for member: ChannelMember) -> SortKey { query.sortKey(for: member) }
 
-    func matches(_ member: ChannelMember, in context: QueryContext, isConfirmed: Bool) -> Bool {
+    func matches(_ member: ChannelMember, in context: QueryContext, isConfirmed: () -> Bool) -> Bool {
         query.matches(member)
     }
 

@@ -21,7 +21,7 @@ struct MessageListSpec: LiveQuerySpec {
 
     func sortKey(for message: Message) -> SortKey { MessagePageQuery.sortKey(for: message) }
 
-    func matches(_ message: Message, in context: QueryContext, isConfirmed: Bool) -> Bool {
+    func matches(_ message: Message, in context: QueryContext, isConfirmed: () -> Bool) -> Bool {
         message.channelId == channelId
     }
 

@@ -12,7 +12,7 @@ struct UserSearchSpec: LiveQuerySpec {
 
     func sortKey(for user: User) -> SortKey { query.sortKey(for: user) }
 
-    func matches(_ user: User, in context: QueryContext, isConfirmed: Bool) -> Bool {
+    func matches(_ user: User, in context: QueryContext, isConfirmed: () -> Bool) -> Bool {
         query.matches(user)
     }
 
