@@ -47,6 +47,8 @@ extension JSON {
     /// The value at a dotted path of object keys, such as `"custom_score.value"`; `nil` when any
     /// step is missing or not an object.
     public subscript(path path: String) -> JSON? {
+        // The common case, one component: no splitting (filters evaluate this per channel).
+        if !path.utf8.contains(UInt8(ascii: ".")) { return self[path] }
         var current: JSON? = self
         for component in path.split(separator: ".", omittingEmptySubsequences: false) {
             current = current?[String(component)]
