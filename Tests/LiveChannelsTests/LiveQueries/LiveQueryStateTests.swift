@@ -170,6 +170,54 @@ import Testing
         }
     }
 
+    /// Paging through a long list with small pages while events move channels around: once the
+    /// window is large next to a page, pages are placed element by element (not rebuilt); the
+    /// window always equals a from-scratch filter + sort of the cache up to the last page's end.
+    @Test func laterPagesOfALongListArePlacedIntoTheWindow() {
+        let spec = ChannelListSpec(
+            query: ChannelListQuery(
+                filter: .equal(.type, to: .community), sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 4))
+        for seed in UInt64(1)...20 {
+            var generator = SeededGenerator(seed: seed)
+            var state = Self.channelState(spec)
+            var cache: [String: Channel] = [:]
+            for id in 0..<300 {
+                let channel = Self.channel(id, messageAt: Double.random(in: 0...1_000, using: &generator))
+                cache[channel.channelId] = channel
+            }
+            func matchingAfter(_ cursor: SortKey?) -> [Channel] {
+                cache.values.filter(state.matches).map { (spec.sortKey(for: $0), $0) }
+                    .filter { key, _ in cursor.map { $0 < key } ?? true }
+                    .sorted { $0.0 < $1.0 }.map(\.1)
+            }
+            var cursor: SortKey?
+            var bound: SortKey?
+            var complete = false
+            for round in 0..<60 {
+                if !complete {
+                    let after = matchingAfter(cursor)
+                    let page = Array(after.prefix(4))
+                    complete = after.count <= 4
+                    Self.applyPage(page, hasMore: !complete, cache: cache, to: &state)
+                    if let last = page.last {
+                        cursor = spec.sortKey(for: last)
+                        bound = cursor
+                    }
+                }
+                for _ in 0..<Int.random(in: 0...6, using: &generator) {
+                    let id = Int.random(in: 0..<300, using: &generator)
+                    let updated = Self.channel(
+                        id, messageAt: Double.random(in: 0...1_000, using: &generator),
+                        type: Int.random(in: 0..<6, using: &generator) == 0 ? .live : .community)
+                    cache[updated.channelId] = updated
+                    Self.apply(updated, to: &state)
+                }
+                let expected = matchingAfter(nil).filter { complete || !(bound! < spec.sortKey(for: $0)) }
+                #expect(state.items.map(\.channelId) == expected.map(\.channelId), "seed \(seed), round \(round)")
+            }
+        }
+    }
+
     // MARK: Members
 
     static func member(
