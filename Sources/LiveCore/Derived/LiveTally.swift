@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A live total over a keyed set of contributions — the sum of one number per key — maintained
 /// in O(1) per changed key, never re-summed.
@@ -21,7 +21,7 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
 
     /// Guards the parts and their running total. (The hot methods are inlinable, so they are
     /// specialized for the caller's key and value types.)
-    @usableFromInline let parts = Mutex(Parts())
+    @usableFromInline let parts = Lock(Parts())
     @usableFromInline let source: LiveObjectSource<Value>
 
     /// Creates an empty tally (total `.zero`).
