@@ -11,27 +11,32 @@ let package = Package(
         .library(name: "LiveChannels", targets: ["LiveChannels"]),
     ],
     targets: [
+        // The package's one lock (not a product): a pthread mutex on Linux, which Thread
+        // Sanitizer understands (it does not model `Synchronization.Mutex`'s futexes there), and
+        // `Mutex` elsewhere. Declared `package`, so no product exports it.
+        .target(name: "Locking"),
         // Reactive observation core. Knows nothing about chat.
-        .target(name: "LiveCore"),
+        .target(name: "LiveCore", dependencies: ["Locking"]),
         // The client–server contract: models, query language, requests, events, errors, transport.
         .target(name: "ChatAPI"),
         // The embedded, authoritative chat server.
-        .target(name: "ChatServer", dependencies: ["ChatAPI"]),
+        .target(name: "ChatServer", dependencies: ["ChatAPI", "Locking"]),
         // The client SDK.
-        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite"]),
+        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite", "Locking"]),
         // SQLite from the system (libsqlite3-dev on Linux, the SDK on Apple platforms): the
         // client's cache on disk.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
 
         // Seeded generators and fixtures shared by tests and benchmarks (not a product).
-        .target(name: "TestSupport", dependencies: ["LiveCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["LiveCore", "Locking"], path: "Tests/TestSupport"),
 
-        .testTarget(name: "LiveCoreTests", dependencies: ["LiveCore", "TestSupport"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "LiveCoreTests", dependencies: ["LiveCore", "Locking", "TestSupport"]),
         .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI", "TestSupport"]),
-        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatAPI", "TestSupport"]),
+        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatAPI", "Locking", "TestSupport"]),
         .testTarget(
             name: "LiveChannelsTests",
-            dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "TestSupport"]),
+            dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "Locking", "TestSupport"]),
 
         .executableTarget(
             name: "QuickStart", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],
@@ -64,7 +69,7 @@ let package = Package(
 
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "TestSupport", "CSQLite"],
+            dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "Locking", "TestSupport", "CSQLite"],
             path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]

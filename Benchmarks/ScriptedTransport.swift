@@ -1,6 +1,6 @@
 import ChatAPI
 import Foundation
-import Synchronization
+import Locking
 
 /// A transport backed by an in-memory channel table instead of a server, so a benchmark can put
 /// 100,000 channels behind a client and push events at it as fast as the client can apply them.
@@ -12,11 +12,11 @@ final class ScriptedTransport: ChatTransport {
     let events: AsyncStream<ConnectionEvent>
     private let continuation: AsyncStream<ConnectionEvent>.Continuation
     /// Guards the channel table and the event sequence.
-    private let state: Mutex<(channels: [Channel], sequence: Int)>
+    private let state: Lock<(channels: [Channel], sequence: Int)>
 
     init(userId: String, channels: [Channel]) {
         self.userId = userId
-        state = Mutex((channels, 0))
+        state = Lock((channels, 0))
         (events, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self, bufferingPolicy: .unbounded)
     }
 

@@ -1,8 +1,8 @@
-import Synchronization
+import Locking
 
 /// A thread-safe list of recorded values, for observer callbacks in tests.
 public final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
+    private let storage = Lock<[Value]>([])
 
     public init() {}
 

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// A clock that moves only when told to: the test clock.
 ///
@@ -24,11 +25,11 @@ public final class ManualClock: ServerClock {
 
     // Guards the current time, the parked sleepers, the advance handlers and the tasks waiting
     // for a number of sleepers.
-    private let state: Locked<State>
+    private let state: Lock<State>
 
     /// Creates a clock reading `start` (by default 2026-01-01T00:00:00Z).
     public init(start: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        state = Locked(State(now: start))
+        state = Lock(State(now: start))
     }
 
     public var now: Date { state.withLock { $0.now } }

@@ -1,5 +1,6 @@
 import ChatAPI
 import Foundation
+import Locking
 
 /// One device of one user connected to the embedded server: the `ChatTransport` that
 /// ``ChatServer/connection(userId:deviceId:)`` returns.
@@ -17,7 +18,7 @@ final class ServerConnection: ChatTransport {
     private let engine: ServerEngine
     /// Guards the id of this transport's latest connection (`nil` before the first connect).
     /// The server's hub decides whether it is still current.
-    private let linkId = Locked<UInt64?>(nil)
+    private let linkId = Lock<UInt64?>(nil)
 
     private var device: ServerState.DeviceKey { ServerState.DeviceKey(userId: userId, deviceId: deviceId) }
 

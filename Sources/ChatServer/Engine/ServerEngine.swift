@@ -1,5 +1,6 @@
 import ChatAPI
 import Foundation
+import Locking
 
 /// The server's storage: owns the lock around ``ServerCore`` and the clock, and runs each
 /// operation as one atomic step (expire timers, apply, publish events). ``ChatServer``,
@@ -12,11 +13,11 @@ final class ServerEngine: Sendable {
 
     let clock: any ServerClock
     /// Guards the whole server: state, sessions and faults change together or not at all.
-    let core: Locked<ServerCore>
+    let core: Lock<ServerCore>
 
     init(clock: any ServerClock, configuration: ServerConfiguration) {
         self.clock = clock
-        core = Locked(ServerCore(configuration: configuration))
+        core = Lock(ServerCore(configuration: configuration))
     }
 
     /// Runs `body` atomically at the clock's current time, after expiring what has expired,

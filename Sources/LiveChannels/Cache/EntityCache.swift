@@ -1,5 +1,6 @@
 import ChatAPI
 import LiveCore
+import Locking
 import Synchronization
 
 /// Something that shows entities of a cache and hears of every change: a live query.
@@ -47,7 +48,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     }
 
     /// Guards every field.
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Told of every content change, before observers are (derived values such as unread
     /// counts).
     private let onChange: (@Sendable ([Change]) -> Void)?

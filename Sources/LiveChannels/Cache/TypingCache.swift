@@ -1,5 +1,6 @@
 import ChatAPI
 import LiveCore
+import Locking
 import Synchronization
 
 /// Who is typing in which channel, as told by `typingStarted`/`typingStopped` events, and the
@@ -25,7 +26,7 @@ final class TypingCache: Sendable {
     }
 
     /// Guards the typing sets and the registered sources.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Starts showing the users typing in `channelId`, except `excluded`, in `source`; returns
     /// the value to show first. Atomic with respect to events.

@@ -1,6 +1,6 @@
 import ChatAPI
 import LiveCore
-import Synchronization
+import Locking
 
 /// The entry point of the SDK: one user's connection to a chat server through a
 /// ``ChatTransport``, with the cache that keeps every live handle current.
@@ -25,7 +25,7 @@ public final class ChatClient: Sendable {
     /// The cache file, with `.sqlite` persistence.
     let store: CacheStore?
     private let connection = LiveObjectSource<ConnectionState>(snapshot: .disconnected, dataStatus: .fresh)
-    private let session = Mutex(Session())
+    private let session = Lock(Session())
     private let reconnectPolicy: ReconnectPolicy
 
     private struct Session: Sendable {

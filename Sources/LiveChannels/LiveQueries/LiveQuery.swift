@@ -1,6 +1,6 @@
 import ChatAPI
 import LiveCore
-import Synchronization
+import Locking
 
 /// A live list of any entity kind: one ``LiveQueryState`` and the collection source that shows
 /// it. It observes its ``EntityCache`` (events), loads pages through the sync engine's one
@@ -32,7 +32,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     }
 
     /// Guards the list's state and its outbox.
-    private let shared: Mutex<Shared>
+    private let shared: Lock<Shared>
     weak let source: LiveCollectionSource<Entity>?
 
     private init(
@@ -43,7 +43,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         self.source = source
         channelScope = spec.channelScope
         storageKey = client.store == nil ? nil : spec.storageKey
-        shared = Mutex(Shared(query: LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize)))
+        shared = Lock(Shared(query: LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize)))
     }
 
     /// A live list of what `spec` selects: matching cached entities at once (`.local`), then

@@ -1,11 +1,11 @@
-import Synchronization
+import Locking
 
 /// Runs operations one after another in the order they were submitted, whoever submits them,
 /// so that fire-and-forget calls (`startReading()` then `stopReading()`) reach the server in
 /// the order they were made.
 final class RequestSequence: Sendable {
     /// Guards the last submitted operation, which the next one waits for.
-    private let tail = Mutex<Task<Void, any Error>?>(nil)
+    private let tail = Lock<Task<Void, any Error>?>(nil)
 
     /// Submits `operation`: it starts once every operation submitted before it has finished
     /// (successfully or not). Returns its task; awaiting it is optional.

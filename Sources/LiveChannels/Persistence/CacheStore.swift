@@ -2,7 +2,7 @@ import CSQLite
 import ChatAPI
 import Dispatch
 import Foundation
-import Synchronization
+import Locking
 
 /// The client's cache file: opened (and locked) when the client is made, read at start, written
 /// behind in batches.
@@ -73,12 +73,12 @@ final class CacheStore: Sendable {
     let start: Start
 
     /// The batch the delivery path adds to. Guards only the batch and its flags.
-    private let pending = Mutex(Pending())
+    private let pending = Lock(Pending())
     /// The connection; used on `queue`.
-    private let file: Mutex<FileState>
+    private let file: Lock<FileState>
     private let queue = DispatchQueue(label: "LiveChannels.CacheStore", qos: .utility)
     /// The writer's work so far. Guards only the figures.
-    private let stats = Mutex(PersistenceStatistics())
+    private let stats = Lock(PersistenceStatistics())
 
     /// Lists remembered for a fast start.
     static let listCapacity = 32
@@ -121,7 +121,7 @@ final class CacheStore: Sendable {
         }
         self.failure = failure
         self.start = start
-        file = Mutex(FileState(connection: connection))
+        file = Lock(FileState(connection: connection))
     }
 
     // MARK: Opening

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A one-way gate: ``wait()`` returns at once once ``open()`` was called, and until then
 /// suspends. Thread-safe.
@@ -9,7 +9,7 @@ final class Gate: Sendable {
     }
 
     /// Guards the flag and the suspended waiters.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Whether ``open()`` was called.
     var isOpen: Bool { state.withLock { $0.isOpen } }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Work that failed for want of a connection and should run again once there is one: page
 /// loads and live objects whose request failed. Drained after every (re)connect and by
@@ -17,7 +17,7 @@ final class RetryList: Sendable {
     }
 
     /// Guards the pending retries and the connection count.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// The current connection's number: read it before sending a request that may need a retry.
     var connection: Int { state.withLock { $0.connection } }

@@ -113,7 +113,7 @@ extension LiveCollection {
 /// The memory is guarded by the collection's lock: the fold runs under it, and everything else
 /// takes it (``ObservationCenter/withLock(_:)``). One lock per commit, not two.
 @usableFromInline
-// @unchecked: `memory` is guarded by the collection's lock (its ObservationCenter's Mutex),
+// @unchecked: `memory` is guarded by the collection's lock (its ObservationCenter's Lock),
 // taken by every access (`withMemory`, or the fold and `attach`, which run under it).
 final class ReductionCell<Result: Sendable & Equatable>: @unchecked Sendable {
     /// Guarded by `collection`'s lock.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 extension LiveObject {
     /// A live object combining the newest values of this object and `other`, recomputed when
@@ -15,7 +15,7 @@ extension LiveObject {
         _ transform: @escaping @Sendable (Value?, Other?) -> Result?
     ) -> LiveObject<Result> {
         let derived = LiveObjectSource<Result>()
-        let latest = Mutex<(LiveState?, LiveState?)>((nil, nil))
+        let latest = Lock<(LiveState?, LiveState?)>((nil, nil))
         // Each input stores its newest state, then the derived value is recomputed from both
         // inside the derived commit, so concurrent input changes never publish a stale pair.
         let recompute: @Sendable (LiveObjectSource<Result>?) -> Void = { derived in

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A live total over a keyed set of contributions — the sum of one number per key — maintained
 /// in O(1) per changed key, never re-summed.
@@ -38,10 +38,10 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
     /// when it is brought current).
     @usableFromInline
     final class Shared: Sendable {
-        @usableFromInline let parts: Mutex<Parts>
+        @usableFromInline let parts: Lock<Parts>
 
         init(_ parts: Parts) {
-            self.parts = Mutex(parts)
+            self.parts = Lock(parts)
         }
 
         /// Commits the newest total and statuses into `center` (the object's), unless it has

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The writing side of a live collection: whoever owns the data (a live query of the client's
 /// cache, your own code) commits new snapshots — with their change, or letting the core diff
@@ -11,8 +11,8 @@ import Synchronization
 /// Thread-safe: commit from any thread; commits are applied in the order they take the lock.
 public final class LiveCollectionSource<Element: Identifiable & Equatable & Sendable>: Sendable {
     @usableFromInline let center: ObservationCenter
-    private let pagerBox: Mutex<(any LiveCollectionPaging)?>
-    private let retained: Mutex<[any AnyObject & Sendable]>
+    private let pagerBox: Lock<(any LiveCollectionPaging)?>
+    private let retained: Lock<[any AnyObject & Sendable]>
 
     /// Creates a source.
     /// - Parameters:
@@ -31,8 +31,8 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
             state: LiveState(
                 snapshot: ListSnapshot(snapshots), dataStatus: dataStatus, loadingStatus: loadingStatus, error: nil,
                 hasNext: hasNext, hasPrevious: hasPrevious))
-        pagerBox = Mutex(pager)
-        retained = Mutex([])
+        pagerBox = Lock(pager)
+        retained = Lock([])
     }
 
     /// A handle on this source, showing its newest state.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The writing side of a live object: whoever owns the data (the client's cache, a derived
 /// value, your own code) commits new snapshots, statuses and errors here, and every
@@ -12,7 +12,7 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
     @usableFromInline let center: ObservationCenter
     /// Objects this source keeps alive for its handles: the owner that answers for it (a client),
     /// or the upstream tokens of a derived value.
-    private let retained: Mutex<[any AnyObject & Sendable]>
+    private let retained: Lock<[any AnyObject & Sendable]>
 
     /// Creates a source.
     /// - Parameters:
@@ -29,7 +29,7 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
             state: LiveState(
                 snapshot: SnapshotBox(snapshot), dataStatus: dataStatus ?? (snapshot == nil ? .notExist : .local),
                 loadingStatus: loadingStatus, error: nil))
-        retained = Mutex(owner.map { [$0] } ?? [])
+        retained = Lock(owner.map { [$0] } ?? [])
     }
 
     /// Creates a source whose state comes from `upstream` (see ``ObservationCenter/Upstream``):
@@ -40,7 +40,7 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
             state: LiveState(
                 snapshot: SnapshotBox<Value?>(nil), dataStatus: .notExist, loadingStatus: .notLoading, error: nil),
             upstream: upstream)
-        retained = Mutex([])
+        retained = Lock([])
     }
 
     /// A handle on this source, showing its newest state.

@@ -1,8 +1,8 @@
-import Synchronization
+import Locking
 
 /// Holds the token of an observation model so that its nonisolated `deinit` can invalidate it.
 final class TokenSlot: Sendable {
-    private let token = Mutex<NotificationToken?>(nil)
+    private let token = Lock<NotificationToken?>(nil)
 
     func set(_ newToken: NotificationToken) {
         token.withLock { $0 = newToken }

@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locking
 
 /// The storage behind a live value: owns the lock around its state and the
 /// ``ObserverRegistry`` state machine, and carries out what the registry decides — running
@@ -74,12 +74,12 @@ final class ObservationCenter: Sendable {
         var registry = ObserverRegistry()
         var reducers: [Reducer] = []
     }
-    private let storage: Mutex<Storage>
+    private let storage: Lock<Storage>
     private let upstream: Upstream?
 
     @usableFromInline
     init(state: LiveState, upstream: Upstream? = nil) {
-        storage = Mutex(Storage(state: state))
+        storage = Lock(Storage(state: state))
         self.upstream = upstream
     }
 

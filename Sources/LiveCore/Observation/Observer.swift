@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// One registered callback and the gate that enforces token semantics: once ``close()``
@@ -11,7 +12,7 @@ final class Observer: Sendable {
     private let runningThread = Atomic<UInt>(0)
     /// Held while the callback runs (it serializes nothing else: deliveries to one observer are
     /// already serial), so that `close()` can wait for a running callback to finish.
-    private let gate = Mutex<Void>(())
+    private let gate = Lock<Void>(())
 
     init(_ callback: @escaping @Sendable (Delivery) -> Void) {
         self.callback = callback

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The snapshot of a live collection as the observation machinery carries it: an array, or a
 /// ``PersistentArray`` that is turned into an array only when someone reads one (and then once
@@ -16,7 +16,7 @@ final class ListSnapshot<Element: Sendable>: Sendable {
 
     @usableFromInline let storage: Storage
     /// The tree's elements as an array, once read.
-    private let materialized = Mutex<[Element]?>(nil)
+    private let materialized = Lock<[Element]?>(nil)
 
     @inlinable
     init(_ elements: [Element]) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Lets a callback invalidate its own token and fire at most once (for `observeOnce`), even
 /// when the first delivery runs before `observe` has returned the token.
@@ -7,7 +7,7 @@ final class TokenHolder: Sendable {
         var token: NotificationToken?
         var fired = false
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Whether this is the first call; later calls get `false`.
     func claim() -> Bool {

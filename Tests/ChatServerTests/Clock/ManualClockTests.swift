@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Testing
 
 @testable import ChatServer
@@ -27,7 +28,7 @@ import Testing
 
     @Test func advanceRunsTheHandlers() {
         let clock = ManualClock()
-        let calls = Locked(0)
+        let calls = Lock(0)
         clock.onAdvance { calls.withLock { $0 += 1 } }
         clock.advance(by: 1)
         clock.advance(by: 1)

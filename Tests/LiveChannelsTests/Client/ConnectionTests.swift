@@ -1,7 +1,7 @@
 import ChatAPI
 import ChatServer
 import LiveChannels
-import Synchronization
+import Locking
 import Testing
 
 /// Connecting is idempotent, and two clients on one user and device do not fight.
@@ -28,7 +28,7 @@ import Testing
         let server = ChatServer()
         let first = ChatClient(transport: server.connection(userId: "bob", deviceId: "tablet"), reconnectPolicy: .immediate)
         let second = ChatClient(transport: server.connection(userId: "bob", deviceId: "tablet"), reconnectPolicy: .immediate)
-        let changes = Mutex(0)
+        let changes = Lock(0)
         let token = first.connectionState.observe(on: .synchronous) { _, _ in changes.withLock { $0 += 1 } }
         try await first.connect()
         try await second.connect()

@@ -3,7 +3,7 @@ import ChatServer
 import Foundation
 import LiveChannels
 import LiveCore
-import Synchronization
+import Locking
 import Testing
 
 /// One test per point 1–5 of the consistency issue (live data that always converges). Public API
@@ -499,7 +499,7 @@ final class Gate: Sendable {
     }
 
     // Guards whether the gate is open and the tasks waiting at it.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -524,10 +524,10 @@ final class Gate: Sendable {
 /// A value tasks of a group share, behind a lock.
 final class Shared<Value: Sendable>: Sendable {
     // Guards the value.
-    private let value: Mutex<Value>
+    private let value: Lock<Value>
 
     init(_ value: Value) {
-        self.value = Mutex(value)
+        self.value = Lock(value)
     }
 
     func withLock<Result>(_ body: (inout Value) -> Result) -> Result {

@@ -3,7 +3,7 @@ import ChatServer
 import Foundation
 import LiveChannels
 import LiveCore
-import Synchronization
+import Locking
 import TestSupport
 
 /// One seeded multi-client scenario: users on several devices open live handles, then a seeded
@@ -873,7 +873,7 @@ final class Device {
 /// A flag set once, read from anywhere.
 final class Flag: Sendable {
     // Guards whether the flag was set.
-    private let value = Mutex(false)
+    private let value = Lock(false)
 
     var isSet: Bool { value.withLock { $0 } }
 

@@ -1,7 +1,7 @@
 import ChatAPI
 import LiveChannels
 import LiveCore
-import Synchronization
+import Locking
 
 /// Bounded waits that observe statuses instead of sleeping.
 ///
@@ -84,7 +84,7 @@ private final class Outcome: Sendable {
     }
 
     // Guards the waiting continuation and the result, set once by whichever racer finishes first.
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     var isFinished: Bool { state.withLock { $0.result != nil } }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import LiveCore
+import Locking
 import Synchronization
 import TestSupport
 import Testing
@@ -63,8 +64,8 @@ import Testing
         for round in 0..<20 {
             let source = LiveCollectionSource<Item>(snapshots: (0..<8).map { Item(id: $0, value: 0) })
             let total = source.collection.sum { $0.value }
-            let last = Mutex<Int?>(nil)
-            let finalToken = Mutex<NotificationToken?>(nil)
+            let last = Lock<Int?>(nil)
+            let finalToken = Lock<NotificationToken?>(nil)
             DispatchQueue.concurrentPerform(iterations: 3) { worker in
                 if worker == 0 {
                     // Register and invalidate over and over, keeping the last registration.
@@ -100,8 +101,8 @@ import Testing
         for round in 0..<3_000 {
             let source = LiveCollectionSource<Item>(snapshots: [Item(id: 1, value: 0)])
             let total = source.collection.sum { $0.value }
-            let last = Mutex<Int?>(nil)
-            let tokens = Mutex<[NotificationToken]>([])
+            let last = Lock<Int?>(nil)
+            let tokens = Lock<[NotificationToken]>([])
             DispatchQueue.concurrentPerform(iterations: 2) { worker in
                 if worker == 0 {
                     let token = total.observe(on: .synchronous) { object, _ in

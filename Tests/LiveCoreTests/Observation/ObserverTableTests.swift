@@ -1,4 +1,5 @@
 import LiveCore
+import Locking
 import Synchronization
 import TestSupport
 import Testing
@@ -17,10 +18,10 @@ import Testing
         var nextId = 0
 
         final class Watcher: Sendable {
-            let seen = Mutex<[Item]?>(nil)
-            let callsAfterInvalidate = Mutex(0)
+            let seen = Lock<[Item]?>(nil)
+            let callsAfterInvalidate = Lock(0)
             let isInvalidated = Atomic(false)
-            let token = Mutex<NotificationToken?>(nil)
+            let token = Lock<NotificationToken?>(nil)
         }
         var watchers: [Watcher] = []
         var gone: [Watcher] = []
