@@ -2,6 +2,8 @@
 //
 //     swift run -c release Benchmarks            # everything
 //     swift run -c release Benchmarks diff       # one group: diff, core, server, client, persistence
+//     swift run -c release Benchmarks soak       # only when named: server memory over 1,000,000 messages
+//                                                 # (soak.unbounded: the same, keeping every message)
 //
 // Every figure is printed next to a baseline measured in the same run.
 
@@ -16,3 +18,5 @@ if wants("client") { await ClientBenchmark.run() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
 if wants("persistence") { await PersistenceBenchmark.run() }
+if groups.contains("soak") { await SoakBenchmark.run() }
+if groups.contains("soak.unbounded") { await SoakBenchmark.run(unbounded: true) }
