@@ -89,9 +89,10 @@ extension ChatServer {
         engine.read { state, _ in state.totalUnreadCount(userId: userId) }
     }
 
-    /// Every message of a channel in sequence order (deleted ones included).
+    /// The messages a channel keeps (``ServerConfiguration/messagesPerChannel``, the newest) in
+    /// sequence order, deleted ones included.
     public func messages(channelId: String) -> [Message] {
-        engine.read { state, _ in state.channels[channelId]?.messages ?? [] }
+        engine.read { state, _ in state.channels[channelId]?.messages.elements ?? [] }
     }
 
     /// The channel's members and banned users, by user id.

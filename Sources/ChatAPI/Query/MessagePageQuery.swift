@@ -46,20 +46,25 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
         SortKey(values: [.number(Double(message.sequence))], ascending: [true], id: message.messageId)
     }
 
-    /// The sequence numbers of the page in a channel whose last message is `lastSequence`;
-    /// `nil` when the page is empty.
+    /// The sequence numbers of the page in a channel whose last message is `lastSequence` and
+    /// whose oldest message still kept is `oldestSequence` (1 unless the server dropped older
+    /// ones); `nil` when the page is empty.
+    ///
+    /// The page never reaches below `oldestSequence`: a page before it is shorter (or empty),
+    /// and a page `.after` a sequence older than it starts at it.
     ///
     /// - Complexity: O(1).
-    public func sequenceRange(lastSequence: Int) -> ClosedRange<Int>? {
+    public func sequenceRange(lastSequence: Int, oldestSequence: Int = 1) -> ClosedRange<Int>? {
+        let oldest = max(1, oldestSequence)
         let upper =
             switch position {
             case .latest: lastSequence
             case .before(let sequence): min(sequence - 1, lastSequence)
-            case .after(let sequence): min(sequence + limit, lastSequence)
+            case .after(let sequence): min(max(sequence, oldest - 1) + limit, lastSequence)
             }
         let lower =
             if case .after(let sequence) = position { sequence + 1 } else { upper - limit + 1 }
-        let clampedLower = max(1, lower)
+        let clampedLower = max(oldest, lower)
         return clampedLower <= upper ? clampedLower...upper : nil
     }
 }

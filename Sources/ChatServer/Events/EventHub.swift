@@ -20,7 +20,7 @@ struct EventHub: Sendable {
     let logCapacity: Int
     /// Seconds an event stays in a replay log.
     let logRetention: TimeInterval
-    private var logs: [DeviceKey: EventLog<EventEnvelope>] = [:]
+    private var logs: [DeviceKey: NumberedLog<EventEnvelope>] = [:]
     private var links: [DeviceKey: ConnectionLink] = [:]
     /// Only devices with held envelopes have an entry.
     private var held: [DeviceKey: [Held]] = [:]
@@ -61,7 +61,7 @@ struct EventHub: Sendable {
             previous.continuation.yield(.disconnected(.replaced))
         }
         if logs[device] == nil {
-            logs[device] = EventLog(capacity: logCapacity)
+            logs[device] = NumberedLog(capacity: logCapacity)
             devicesByUser[device.userId, default: []].append(device)
         }
         logs[device]!.trim(appendedBefore: now - logRetention)

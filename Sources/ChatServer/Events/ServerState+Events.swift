@@ -24,7 +24,7 @@ extension ServerState {
         var message: Message?
         switch emission.change {
         case .messageNew(_, let sequence), .messageUpdated(_, let sequence), .messageDeleted(_, let sequence):
-            message = channel?.messages[sequence - 1]
+            message = channel?.messages[sequence: sequence]
         default:
             break
         }

@@ -11,8 +11,9 @@ struct ChannelRecord: Sendable {
     var members: [String: MemberRecord] = [:]
     /// Banned users by user id (never also in `members`).
     var bans: [String: BanRecord] = [:]
-    /// Messages in sequence order: `messages[i].sequence == i + 1`.
-    var messages: [Message] = []
+    /// The kept messages, numbered by their sequence numbers (the newest
+    /// ``ServerConfiguration/messagesPerChannel``).
+    var messages: NumberedLog<Message>
     /// Users typing, with the time their indicator expires.
     var typing: [String: Date] = [:]
     /// Users reading, with the devices they read on (never empty sets).

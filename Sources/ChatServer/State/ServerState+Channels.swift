@@ -50,7 +50,8 @@ extension ServerState {
                 channelId: channelId, type: draft.type, isDistinct: draft.type == .conversation,
                 metadata: draft.metadata, tags: draft.tags, displayName: draft.displayName,
                 memberCount: memberIds.count, lastActivity: now, createdAt: now, updatedAt: now,
-                avatarFileId: draft.avatarFileId, creatorId: caller.userId))
+                avatarFileId: draft.avatarFileId, creatorId: caller.userId),
+            messages: NumberedLog(capacity: configuration.messagesPerChannel))
         for userId in memberIds {
             record.members[userId] = MemberRecord(userId: userId, joinedAt: now, readSequence: 0)
             memberships[userId, default: []].insert(channelId)

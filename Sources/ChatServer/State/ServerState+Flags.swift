@@ -57,8 +57,10 @@ extension ServerState {
     func flagReports(in channelId: String, by caller: Caller, now: Date) throws(ChatError) -> [FlagReport] {
         try InputCheck.id(channelId, field: "channelId")
         let channel = try authorizedRecord(channelId, .reviewFlags, by: caller, now: now)
-        let messages = channel.messageFlags.sorted { $0.key < $1.key }.map { sequence, users in
-            FlagReport(subject: .message(messageId: channel.messages[sequence - 1].messageId), flaggedBy: users.sorted())
+        let messages = channel.messageFlags.sorted { $0.key < $1.key }.compactMap { sequence, users in
+            channel.messages[sequence: sequence].map {
+                FlagReport(subject: .message(messageId: $0.messageId), flaggedBy: users.sorted())
+            }
         }
         let users = channel.userFlags.sorted { $0.key < $1.key }.map { userId, users in
             FlagReport(subject: .user(userId: userId), flaggedBy: users.sorted())

@@ -46,8 +46,9 @@ extension ServerState {
             userId: userId, text: text, mentionedUserIds: mentions,
             metadata: draft.metadata, createdAt: now)
         nextMessageNumber += 1
+        forgetOldestMessageIfFull(in: channelId)
         messageLocations[message.messageId] = MessageLocation(channelId: channelId, sequence: sequence)
-        channels[channelId]!.messages.append(message)
+        channels[channelId]!.messages.append(at: now) { _ in message }
         if !sends.isEmpty { channels[channelId]!.recentSends[userId] = sends }
         modifyChannel(channelId) { info in
             info.lastSequence = sequence
@@ -60,7 +61,7 @@ extension ServerState {
         emit(.channelUpdated(channelId: channelId), to: .channelOutsiders(channelId))
         for reader in readers { moveReadMarker(of: reader, in: channelId, to: sequence) }
         endTyping(userId: userId, in: channelId)
-        return channels[channelId]!.messages[sequence - 1]
+        return channels[channelId]!.messages[sequence: sequence]!
     }
 
     /// Replaces a message's text, mentions and metadata with the draft's. Mentions follow the
@@ -83,7 +84,7 @@ extension ServerState {
         }
         flagMentions(edited)
         emit(.messageUpdated(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
-        return channels[location.channelId]!.messages[location.sequence - 1]
+        return channels[location.channelId]!.messages[sequence: location.sequence]!
     }
 
     /// Deletes a message: it keeps its sequence number (unread counts do not change) and loses
@@ -102,20 +103,23 @@ extension ServerState {
             message.editedAt = now
         }
         emit(.messageDeleted(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
-        return channels[location.channelId]!.messages[location.sequence - 1]
+        return channels[location.channelId]!.messages[sequence: location.sequence]!
     }
 
     /// Members may read a channel's messages (and admins and the console), also once it was deleted.
+    /// Pages cover the kept messages only (``ServerConfiguration/messagesPerChannel``):
+    /// `hasPrevious` is false at the oldest kept message.
     ///
     /// - Throws: `notFound`, `notAllowed`, `forbidden` as for ``ServerAction/read``.
     func messages(_ query: MessagePageQuery, by caller: Caller, now: Date) throws(ChatError) -> MessagePage {
         let channel = try authorizedRecord(query.channelId, .read, by: caller, now: now)
-        guard let range = query.sequenceRange(lastSequence: channel.info.lastSequence) else {
+        let oldest = channel.messages.firstSequence
+        guard let range = query.sequenceRange(lastSequence: channel.info.lastSequence, oldestSequence: oldest) else {
             return MessagePage(messages: [], hasPrevious: false, hasNext: false)
         }
         return MessagePage(
-            messages: Array(channel.messages[(range.lowerBound - 1)..<range.upperBound]),
-            hasPrevious: range.lowerBound > 1, hasNext: range.upperBound < channel.info.lastSequence)
+            messages: channel.messages.elements(in: range),
+            hasPrevious: range.lowerBound > oldest, hasNext: range.upperBound < channel.info.lastSequence)
     }
 
     private func checkDraft(_ draft: MessageDraft) throws(ChatError) {
@@ -136,8 +140,18 @@ extension ServerState {
     }
 
     private mutating func updateMessage(at location: MessageLocation, _ body: (inout Message) -> Void) -> Message {
-        body(&channels[location.channelId]!.messages[location.sequence - 1])
-        return channels[location.channelId]!.messages[location.sequence - 1]
+        channels[location.channelId]!.messages.modify(sequence: location.sequence) { message in
+            body(&message)
+            return message
+        }!
+    }
+
+    /// Makes room for one more message in a channel that keeps as many as it may: forgets the
+    /// oldest one's id and flags (the append that follows drops the message itself).
+    private mutating func forgetOldestMessageIfFull(in channelId: String) {
+        guard channels[channelId]!.messages.isFull, let oldest = channels[channelId]!.messages.oldest else { return }
+        messageLocations[oldest.messageId] = nil
+        channels[channelId]!.messageFlags[oldest.sequence] = nil
     }
 
     private static func uniqueSorted(_ ids: [String]) -> [String] { Array(Set(ids)).sorted() }
@@ -152,7 +166,7 @@ extension ServerState {
             throw .notFound("message '\(messageId)' in channel '\(channelId)'")
         }
         let channel = try record(location.channelId)
-        let message = channel.messages[location.sequence - 1]
+        let message = channel.messages[sequence: location.sequence]!
         try authorize(caller.userId == message.userId ? .read : other, by: caller, in: channel, now: now)
         if message.isDeleted { throw .notAllowed("message '\(messageId)' was deleted") }
         return location

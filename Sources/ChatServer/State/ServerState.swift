@@ -32,6 +32,7 @@ struct ServerState: Sendable {
     /// Channel ids by type and by tag: indexes for queries (``candidateIds(for:viewer:)``).
     var channelsByType: [ChannelType: Set<String>] = [:]
     var channelsByTag: [String: Set<String>] = [:]
+    /// Where each kept message is, by message id (a dropped message leaves it).
     var messageLocations: [String: MessageLocation] = [:]
     /// Channels where something expires with time (``ChannelRecord/hasDeadlines``), so expiry
     /// does not scan every channel.
@@ -65,7 +66,7 @@ struct ServerState: Sendable {
         switch change {
         case .messageNew(let channelId, let sequence), .messageUpdated(let channelId, let sequence),
             .messageDeleted(let channelId, let sequence):
-            channels[channelId]?.messages[sequence - 1].version = revision
+            channels[channelId]?.messages.modify(sequence: sequence) { $0.version = revision }
         case .userUpdated(let userId), .presenceChanged(let userId):
             users[userId]?.version = revision
         default:

@@ -99,7 +99,9 @@ public final class MessageRepository: Sendable {
     /// A channel's messages as a live list, oldest first and newest last (ascending `sequence`),
     /// as a chat screen shows them. It starts with the newest page (`pageSize` messages);
     /// `previousPage()` prepends the page before the first loaded message, and `hasPrevious` is
-    /// `true` exactly while older messages exist. New messages append, edits and deletions are
+    /// `true` exactly while the server keeps older messages (a server may keep only each
+    /// channel's newest ones: the embedded one keeps `ServerConfiguration.messagesPerChannel`).
+    /// New messages append, edits and deletions are
     /// modifications in place (a deleted message stays, `isDeleted` and empty), whoever made them.
     /// Paging backwards while messages arrive leaves no gaps and no duplicates.
     ///

@@ -25,6 +25,26 @@ import Testing
                 lastSequence: last) == expected)
     }
 
+    /// Pages stop at the oldest message the server keeps (here 6 of 10).
+    @Test(arguments: [
+        (Position.latest, 3, 8...10 as ClosedRange<Int>?),
+        (.latest, 30, 6...10),
+        (.before(sequence: 8), 5, 6...7),
+        (.before(sequence: 6), 5, nil),
+        (.before(sequence: 2), 5, nil),
+        (.after(sequence: 0), 2, 6...7),
+        (.after(sequence: 4), 3, 6...8),
+        (.after(sequence: 5), 3, 6...8),
+        (.after(sequence: 7), 5, 8...10),
+    ])
+    func sequenceRangeAfterOlderMessagesWereDropped(
+        _ position: Position, _ limit: Int, _ expected: ClosedRange<Int>?
+    ) {
+        #expect(
+            MessagePageQuery(channelId: "c", position: position, limit: limit).sequenceRange(
+                lastSequence: 10, oldestSequence: 6) == expected)
+    }
+
     @Test func validation() throws {
         try MessagePageQuery(channelId: "c").validate()
         #expect(throws: ChatError.self) {

@@ -16,7 +16,7 @@ import Testing
         let stacked = "e" + String(repeating: "\u{301}", count: InputLimits.maxScalarsPerCharacter)
         #expect(chatError { _ = try fixture.state.sendMessage(stacked, to: id, by: "alice", now: fixture.now) }?.kind == "invalidArgument(text)")
         #expect(chatError { try fixture.state.updateChannel(id, ChannelChanges(channelId: "", displayName: stacked), by: .user("alice"), now: fixture.now) }?.kind == "invalidArgument(displayName)")
-        #expect(fixture.state.channels[id]!.messages.isEmpty)
+        #expect(fixture.state.channels[id]!.messages.count == 0)
     }
 
     @Test func textIsLimitedInBytesAsWellAsCharacters() throws {

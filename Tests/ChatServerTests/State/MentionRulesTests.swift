@@ -9,10 +9,10 @@ import Testing
     @Test func mentionsOfUnknownUsersAreRefusedAndChangeNothing() throws {
         var fixture = StateFixture()
         let id = try fixture.create(.community, members: ["bob"])
-        let before = fixture.state.channels[id]!.messages
+        let before = fixture.state.channels[id]!.messages.elements
         let error = chatError { _ = try fixture.state.sendMessage("hi @ghost", mentionedUserIds: ["bob", "ghost"], to: id, by: "alice", now: fixture.now) }
         #expect(error?.kind == "invalidArgument(mentionedUserIds)")
-        #expect(fixture.state.channels[id]!.messages == before)
+        #expect(fixture.state.channels[id]!.messages.elements == before)
         #expect(fixture.state.channels[id]!.members["bob"]!.mentionSequence == 0)
     }
 

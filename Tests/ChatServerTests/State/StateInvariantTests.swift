@@ -8,11 +8,11 @@ import TestSupport
 @Suite struct StateInvariantTests {
     /// After any seeded random sequence of operations (valid or not), the indexes agree with
     /// the records: member counts, memberships, type and tag indexes, reading, deadlines and
-    /// message sequence numbers.
+    /// message sequence numbers and locations (channels keep 8 messages, so some are dropped).
     @Test func indexesStayConsistentUnderRandomOperations() {
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SeededGenerator(seed: seed)
-        var fixture = StateFixture()
+        var fixture = StateFixture(configuration: ServerConfiguration(messagesPerChannel: 8))
         let users = ["alice", "bob", "carol", "dave", "boss"]
         let channels = (0..<6).map { "c\($0)" }
         let tags = ["x", "y", "z"]
@@ -54,8 +54,12 @@ import TestSupport
         for (id, record) in state.channels {
             #expect(record.info.memberCount == record.members.count, "seed \(seed): \(id)")
             #expect(Set(record.members.keys).isDisjoint(with: record.bans.keys), "seed \(seed): \(id)")
-            #expect(record.messages.map(\.sequence) == Array(0..<record.messages.count).map { $0 + 1 }, "seed \(seed)")
-            #expect(record.info.lastSequence == record.messages.count, "seed \(seed): \(id)")
+            #expect(record.messages.elements.map(\.sequence) == Array(record.messages.firstSequence..<record.messages.lastSequence + 1), "seed \(seed)")
+            #expect(record.info.lastSequence == record.messages.lastSequence, "seed \(seed): \(id)")
+            #expect(state.messageLocations.values.filter { $0.channelId == id }.count == record.messages.count, "seed \(seed)")
+            for message in record.messages.elements {
+                #expect(state.messageLocations[message.messageId]?.sequence == message.sequence, "seed \(seed): \(id)")
+            }
             #expect(state.channelsByType[record.type]?.contains(id) == true, "seed \(seed): \(id)")
             for tag in record.info.tags { #expect(state.channelsByTag[tag]?.contains(id) == true, "seed \(seed)") }
             #expect(state.timedChannels.contains(id) == record.hasDeadlines, "seed \(seed): \(id)")

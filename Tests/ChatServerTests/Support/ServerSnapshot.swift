@@ -39,7 +39,7 @@ struct ServerSnapshot: Equatable {
         users = state.users
         channels = state.channels.mapValues { record in
             ChannelSnapshot(
-                info: record.info, members: record.members, bans: record.bans, messages: record.messages,
+                info: record.info, members: record.members, bans: record.bans, messages: record.messages.elements,
                 typing: record.typing, readers: record.readers, mutes: record.mutes, timedMutes: record.timedMutes,
                 mutedUntil: record.mutedUntil, rateLimit: record.rateLimit, recentSends: record.recentSends)
         }

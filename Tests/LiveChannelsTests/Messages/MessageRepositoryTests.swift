@@ -109,6 +109,23 @@ import Testing
         #expect(list.loadingStatus == .loaded)
     }
 
+    /// A server that keeps only each channel's newest messages: the list pages back to the
+    /// oldest one kept and stops there, while the unread count still counts every message.
+    @Test func pagingStopsAtTheOldestMessageTheServerKeeps() async throws {
+        let fixture = ChatFixture(server: ChatServer(configuration: ServerConfiguration(messagesPerChannel: 15)))
+        let alice = try await fixture.client("alice")
+        try await fixture.server.registerUser(id: "bob")
+        try await makeCommunity("c1", by: alice, members: ["bob"])
+        for index in 1...40 { try await fixture.server.sendMessage(as: "bob", channelId: "c1", text: "m\(index)") }
+        let list = await MessageRepository(client: alice).getMessages(channelId: "c1", pageSize: 10).loaded()
+        #expect(list.snapshots.map(\.sequence) == Array(31...40) && list.hasPrevious)
+        list.previousPage()
+        await list.loaded()
+        #expect(list.snapshots.map(\.sequence) == Array(26...40))
+        #expect(!list.hasPrevious)
+        #expect(fixture.server.unreadCount(userId: "alice", channelId: "c1") == 40)
+    }
+
     @Test func broadcastChannelsAcceptMessagesOnlyFromAdmins() async throws {
         try await fixture.server.registerUser(id: "boss", displayName: "Boss", isAdmin: true)
         let boss = try await fixture.client("boss")
