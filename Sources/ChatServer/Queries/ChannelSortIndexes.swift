@@ -64,8 +64,8 @@ struct ChannelSortIndexes: Sendable {
     /// ``canWalk(_:)``), starting after `cursor` (a cursor of that order), until `body` returns
     /// `false`.
     ///
-    /// - Complexity: O(log n) to start, then O(1) per channel visited (plus O(log n) per
-    ///   distinct key value visited when descending).
+    /// - Complexity: O(log n) to start, then O(1) per channel visited (descending, plus
+    ///   O(log n) per run of equal values longer than a few channels).
     func forEach(sortedBy sort: [Sorting], after cursor: PageCursor?, _ body: (String) -> Bool) {
         guard canWalk(sort), let index = index(of: sort[0].key) else {
             preconditionFailure("no index for the sort \(sort)")

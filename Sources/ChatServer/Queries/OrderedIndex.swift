@@ -176,8 +176,8 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
     /// returns `false`.
     ///
     /// - Complexity: O(log n) to start, then O(1) per entry visited ascending; descending adds
-    ///   O(log n) per distinct key visited (each run of equal keys is found by a binary search,
-    ///   then visited forward).
+    ///   O(1) per run of equal keys visited, O(log n) for a run longer than a few entries (each
+    ///   run is found stepping back or by a binary search, then visited forward).
     func forEach(keysAscending: Bool, after start: (key: Key, id: String)?, _ body: (Entry) -> Bool) {
         guard keysAscending else { return forEachDescending(after: start, body) }
         let first = start.map { start in partitionPoint { $0.key > start.key || ($0.key == start.key && $0.id > start.id) } }
@@ -195,11 +195,28 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
         }
         let origin = Position(chunk: 0, offset: 0)
         while groupEnd != origin {
-            let last = self[position(before: groupEnd)].key
-            let groupStart = partitionPoint { $0.key >= last }
+            let groupStart = startOfRun(endingAt: groupEnd)
             guard visit(from: groupStart, to: groupEnd, body) else { return }
             groupEnd = groupStart
         }
+    }
+
+    /// The first position of the run of equal keys that ends just before `end` (which must not
+    /// be the first position).
+    ///
+    /// - Complexity: O(1) for a run of a few entries (found by stepping back), O(log n) for a
+    ///   longer one (found by a binary search).
+    private func startOfRun(endingAt end: Position) -> Position {
+        let origin = Position(chunk: 0, offset: 0)
+        var start = position(before: end)
+        let key = self[start].key
+        for _ in 0..<8 {
+            guard start != origin else { return start }
+            let previous = position(before: start)
+            guard self[previous].key == key else { return start }
+            start = previous
+        }
+        return partitionPoint { $0.key >= key }
     }
 
     /// The position before `position` (which must not be the first).
