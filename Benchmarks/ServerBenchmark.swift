@@ -132,9 +132,10 @@ enum ServerBenchmark {
         for count in counts {
             var server: ChatServer?
             var viewer: (any ChatTransport)?
+            let processorTime = processorSeconds()
             let populating = try await Harness.once { (server, viewer) = try await populatedServer(channels: count) }
             guard let server, let viewer else { continue }
-            print("populated \(count) channels in \(Harness.format(populating))")
+            print("populated \(count) channels in \(Harness.format(populating)) (processor time \(Harness.format(processorSeconds() - processorTime)))")
             let all = everyChannel(of: server, count: count)
             // Fewer runs where a run takes seconds (the full sort at a million).
             let runs = count >= 1_000_000 ? 3 : 9
@@ -197,6 +198,14 @@ enum ServerBenchmark {
     /// Every channel the viewer can see, as the viewer sees it (the baseline's input).
     private static func everyChannel(of server: ChatServer, count: Int) -> [Channel] {
         (0..<count).compactMap { server.channel("ch\($0)", as: "viewer") }
+    }
+
+    /// The processor time this process has used, in seconds: timings of long single-threaded
+    /// work that other load on the machine does not inflate.
+    private static func processorSeconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private static func medianAsync(runs: Int, _ body: () async throws -> Void) async throws -> Double {

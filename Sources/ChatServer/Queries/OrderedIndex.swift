@@ -4,7 +4,8 @@
 /// Stored as a sorted array of chunks of at most ``maximumChunkSize`` entries each: a chunk that
 /// grows past it splits in two, one that shrinks below a quarter of it merges into a neighbour.
 /// At 1,000,000 entries that is ~2,000–8,000 chunks, so finding a position is two binary
-/// searches and an update moves at most a chunk's entries plus the chunk references.
+/// searches (the first over a contiguous array of each chunk's last entry, ``fences``) and an
+/// update moves at most a chunk's entries plus the chunk references.
 ///
 /// - Complexity: ``insert(key:id:)`` and ``remove(key:id:)`` O(log n + c + n / c) for chunk
 ///   size c (the last term is moving chunk references, a few thousand pointers at a million
@@ -39,6 +40,9 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
 
     /// The entries, in order, in chunks that are never empty.
     private(set) var chunks: [[Entry]] = []
+    /// The last entry of each chunk, contiguous: the first binary search reads only this
+    /// array, not one chunk per step (at a million entries, a cache miss per step saved).
+    private(set) var fences: [Entry] = []
     /// The number of entries.
     private(set) var count = 0
 
@@ -66,7 +70,7 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
         var high = chunks.count
         while low < high {
             let middle = (low + high) / 2
-            if isAtOrAfter(chunks[middle][chunks[middle].count - 1]) { high = middle } else { low = middle + 1 }
+            if isAtOrAfter(fences[middle]) { high = middle } else { low = middle + 1 }
         }
         guard low < chunks.count else { return endPosition }
         let chunk = low
@@ -104,6 +108,7 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
         let entry = Entry(key: key, id: id)
         guard !chunks.isEmpty else {
             chunks = [[entry]]
+            fences = [entry]
             count = 1
             return true
         }
@@ -116,10 +121,9 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
         chunks[position.chunk].insert(entry, at: position.offset)
         count += 1
         if chunks[position.chunk].count > Self.maximumChunkSize {
-            let half = chunks[position.chunk].count / 2
-            let tail = Array(chunks[position.chunk][half...])
-            chunks[position.chunk].removeSubrange(half...)
-            chunks.insert(tail, at: position.chunk + 1)
+            split(position.chunk, at: chunks[position.chunk].count / 2)
+        } else {
+            fences[position.chunk] = chunks[position.chunk][chunks[position.chunk].count - 1]
         }
         return true
     }
@@ -136,8 +140,10 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
         count -= 1
         if chunks[chunk].isEmpty {
             chunks.remove(at: chunk)
-        } else if chunks[chunk].count < Self.maximumChunkSize / 4 {
-            mergeSmallChunk(at: chunk)
+            fences.remove(at: chunk)
+        } else {
+            fences[chunk] = chunks[chunk][chunks[chunk].count - 1]
+            if chunks[chunk].count < Self.maximumChunkSize / 4 { mergeSmallChunk(at: chunk) }
         }
         return true
     }
@@ -162,10 +168,19 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
         let total = chunks[left].count + chunks[left + 1].count
         let right = chunks.remove(at: left + 1)
         chunks[left].append(contentsOf: right)
-        guard total > Self.maximumChunkSize else { return }
-        let tail = Array(chunks[left][(total / 2)...])
-        chunks[left].removeSubrange((total / 2)...)
-        chunks.insert(tail, at: left + 1)
+        fences.remove(at: left)  // the merged chunk ends where the right one did
+        if total > Self.maximumChunkSize { split(left, at: total / 2) }
+    }
+
+    /// Splits the chunk at `index` into its first `size` entries and the rest.
+    ///
+    /// - Complexity: O(c + n / c) for chunk size c.
+    private mutating func split(_ index: Int, at size: Int) {
+        let tail = Array(chunks[index][size...])
+        chunks[index].removeSubrange(size...)
+        chunks.insert(tail, at: index + 1)
+        fences[index] = chunks[index][size - 1]
+        fences.insert(tail[tail.count - 1], at: index + 1)
     }
 
     // MARK: Walks

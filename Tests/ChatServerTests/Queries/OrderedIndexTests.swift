@@ -52,6 +52,8 @@ import TestSupport
                 let inOrder = index.entries.map { Item(key: $0.key, id: $0.id) } == sorted
                 #expect(inOrder, "seed \(seed), step \(step)")
                 #expect(index.chunks.allSatisfy { !$0.isEmpty && $0.count <= maximum }, "seed \(seed)")
+                let fenced = index.fences.map { Item(key: $0.key, id: $0.id) } == index.chunks.map { Item(key: $0.last!.key, id: $0.last!.id) }
+                #expect(fenced, "seed \(seed), step \(step)")
                 if index.chunks.count > 1 {
                     #expect(index.chunks.allSatisfy { $0.count >= maximum / 4 }, "seed \(seed), step \(step)")
                 }
