@@ -15,6 +15,7 @@ if wants("core") { CoreBenchmark.run() }
 if groups.contains("core.reduction") { CoreBenchmark.reduction() }
 if groups.contains("core.tree") { TreeProbe.run() }
 if wants("server") { await runServerBenchmark() }
+if groups.contains("server.queries") { try? await ServerBenchmark.queries() }
 if wants("client") { await ClientBenchmark.run() }
 if wants("lists") { await LiveListBenchmark.run() }
 if groups.contains("client.lists") { try? await ClientBenchmark.liveQueries() }

@@ -60,7 +60,7 @@ public enum ChannelSortingKey: Sendable, Hashable {
     }
 
     /// This key's value for `channel`.
-    func sortValue(of channel: Channel) -> SortValue {
+    package func sortValue(of channel: Channel) -> SortValue {
         switch self {
         case .default: .number((channel.lastMessageAt ?? channel.createdAt).timeIntervalSince1970)
         case .createdAt: .number(channel.createdAt.timeIntervalSince1970)

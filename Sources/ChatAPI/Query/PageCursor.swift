@@ -7,5 +7,6 @@
 /// using it with another ordering is rejected with `ChatError.invalidArgument(field: "cursor")`.
 public struct PageCursor: Sendable, Hashable, Codable {
     let ordering: String
-    let key: SortKey
+    /// The position: the sort key of the element the cursor was made after.
+    package let key: SortKey
 }

@@ -4,9 +4,11 @@ import Foundation
 /// id as the final ascending tie-break. Keys of the same ordering are totally ordered; comparing
 /// keys of different orderings is meaningless.
 public struct SortKey: Sendable, Hashable, Codable, Comparable {
-    let values: [SortValue]
+    /// The sort values, one per criterion of the ordering.
+    package let values: [SortValue]
     let ascending: [Bool]
-    let id: String
+    /// The element's id, the final ascending tie-break.
+    package let id: String
 
     init(values: [SortValue], ascending: [Bool], id: String) {
         precondition(values.count == ascending.count, "one direction per sort value")

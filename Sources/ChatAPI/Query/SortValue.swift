@@ -5,7 +5,7 @@ import Foundation
 /// Order: `missing` < numbers < text < objects < arrays < Booleans (MongoDB's type order, with
 /// `null` and NaN treated as missing). Text compares by its folded form first, then by the original
 /// string, so the order is total and case-insensitive for people.
-enum SortValue: Sendable, Hashable, Codable, Comparable {
+package enum SortValue: Sendable, Hashable, Codable, Comparable {
     case missing
     case number(Double)
     case string(folded: String, original: String)
@@ -42,7 +42,7 @@ enum SortValue: Sendable, Hashable, Codable, Comparable {
         }
     }
 
-    static func < (lhs: SortValue, rhs: SortValue) -> Bool {
+    package static func < (lhs: SortValue, rhs: SortValue) -> Bool {
         switch (lhs, rhs) {
         case (.number(let a), .number(let b)): a < b
         case (.string(let foldedA, let a), .string(let foldedB, let b)):

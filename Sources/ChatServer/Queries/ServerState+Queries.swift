@@ -6,28 +6,45 @@ extension ServerState {
     /// sees them (their membership, unread count and mention flag), using the ChatAPI
     /// evaluator and keyset cursors.
     ///
+    /// Planned by estimated cost: a query sorted by an indexed key (``ChannelSortIndexes``)
+    /// walks that index from the cursor and stops when the page is full, unless a set index
+    /// (``candidateIds(for:viewer:)``) names so few candidates that testing them all is
+    /// cheaper; every other query tests its candidates (every channel when no set index
+    /// applies). All plans give the same page.
+    ///
     /// - Throws: `invalidArgument` for an invalid query or a cursor of another ordering.
-    /// - Complexity: O(candidates × filter size + matches × log pageSize). Candidates are every
-    ///   channel, or fewer when the filter names an indexed condition (the viewer's
-    ///   memberships, a type, a tag; see ``candidateIds(for:viewer:)``).
+    /// - Complexity: walking: O(log n + w × filter size) for the w channels walked (about
+    ///   pageSize / the share of channels that match, at most n); testing candidates:
+    ///   O(candidates × filter size + matches × log pageSize).
     func queryChannels(_ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, now: Date) throws(ChatError) -> Page<Channel> {
         try Self.validated { try query.validate() }
         try Self.validated { try query.validate(cursor) }
-        let viewer = caller.userId
-        let candidates = candidateIds(for: query.filter, viewer: viewer)
+        let candidates = candidateIds(for: query.filter, viewer: caller.userId)
+        if sortIndexes.canWalk(query.sort) {
+            // A walk meets a match about every n / candidates channels when candidates are
+            // known; with a budget of `candidates` channels it never costs more than testing
+            // them all once more.
+            let budget = candidates?.count ?? Int.max
+            let walkEstimate = candidates.map { (query.pageSize + 1) * (channels.count / max($0.count, 1)) } ?? 0
+            if walkEstimate < budget, let page = walkedPage(query, after: cursor, by: caller, among: candidates, budget: budget) {
+                return page
+            }
+        }
+        return scannedPage(query, after: cursor, by: caller, among: candidates)
+    }
+
+    /// The page of `query` after `cursor` found by testing every channel of `candidates` (every
+    /// channel when `nil`) and keeping the first `pageSize` in the query's order.
+    ///
+    /// - Complexity: O(candidates × filter size + matches × log pageSize).
+    private func scannedPage(_ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, among candidates: Set<String>?) -> Page<Channel> {
         var selection = PageSelection(ordering: query, size: query.pageSize)
         let viewerDependent = query.dependsOnViewer
         func consider(_ record: ChannelRecord) {
-            guard canSee(record, caller: caller) else { return }
-            if viewerDependent {
-                let channel = render(record, for: viewer)
-                if query.filter.matches(channel, isMember: { record.members[$0] != nil }), query.isAfter(channel, cursor: cursor) {
-                    selection.offer(channel)
-                }
-            } else if query.filter.matches(record.info, isMember: { record.members[$0] != nil }), query.isAfter(record.info, cursor: cursor) {
-                // The query reads no viewer field: the stored value is tested as it is, and
-                // only the page is rendered for the viewer.
-                selection.offer(record.info)
+            if let value = matchingValue(of: record, for: query, by: caller, viewerDependent: viewerDependent),
+                query.isAfter(value, cursor: cursor)
+            {
+                selection.offer(value)
             }
         }
         if let candidates {
@@ -36,7 +53,18 @@ extension ServerState {
             for index in channels.values.indices { consider(channels.values[index]) }
         }
         if viewerDependent { return selection.page(after: cursor) }
-        return selection.page(after: cursor) { render(channels[$0.channelId]!, for: viewer) }
+        return selection.page(after: cursor) { render(channels[$0.channelId]!, for: caller.userId) }
+    }
+
+    /// The value of `record` that `query` is evaluated on, if `caller` can see it and it
+    /// matches the filter: rendered for the caller when the query reads viewer fields, the
+    /// stored value otherwise (only the page is rendered then).
+    ///
+    /// - Complexity: O(filter size).
+    func matchingValue(of record: ChannelRecord, for query: ChannelListQuery, by caller: Caller, viewerDependent: Bool) -> Channel? {
+        guard canSee(record, caller: caller) else { return nil }
+        let value = viewerDependent ? render(record, for: caller.userId) : record.info
+        return query.filter.matches(value, isMember: { record.members[$0] != nil }) ? value : nil
     }
 
     /// The page of a channel's members (or banned users) after `cursor`.

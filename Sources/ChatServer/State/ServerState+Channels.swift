@@ -60,6 +60,7 @@ extension ServerState {
             record.members[creator]?.roles = [ChannelRole.moderator]
         }
         channels[channelId] = record
+        sortIndexes.insert(record.info)
         channelsByType[draft.type, default: []].insert(channelId)
         indexTags(of: channelId, old: [], new: draft.tags)
         if draft.type == .conversation {
@@ -167,8 +168,14 @@ extension ServerState {
         for tag in Set(new).subtracting(old) { channelsByTag[tag, default: []].insert(channelId) }
     }
 
+    /// Changes a channel's stored fields and moves it in the sort indexes. Every change of a
+    /// channel's `info` but its version goes through here.
+    ///
+    /// - Complexity: O(body) + ``ChannelSortIndexes/update(from:to:)``.
     mutating func modifyChannel(_ channelId: String, _ body: (inout Channel) -> Void) {
+        let old = channels[channelId]!.info
         body(&channels[channelId]!.info)
+        sortIndexes.update(from: old, to: channels[channelId]!.info)
     }
 
     /// - Throws: `limitExceeded` when `adding` more members would pass the limit.

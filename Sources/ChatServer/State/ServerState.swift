@@ -32,6 +32,10 @@ struct ServerState: Sendable {
     /// Channel ids by type and by tag: indexes for queries (``candidateIds(for:viewer:)``).
     var channelsByType: [ChannelType: Set<String>] = [:]
     var channelsByTag: [String: Set<String>] = [:]
+    /// Channel ids in the order of each indexed sort key, for sorted queries
+    /// (``walkedPage(_:after:by:among:budget:)``). Kept by ``createChannel(_:by:now:)`` and
+    /// ``modifyChannel(_:_:)``, the only places that change a channel's sort fields.
+    var sortIndexes = ChannelSortIndexes()
     /// Where each kept message is, by message id (a dropped message leaves it).
     var messageLocations: [String: MessageLocation] = [:]
     /// Channels where something expires with time (``ChannelRecord/hasDeadlines``), so expiry
