@@ -17,8 +17,9 @@ import Synchronization
 ///
 /// The server's clock is a `ManualClock` moved 50 ms per message (14 hours in all), so the
 /// age-based trimming of replay logs runs too. Sending waits, every 1,000 messages, until
-/// every connected device has read everything: a device's unread events are its own, not the
-/// server's (see the README).
+/// every connected device has read everything, so that what is measured is the server: a
+/// connection's transport buffers the events its device has not read yet without bound (like a
+/// socket's send buffer that a network server would cap).
 ///
 /// `Benchmarks soak.unbounded` runs the same with every message kept, for comparison.
 enum SoakBenchmark {
