@@ -47,20 +47,22 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
         /// Commits the newest total and statuses into `center` (the object's), unless it has
         /// them already. Reads them inside that commit, so concurrent publishers never leave an
         /// older total published last.
+        /// - Parameter knownPending: skips the first check (the caller just marked an update).
         @usableFromInline
-        func publish(into center: ObservationCenter) {
-            guard parts.withLock({ $0.isPending }) else { return }
+        func publish(into center: ObservationCenter, knownPending: Bool = false) {
+            guard knownPending || parts.withLock({ $0.isPending }) else { return }
             center.commit { state in
-                let latest = parts.withLock { parts -> Parts? in
+                // Only what the object shows is read out (not the parts' dictionary).
+                let latest = parts.withLock { parts -> (Value, DataStatus, LoadingStatus, (any Error)?)? in
                     guard parts.isPending else { return nil }
                     parts.isPending = false
-                    return parts
+                    return (parts.total, parts.dataStatus, parts.loadingStatus, parts.error)
                 }
-                guard let latest else { return nil }
-                state.snapshot = SnapshotBox<Value?>(latest.total)
-                state.dataStatus = latest.dataStatus
-                state.loadingStatus = latest.loadingStatus
-                state.error = latest.error ?? state.error
+                guard let (total, dataStatus, loadingStatus, error) = latest else { return nil }
+                state.snapshot = SnapshotBox<Value?>(total)
+                state.dataStatus = dataStatus
+                state.loadingStatus = loadingStatus
+                state.error = error ?? state.error
                 return .empty
             }
         }
@@ -115,7 +117,7 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
             parts.isPending = true
             return parts.isObserved
         }
-        if publishes { shared.publish(into: source.center) }
+        if publishes { shared.publish(into: source.center, knownPending: true) }
     }
 
     /// Sets (or, with `nil`, removes) the contribution of one key.
@@ -134,6 +136,6 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
             parts.isPending = true
             return parts.isObserved
         }
-        if publishes { shared.publish(into: source.center) }
+        if publishes { shared.publish(into: source.center, knownPending: true) }
     }
 }
