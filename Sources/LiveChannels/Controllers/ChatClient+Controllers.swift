@@ -28,6 +28,7 @@ extension ChatClient {
     /// member set (the current user included), it is created by the controller's first
     /// `synchronize`, or opened when it exists.
     /// - Parameters:
+    ///   - userIds: the other members (the current user is added).
     ///   - name: the conversation's display name (used only when it is created).
     ///   - imageURL: stored as the channel's `avatarFileId` (its absolute string).
     ///   - extraData: the channel's metadata.

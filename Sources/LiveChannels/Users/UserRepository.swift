@@ -52,8 +52,10 @@ public final class UserRepository: Sendable {
     /// name (the id for users without one), then id, as a live list: the first page loads now,
     /// `nextPage()` loads more while `hasNext`; users enter, leave and move as their names
     /// change, and profile and presence changes show in place.
-    /// - Parameter pageSize: users per page, 1…`ChannelListQuery.maximumPageSize`; another value
-    ///   reports `ChatError.invalidArgument(field: "pageSize")` as the list's `error`.
+    /// - Parameters:
+    ///   - term: what to look for; `nil` or empty lists everyone.
+    ///   - pageSize: users per page, 1…`ChannelListQuery.maximumPageSize`; another value
+    ///     reports `ChatError.invalidArgument(field: "pageSize")` as the list's `error`.
     public func searchUsers(term: String?, pageSize: Int = 20) -> LiveCollection<User> {
         let query = UserSearchQuery(term: term, pageSize: pageSize)
         return LiveQuery.make(
