@@ -48,7 +48,7 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
         /// them already. Reads them inside that commit, so concurrent publishers never leave an
         /// older total published last.
         /// - Parameter knownPending: skips the first check (the caller just marked an update).
-        @usableFromInline
+        @inlinable
         func publish(into center: ObservationCenter, knownPending: Bool = false) {
             guard knownPending || parts.withLock({ $0.isPending }) else { return }
             center.commit { state in
