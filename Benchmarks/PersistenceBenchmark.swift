@@ -174,17 +174,19 @@ enum PersistenceBenchmark {
             sqlite3_finalize(upsert)
             sqlite3_finalize(sequence)
         }
-        let encoder = JSONEncoder()
+        // The store's own row encoding, into one reused buffer, as the store does.
+        var row = RowWriter()
         let start = ContinuousClock.now
         for (index, channel) in channels.enumerated() {
                 exec("BEGIN IMMEDIATE")
-                let data = try encoder.encode(channel)
+                row.removeAll()
+                try channel.encodeStoredRow(to: &row)
                 sqlite3_reset(upsert)
                 sqlite3_bind_text(upsert, 1, channel.channelId, -1, csqlite_transient())
                 sqlite3_bind_int64(upsert, 2, sqlite3_int64(channel.version))
                 sqlite3_bind_int64(upsert, 3, channel.currentUserMembership == .member ? 1 : 0)
-                sqlite3_bind_int64(upsert, 4, sqlite3_int64(data.count))
-                _ = data.withUnsafeBytes { sqlite3_bind_blob(upsert, 5, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+                sqlite3_bind_int64(upsert, 4, sqlite3_int64(row.bytes.count))
+                _ = row.bytes.withUnsafeBytes { sqlite3_bind_blob(upsert, 5, $0.baseAddress, Int32($0.count), csqlite_transient()) }
                 sqlite3_step(upsert)
                 sqlite3_reset(sequence)
                 sqlite3_bind_int64(sequence, 1, sqlite3_int64(index + 1))

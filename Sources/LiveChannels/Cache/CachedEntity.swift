@@ -2,8 +2,8 @@ import ChatAPI
 
 /// An entity the client caches: versioned by the server and identified by a string. Values of
 /// one entity replace each other by version, never older over newer (``EntityCache``).
-/// `Codable`, so the cache can be stored on disk (``CacheStore``).
-protocol CachedEntity: Versioned, Equatable, Sendable, Codable where ID == String {
+/// ``RowCodable``, so the cache can be stored on disk (``CacheStore``).
+protocol CachedEntity: Versioned, Equatable, Sendable, RowCodable where ID == String {
     /// The entity's key in its cache: unique among all entities of the kind (a member's `id`
     /// is unique only within its channel).
     var cacheKey: String { get }

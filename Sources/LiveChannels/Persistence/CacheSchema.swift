@@ -3,18 +3,29 @@
 /// The file is ours when `PRAGMA application_id` is ``applicationId``; `PRAGMA user_version` is
 /// its schema version. Each entity table has the same columns: the cache key, the value's
 /// version, its scope (channel id) and ordinal (message sequence) for eviction, whether it is
-/// pinned (never evicted), its encoded size and the encoded value (JSON). Triggers keep the
-/// total size in `meta`, in the same transaction as every change.
+/// pinned (never evicted), its encoded size and the encoded value (the binary row encoding of
+/// ``RowCodable``; a list's keys are a ``RowWriter`` array of strings). `meta` keeps the total
+/// size, in the same transaction as every change: triggers count inserts and deletes, the
+/// writer counts updates (``StoredSizeChange``).
+///
+/// Versions: 1 stored values as JSON; 2 stores them in the row encoding.
 enum CacheSchema {
     /// 'LCCH'.
     static let applicationId = 0x4C43_4348
     /// The schema version this build writes.
-    static let version = 1
+    static let version = 2
 
     /// The statements that bring a file from `version - 1` to `version`, by target version.
     /// A new schema version adds an entry here (an `ALTER TABLE`, a new table, ...); files of
     /// any older version are migrated step by step, in one transaction.
-    static let migrations: [Int: String] = [1: createVersion1]
+    static let migrations: [Int: String] = [1: createVersion1, 2: createVersion2]
+
+    /// Deletes every stored value, every list and the event sequence; the size drops to 0.
+    /// What `ChatClient.clearPersistence()` runs.
+    static var deleteEverything: String {
+        StoredKind.allCases.map { "DELETE FROM \($0.table);\n" }.joined()
+            + "DELETE FROM lists; DELETE FROM meta WHERE key = 'sequence'; UPDATE meta SET value = 0 WHERE key = 'bytes';\n"
+    }
 
     private static var createVersion1: String {
         var sql = """
@@ -43,6 +54,15 @@ enum CacheSchema {
         return sql
     }
 
+    /// From version 1: values are stored in the row encoding instead of JSON. Rows of version 1
+    /// cannot be read by this build, so they are deleted, with the lists and the event sequence
+    /// (``deleteEverything``): the file keeps its tables, and the client connects afresh and
+    /// stores again. The update triggers go: an update counts its size change itself
+    /// (``update(_:)``), which spares every update a trigger program and a statement journal.
+    private static var createVersion2: String {
+        deleteEverything + StoredKind.allCases.map { "DROP TRIGGER \($0.table)_updated;\n" }.joined()
+    }
+
     /// Creates the schema in an empty file, or migrates an older one, in one transaction.
     static func migrate(_ connection: SQLiteConnection, from current: Int) throws {
         try connection.transaction {
@@ -55,14 +75,21 @@ enum CacheSchema {
         }
     }
 
-    /// Upserts one row of `kind`, keeping a stored value with a higher version.
-    static func upsert(_ kind: StoredKind) -> String {
-        let table = kind.table
-        return """
-            INSERT INTO \(table)(key, version, scope, ordinal, pinned, size, value) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
-            ON CONFLICT(key) DO UPDATE SET version = excluded.version, scope = excluded.scope,
-                ordinal = excluded.ordinal, pinned = excluded.pinned, size = excluded.size, value = excluded.value
-            WHERE excluded.version >= \(table).version
-            """
+    /// Replaces the stored row of `kind` with key `?1` by the row `?1`…`?7` (key, version, scope,
+    /// ordinal, pinned, size, value) unless the stored one has a higher version; changes nothing
+    /// when there is no stored row. Adds the size change to ``StoredSizeChange`` (its SQL
+    /// function must be defined on the connection). Then ``insert(_:)`` when no row changed.
+    static func update(_ kind: StoredKind) -> String {
+        """
+        UPDATE \(kind.table) SET version = ?2, scope = ?3, ordinal = ?4, pinned = ?5,
+            size = \(StoredSizeChange.function)(size, ?6), value = ?7
+        WHERE key = ?1 AND version <= ?2
+        """
+    }
+
+    /// Inserts the row `?1`…`?7` of `kind` (as in ``update(_:)``) unless a row with its key is
+    /// stored (one with a higher version, after an ``update(_:)`` that changed nothing).
+    static func insert(_ kind: StoredKind) -> String {
+        "INSERT OR IGNORE INTO \(kind.table)(key, version, scope, ordinal, pinned, size, value) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
     }
 }

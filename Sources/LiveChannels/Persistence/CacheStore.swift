@@ -79,6 +79,8 @@ final class CacheStore: Sendable {
     private let queue = DispatchQueue(label: "LiveChannels.CacheStore", qos: .utility)
     /// The writer's work so far. Guards only the figures.
     private let stats = Lock(PersistenceStatistics())
+    /// The size change of the rows the writer updates (defined on every connection it opens).
+    private let sizeChange: StoredSizeChange
 
     /// Lists remembered for a fast start.
     static let listCapacity = 32
@@ -94,20 +96,22 @@ final class CacheStore: Sendable {
     init(url: URL, limits: PersistenceLimits) {
         path = url.path
         self.limits = limits
+        let sizeChange = StoredSizeChange()
+        self.sizeChange = sizeChange
         var connection: SQLiteConnection?
         var failure: ChatError?
         var start = Start()
         do {
             do {
-                let opened = try Self.open(path)
+                let opened = try Self.open(path, sizeChange: sizeChange)
                 connection = opened
                 start = try Self.readStart(opened)
             } catch let error as SQLiteError where error.code == SQLITE_CORRUPT {
                 connection = nil
-                connection = try Self.rebuild(path)
+                connection = try Self.rebuild(path, sizeChange: sizeChange)
             } catch is StoreDamage {
                 connection = nil
-                connection = try Self.rebuild(path)
+                connection = try Self.rebuild(path, sizeChange: sizeChange)
             }
         } catch let error as SQLiteError {
             connection = nil
@@ -126,11 +130,13 @@ final class CacheStore: Sendable {
 
     // MARK: Opening
 
-    /// Opens the file, takes it for this client and brings its schema up to date.
+    /// Opens the file, takes it for this client and brings its schema up to date; updates
+    /// count their size changes in `sizeChange`.
     /// - Throws: `ChatError.invalidArgument` for a file that is not ours or is in use,
     ///   ``StoreDamage`` or a corrupt ``SQLiteError`` for a file of ours to rebuild.
-    private static func open(_ path: String) throws -> SQLiteConnection {
+    private static func open(_ path: String, sizeChange: StoredSizeChange) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path)
+        try sizeChange.define(on: connection)
         do {
             try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
             try connection.execute("PRAGMA journal_mode = WAL")
@@ -159,11 +165,11 @@ final class CacheStore: Sendable {
     }
 
     /// Deletes the file (and its journal) and creates an empty cache in its place.
-    private static func rebuild(_ path: String) throws -> SQLiteConnection {
+    private static func rebuild(_ path: String, sizeChange: StoredSizeChange) throws -> SQLiteConnection {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
-        return try open(path)
+        return try open(path, sizeChange: sizeChange)
     }
 
     /// Reads the sequence, the remembered lists and the values they show.
@@ -174,7 +180,7 @@ final class CacheStore: Sendable {
         var seen: Set<String> = []
         try connection.statement("SELECT key, kind, keys FROM lists ORDER BY touched DESC LIMIT \(listCapacity)").query { row in
             guard let kind = StoredKind(rawValue: row.string(at: 1)),
-                let keys = try? JSONDecoder().decode([String].self, from: row.data(at: 2))
+                let keys = try? row.withBlob(at: 2, Self.decodeKeys)
             else { throw StoreDamage.undecodable(kind: "list", key: row.string(at: 0)) }
             start.lists[row.string(at: 0)] = keys
             for key in keys where seen.insert(kind.rawValue + "/" + key).inserted { keysByKind[kind, default: []].append(key) }
@@ -190,17 +196,31 @@ final class CacheStore: Sendable {
         _ type: Entity.Type, keys: [String], in connection: SQLiteConnection
     ) throws -> [Entity] {
         let statement = try connection.statement("SELECT value FROM \(Entity.storedKind.table) WHERE key = ?1")
-        let decoder = JSONDecoder()
         var result: [Entity] = []
         for key in keys {
-            try statement.query([key]) { row in
-                guard let value = try? decoder.decode(Entity.self, from: row.data(at: 0)) else {
-                    throw StoreDamage.undecodable(kind: Entity.storedKind.rawValue, key: key)
-                }
-                result.append(value)
-            }
+            try statement.query([key]) { row in result.append(try decode(Entity.self, column: 0, of: row, key: key)) }
         }
         return result
+    }
+
+    /// The value stored in `column` of the current row, decoded in place (no copy of the bytes).
+    /// - Throws: ``StoreDamage/undecodable(kind:key:)`` naming `key` for a row that does not
+    ///   decode (see ``RowCodable``).
+    private static func decode<Entity: CachedEntity>(
+        _ type: Entity.Type, column: Int32, of row: SQLiteStatement, key: @autoclosure () -> String
+    ) throws -> Entity {
+        guard let value = try? row.withBlob(at: column, { try Entity.decodeRow($0) }) else {
+            throw StoreDamage.undecodable(kind: Entity.storedKind.rawValue, key: key())
+        }
+        return value
+    }
+
+    /// A list's stored keys: a count and the strings (``RowWriter``), nothing after them.
+    private static func decodeKeys(_ bytes: UnsafeRawBufferPointer) throws(RowCodingError) -> [String] {
+        var reader = RowReader(bytes)
+        let keys = try reader.strings()
+        try reader.finish()
+        return keys
     }
 
     // MARK: Loading everything
@@ -214,15 +234,11 @@ final class CacheStore: Sendable {
                 do {
                     let statement = try connection.statement(
                         "SELECT rowid, key, value FROM \(Entity.storedKind.table) WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")
-                    let decoder = JSONDecoder()
                     var values: [Entity] = []
                     var last = rowid
                     try statement.query([rowid, Self.chunkSize]) { row in
                         last = row.int(at: 0)
-                        guard let value = try? decoder.decode(Entity.self, from: row.data(at: 2)) else {
-                            throw StoreDamage.undecodable(kind: Entity.storedKind.rawValue, key: row.string(at: 1))
-                        }
-                        values.append(value)
+                        values.append(try Self.decode(Entity.self, column: 2, of: row, key: row.string(at: 1)))
                     }
                     return values.isEmpty ? nil : (values, last)
                 } catch {
@@ -330,10 +346,7 @@ final class CacheStore: Sendable {
             try self.file.withLock { state in
                 guard let connection = state.connection else { return }
                 do {
-                    try connection.transaction {
-                        for kind in StoredKind.allCases { try connection.execute("DELETE FROM \(kind.table)") }
-                        try connection.execute("DELETE FROM lists; DELETE FROM meta WHERE key = 'sequence'; UPDATE meta SET value = 0 WHERE key = 'bytes'")
-                    }
+                    try connection.transaction { try connection.execute(CacheSchema.deleteEverything) }
                 } catch let error as SQLiteError {
                     throw error.chatError(path: self.path)
                 }
@@ -382,7 +395,7 @@ final class CacheStore: Sendable {
                 guard let connection = state.connection else { return [] }
                 var values: [Entity] = []
                 try? connection.statement("SELECT value FROM \(Entity.storedKind.table) ORDER BY rowid").query { row in
-                    if let value = try? JSONDecoder().decode(Entity.self, from: row.data(at: 0)) { values.append(value) }
+                    if let value = try? row.withBlob(at: 0, { try Entity.decodeRow($0) }) { values.append(value) }
                 }
                 return values
             }
@@ -437,17 +450,24 @@ final class CacheStore: Sendable {
     }
 
     private func write(_ writes: PendingWrites, to connection: SQLiteConnection) throws {
-        let encoder = JSONEncoder()
-        try upsert(writes.channels, encoder: encoder, in: connection)
-        try upsert(writes.members, encoder: encoder, in: connection)
-        try upsert(writes.messages, encoder: encoder, in: connection)
-        try upsert(writes.users, encoder: encoder, in: connection)
+        var row = RowWriter()
+        _ = sizeChange.take()  // what a failed write counted
+        try upsert(writes.channels, row: &row, in: connection)
+        try upsert(writes.members, row: &row, in: connection)
+        try upsert(writes.messages, row: &row, in: connection)
+        try upsert(writes.users, row: &row, in: connection)
+        let resized = sizeChange.take()
+        if resized != 0 {
+            try connection.statement("UPDATE meta SET value = value + ?1 WHERE key = 'bytes'").run([resized])
+        }
         if !writes.lists.isEmpty {
             let touched = try connection.integer("SELECT coalesce(max(touched), 0) + 1 FROM lists")
             let statement = try connection.statement(
                 "INSERT OR REPLACE INTO lists(key, kind, touched, keys) VALUES(?1, ?2, ?3, ?4)")
             for (key, list) in writes.lists {
-                try statement.run([key, list.kind.rawValue, touched, try encoder.encode(list.keys)])
+                row.removeAll()
+                row.write(list.keys)
+                try statement.run([key, list.kind.rawValue, touched, row.bytes])
             }
             try connection.statement(
                 "DELETE FROM lists WHERE key NOT IN (SELECT key FROM lists ORDER BY touched DESC LIMIT \(Self.listCapacity))"
@@ -464,17 +484,39 @@ final class CacheStore: Sendable {
         try evict(channels: Set(writes.messages.values.map(\.channelId)), in: connection)
     }
 
+    /// Writes each value's row (``RowCodable``), encoded into `row`, a buffer reused from row to
+    /// row; keeps a stored value with a higher version. An update when the key is stored (the
+    /// common case: no trigger runs), an insert otherwise. O(k) statements for k values.
     private func upsert<Entity: CachedEntity>(
-        _ values: [String: Entity], encoder: JSONEncoder, in connection: SQLiteConnection
+        _ values: [String: Entity], row: inout RowWriter, in connection: SQLiteConnection
     ) throws {
         guard !values.isEmpty else { return }
-        let statement = try connection.statement(CacheSchema.upsert(Entity.storedKind))
-        // In ordinal order, so that storage order (what eviction goes by) is oldest first.
-        for value in values.values.sorted(by: { $0.storedOrdinal < $1.storedOrdinal }) {
-            let data = try encoder.encode(value)
-            try statement.run([
-                value.cacheKey, value.version, value.storedScope, value.storedOrdinal, value.isPinned ? 1 : 0, data.count, data,
-            ])
+        let update = try connection.statement(CacheSchema.update(Entity.storedKind))
+        let insert = try connection.statement(CacheSchema.insert(Entity.storedKind))
+        func run(_ statement: SQLiteStatement, _ value: Entity) throws {
+            try statement.bind(value.version, at: 2)
+            try statement.bind(value.storedScope, at: 3)
+            try statement.bind(value.storedOrdinal, at: 4)
+            try statement.bind(value.isPinned ? 1 : 0, at: 5)
+            try statement.bind(row.bytes.count, at: 6)
+            // The key and the row are bound without a copy: SQLite reads them while it runs.
+            try statement.withBorrowed(value.cacheKey, at: 1) {
+                try row.bytes.withUnsafeBytes { bytes in try statement.withBorrowed(bytes, at: 7) { try statement.runBound() } }
+            }
+        }
+        func upsert(_ value: Entity) throws {
+            row.removeAll()
+            try value.encodeRow(to: &row)
+            try run(update, value)
+            // Not stored yet (inserted), or stored with a higher version (ignored).
+            if connection.changes == 0 { try run(insert, value) }
+        }
+        // In ordinal order, so that storage order (what eviction goes by) is oldest first; kinds
+        // without ordinals need no sort.
+        if values.values.contains(where: { $0.storedOrdinal != 0 }) {
+            for value in values.values.sorted(by: { $0.storedOrdinal < $1.storedOrdinal }) { try upsert(value) }
+        } else {
+            for value in values.values { try upsert(value) }
         }
     }
 
@@ -514,7 +556,7 @@ final class CacheStore: Sendable {
         state.wasRebuilt = true
         pending.withLock { $0.storesSequence = false }
         do {
-            state.connection = try Self.rebuild(path)
+            state.connection = try Self.rebuild(path, sizeChange: sizeChange)
         } catch {
             state.lastError = (error as? SQLiteError)?.chatError(path: path) ?? .unavailable("\(error)")
         }

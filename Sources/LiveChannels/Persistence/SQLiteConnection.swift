@@ -77,6 +77,26 @@ final class SQLiteConnection {
         }
     }
 
+    /// Makes `name(a, b)` callable in SQL on this connection: an integer function of two
+    /// integers computed by `body`, on the thread running the statement, every time SQLite
+    /// evaluates it (not marked deterministic, so never factored out). Only top-level SQL may call
+    /// it, not triggers or views (`SQLITE_DIRECTONLY`). `body` lives as long as the connection.
+    /// - Throws: ``SQLiteError`` when SQLite refuses the definition.
+    func defineFunction(_ name: String, _ body: @escaping (Int, Int) -> Int) throws {
+        let function = Unmanaged.passRetained(SQLiteFunction(body)).toOpaque()
+        // On failure SQLite calls the destructor itself.
+        let code = sqlite3_create_function_v2(
+            handle, name, 2, SQLITE_UTF8 | SQLITE_DIRECTONLY, function,
+            { context, _, arguments in
+                guard let context, let arguments, let first = arguments[0], let second = arguments[1] else { return }
+                let function = Unmanaged<SQLiteFunction>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+                let result = function.body(Int(sqlite3_value_int64(first)), Int(sqlite3_value_int64(second)))
+                sqlite3_result_int64(context, sqlite3_int64(result))
+            }, nil, nil,
+            { function in if let function { Unmanaged<SQLiteFunction>.fromOpaque(function).release() } })
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
     /// Rows changed by the last statement.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
@@ -84,4 +104,12 @@ final class SQLiteConnection {
     func error(_ code: Int32) -> SQLiteError {
         SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
     }
+}
+
+/// The body of an SQL function defined by ``SQLiteConnection/defineFunction(_:_:)``, kept alive
+/// by SQLite (as the function's user data) until the connection closes.
+private final class SQLiteFunction {
+    let body: (Int, Int) -> Int
+
+    init(_ body: @escaping (Int, Int) -> Int) { self.body = body }
 }

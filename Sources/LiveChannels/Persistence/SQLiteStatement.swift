@@ -26,15 +26,59 @@ final class SQLiteStatement {
         try check(sqlite3_bind_int64(handle, index, sqlite3_int64(value)))
     }
 
+    /// Binds the string's UTF-8 bytes (SQLite copies them). O(length), no other copy.
     func bind(_ value: String, at index: Int32) throws {
-        try check(sqlite3_bind_text(handle, index, value, -1, csqlite_transient()))
+        var value = value
+        try value.withUTF8 { try bindText($0, at: index, destructor: csqlite_transient()) }
     }
 
     func bind(_ value: Data, at index: Int32) throws {
-        let code = value.withUnsafeBytes { bytes in
-            sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), csqlite_transient())
+        try value.withUnsafeBytes { try bind($0, at: index) }
+    }
+
+    /// Binds `bytes` as a blob; SQLite copies them, so the buffer need not outlive the call.
+    func bind(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+        try bindBlob(bytes, at: index, destructor: csqlite_transient())
+    }
+
+    /// Binds the string's UTF-8 bytes without copying them while `body` runs (it runs the
+    /// statement), then binds NULL in their place, so the statement never keeps the pointer.
+    /// For a hot loop, where SQLite's copy (an allocation and a free per bind) shows.
+    func withBorrowed<Result>(_ value: String, at index: Int32, _ body: () throws -> Result) throws -> Result {
+        var value = value
+        return try value.withUTF8 { utf8 in
+            try bindText(utf8, at: index, destructor: nil)  // SQLITE_STATIC
+            defer { sqlite3_bind_null(handle, index) }
+            return try body()
         }
-        try check(code)
+    }
+
+    /// Binds `bytes` as a blob without copying them while `body` runs (it runs the statement),
+    /// then binds NULL in their place, so the statement never keeps the pointer.
+    func withBorrowed<Result>(_ bytes: UnsafeRawBufferPointer, at index: Int32, _ body: () throws -> Result) throws -> Result {
+        try bindBlob(bytes, at: index, destructor: nil)  // SQLITE_STATIC
+        defer { sqlite3_bind_null(handle, index) }
+        return try body()
+    }
+
+    /// Binds UTF-8 text; the empty string as an empty text (a null pointer would bind NULL).
+    private func bindText(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int32, destructor: sqlite3_destructor_type?) throws {
+        guard let bytes = utf8.baseAddress, !utf8.isEmpty else {
+            // A static empty C string, which SQLite need not copy (a copy allocates).
+            let empty: StaticString = ""
+            return try empty.utf8Start.withMemoryRebound(to: CChar.self, capacity: 1) {
+                try check(sqlite3_bind_text(handle, index, $0, 0, nil))  // SQLITE_STATIC
+            }
+        }
+        try UnsafeRawPointer(bytes).withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+            try check(sqlite3_bind_text(handle, index, $0, Int32(utf8.count), destructor))
+        }
+    }
+
+    /// Binds a blob; no bytes as an empty blob (a null pointer would bind NULL).
+    private func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32, destructor: sqlite3_destructor_type?) throws {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return try check(sqlite3_bind_zeroblob(handle, index, 0)) }
+        try check(sqlite3_bind_blob(handle, index, base, Int32(bytes.count), destructor))
     }
 
     /// Binds every value in order, from index 1, after a ``reset()``.
@@ -59,6 +103,14 @@ final class SQLiteStatement {
     /// Binds `values`, runs to completion and resets.
     func run(_ values: [any SQLiteBindable] = []) throws {
         try bind(values)
+        try runBound()
+    }
+
+    /// Runs to completion with the values bound so far, then resets (keeping the bindings).
+    /// The writer's fast path: every run leaves the statement reset, so binding each parameter
+    /// with the typed `bind(_:at:)` and calling this needs no array of values and no
+    /// ``reset()`` — and SQLite reuses each parameter's buffer instead of allocating one.
+    func runBound() throws {
         defer { sqlite3_reset(handle) }
         while try step() {}
     }
@@ -81,10 +133,12 @@ final class SQLiteStatement {
         return String(cString: text)
     }
 
-    func data(at column: Int32) -> Data {
+    /// Calls `body` with the bytes of a blob column, without copying them; the buffer is valid
+    /// only during the call (until the statement steps or resets). Empty for NULL or a
+    /// zero-length blob.
+    func withBlob<Result>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         let count = Int(sqlite3_column_bytes(handle, column))
-        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return Data() }
-        return Data(bytes: bytes, count: count)
+        return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
     }
 
     private func check(_ code: Int32) throws {
@@ -107,4 +161,11 @@ extension String: SQLiteBindable {
 
 extension Data: SQLiteBindable {
     func bind(to statement: SQLiteStatement, at index: Int32) throws { try statement.bind(self, at: index) }
+}
+
+extension [UInt8]: SQLiteBindable {
+    /// Binds the bytes as a blob (SQLite copies them).
+    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+        try withUnsafeBytes { try statement.bind($0, at: index) }
+    }
 }

@@ -125,7 +125,7 @@ import Testing
         let directory = TemporaryDirectory()
         let file = directory.file()
         let server = ChatServer()
-        let limits = PersistenceLimits(messagesPerChannel: 5, totalBytes: 24_000)
+        let limits = PersistenceLimits(messagesPerChannel: 5, totalBytes: 3_000)
         do {
             let alice = server.persistentClient("alice", file: file, limits: limits)
             try await alice.connect()

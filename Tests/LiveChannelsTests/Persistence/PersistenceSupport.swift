@@ -52,6 +52,15 @@ func createChannels(_ ids: [String], client: ChatClient) async throws {
     }
 }
 
+/// Fills `file` as `userId`'s client does that creates channels `ids` (a member of each), then
+/// closes it.
+func storeChannels(_ ids: [String], as userId: String = "alice", on server: ChatServer, in file: URL) async throws {
+    let client = server.persistentClient(userId, file: file)
+    try await client.connect()
+    try await createChannels(ids, client: client)
+    await client.closePersistence()
+}
+
 /// The channels `userId` is a member of, sorted by id: the lists the tests reopen.
 let joinedQuery = ChannelListQuery(
     filter: .equal(.joined, to: true), sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 20)
