@@ -38,11 +38,9 @@ final class CacheStore: Sendable {
     }
 
     private struct Pending: Sendable {
-        /// Whole units of work, ready to write.
+        /// What is recorded, units of work included: the writer takes it only when no unit is
+        /// under way, so the file never holds half of one.
         var writes = PendingWrites()
-        /// The unit under way (an event or a response being applied): written only once it ends,
-        /// so the file never holds half of one.
-        var open = PendingWrites()
         /// Units under way (nested: a response applied inside another unit).
         var depth = 0
         var isScheduled = false
@@ -62,6 +60,9 @@ final class CacheStore: Sendable {
         /// Whether the file was rebuilt after it opened (what it held is gone).
         var wasRebuilt = false
         var lastError: ChatError?
+        /// The last batch written, emptied: its dictionaries keep their room, so the batch that
+        /// follows fills on the delivery path without growing.
+        var spare = PendingWrites()
     }
 
     let path: String
@@ -257,14 +258,9 @@ final class CacheStore: Sendable {
 
     // MARK: Writing behind (delivery path)
 
-    /// Adds stored values to the next batch (to the unit under way, if any). O(k) under a
-    /// lock; never waits on disk.
+    /// Adds stored values to the next batch. O(k) under a lock; never waits on disk.
     func record<Entity: CachedEntity>(_ values: [Entity]) {
         let schedule = pending.withLock { pending in
-            if pending.depth > 0 {
-                pending.open.add(values)
-                return false
-            }
             pending.writes.add(values)
             return pending.scheduleIfNeeded()
         }
@@ -272,22 +268,19 @@ final class CacheStore: Sendable {
     }
 
     /// Starts a unit of work: what is recorded until ``endUnit(sequence:)`` is written in one
-    /// batch or not at all (an event's channel and message together).
+    /// batch or not at all (an event's channel and message together). A unit must not suspend
+    /// between its start and its end: the writer waits for it to end before taking a batch.
     func beginUnit() {
         pending.withLock { $0.depth += 1 }
     }
 
-    /// Ends a unit of work; when it is the outermost one, it joins the next batch, with
-    /// `sequence` (the event it applied) as the sequence the file reaches, if given.
+    /// Ends a unit of work, with `sequence` (the event it applied) as the sequence the file
+    /// reaches, if given.
     func endUnit(sequence: Int?) {
         let schedule = pending.withLock { pending -> Bool in
             pending.depth -= 1
-            if let sequence, pending.storesSequence { pending.open.sequence = .set(sequence) }
-            guard pending.depth == 0 else { return false }
-            let unit = pending.open
-            pending.open = PendingWrites()
-            guard !unit.isEmpty else { return false }
-            pending.writes.merge(unit)
+            if let sequence, pending.storesSequence { pending.writes.sequence = .set(sequence) }
+            guard pending.depth == 0, !pending.writes.isEmpty else { return false }
             return pending.scheduleIfNeeded()
         }
         if schedule { scheduleWrite() }
@@ -297,10 +290,6 @@ final class CacheStore: Sendable {
     /// once.
     func recordList(_ storageKey: String, kind: StoredKind, keys: [String]) {
         let schedule = pending.withLock { pending in
-            if pending.depth > 0 {
-                pending.open.lists[storageKey] = (kind, keys)
-                return false
-            }
             pending.writes.lists[storageKey] = (kind, keys)
             return pending.scheduleIfNeeded()
         }
@@ -317,10 +306,6 @@ final class CacheStore: Sendable {
                 write = .set(sequence)
             } else {
                 write = .clear
-            }
-            if pending.depth > 0 {
-                pending.open.sequence = write
-                return false
             }
             pending.writes.sequence = write
             return pending.scheduleIfNeeded()
@@ -339,7 +324,6 @@ final class CacheStore: Sendable {
     func clear() async throws {
         pending.withLock { pending in
             pending.writes = PendingWrites()
-            pending.open = PendingWrites()
             pending.storesSequence = false
         }
         try await onQueueThrowing {
@@ -423,12 +407,28 @@ final class CacheStore: Sendable {
         }
     }
 
-    /// Takes the batch and writes it in one transaction.
+    /// Takes the batch — once no unit is under way: units do not suspend, so the wait is a
+    /// unit's few microseconds — and writes it in one transaction.
     private func writePending() {
-        let writes = pending.withLock { pending in
-            pending.isScheduled = false
-            defer { pending.writes = PendingWrites() }
-            return pending.writes
+        var spare = file.withLock { state in
+            defer { state.spare = PendingWrites() }
+            return state.spare
+        }
+        var writes = PendingWrites()
+        while true {
+            let taken = pending.withLock { pending -> Bool in
+                guard pending.depth == 0 else { return false }
+                pending.isScheduled = false
+                swap(&pending.writes, &spare)
+                return true
+            }
+            if taken { break }
+            usleep(20)
+        }
+        swap(&writes, &spare)
+        defer {
+            writes.removeAll()
+            file.withLock { $0.spare = writes }
         }
         guard !writes.isEmpty else { return }
         let clock = ContinuousClock()

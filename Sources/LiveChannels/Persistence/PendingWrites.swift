@@ -24,24 +24,34 @@ struct PendingWrites: Sendable {
             && sequence == nil
     }
 
-    /// Adds a later batch: its values (coalesced by version), lists and sequence.
-    mutating func merge(_ later: PendingWrites) {
-        add(later.channels.values)
-        add(later.members.values)
-        add(later.messages.values)
-        add(later.users.values)
-        lists.merge(later.lists) { _, new in new }
-        if let sequence = later.sequence { self.sequence = sequence }
+    /// Adds values; of two values of one key the higher version stays (of two of one version,
+    /// the later).
+    /// - Complexity: O(k) for k values: one hash lookup each.
+    mutating func add<Entity: CachedEntity>(_ values: some Sequence<Entity>) {
+        Self.add(values, to: &self[keyPath: Entity.pendingValues])
     }
 
-    /// Adds values; of two values of one key the higher version stays.
-    /// - Complexity: O(k) for k values.
-    mutating func add<Entity: CachedEntity>(_ values: some Sequence<Entity>) {
-        let path = Entity.pendingValues
+    private static func add<Entity: CachedEntity>(_ values: some Sequence<Entity>, to stored: inout [String: Entity]) {
         for value in values {
-            let key = value.cacheKey
-            if let old = self[keyPath: path][key], old.version > value.version { continue }
-            self[keyPath: path][key] = value
+            keepNewer(value, in: &stored[value.cacheKey, default: value])
         }
     }
+
+    private static func keepNewer<Entity: Versioned>(_ value: Entity, in stored: inout Entity) {
+        if stored.version <= value.version { stored = value }
+    }
+
+    /// Empties the batch, keeping each dictionary's room for the next one unless it held more
+    /// than ``roomKept`` values (a first load, say: its room is given back). O(capacity).
+    mutating func removeAll() {
+        channels.removeAll(keepingCapacity: channels.count <= Self.roomKept)
+        members.removeAll(keepingCapacity: members.count <= Self.roomKept)
+        messages.removeAll(keepingCapacity: messages.count <= Self.roomKept)
+        users.removeAll(keepingCapacity: users.count <= Self.roomKept)
+        lists.removeAll(keepingCapacity: true)
+        sequence = nil
+    }
+
+    /// The most values of a kind whose room ``removeAll()`` keeps.
+    static let roomKept = 4_096
 }
