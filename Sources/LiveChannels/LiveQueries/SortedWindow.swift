@@ -23,11 +23,42 @@ enum WindowGrowth: Sendable {
 /// O(log n) whatever the window's size, and a copy of ``entries`` (a published snapshot) is O(1).
 ///
 /// A pure value; the owner decides what belongs and computes keys.
-struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable where Element.ID: Sendable {
-    /// A listed element and its key.
+struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable
+where Element.ID: Sendable {
+    /// A listed element and its key, as the tree's leaves hold it: the key's numeric lead
+    /// inline (most comparisons while searching end there, without leaving the leaf) and one
+    /// reference to the rest (copying a shared leaf, which every change to a published window
+    /// does once or twice, then costs one reference count per element).
     struct Entry: Sendable {
+        /// ``SortKey/lead`` of `key`.
+        let lead: Double
+        let item: Item
+
+        init(key: SortKey, element: Element) {
+            lead = key.lead
+            item = Item(key: key, element: element)
+        }
+
+        var key: SortKey { item.key }
+        var element: Element { item.element }
+
+        /// Whether this entry's key is at or after `key` (whose lead is `lead`).
+        @inline(__always)
+        func isAtOrAfter(_ key: SortKey, lead: Double) -> Bool {
+            if let order = SortKey.order(ofLead: self.lead, lead) { return order != .orderedAscending }
+            return !(item.key < key)
+        }
+    }
+
+    /// The key and element of an ``Entry``.
+    final class Item: Sendable {
         let key: SortKey
         let element: Element
+
+        init(key: SortKey, element: Element) {
+            self.key = key
+            self.element = element
+        }
     }
 
     let growth: WindowGrowth
@@ -99,7 +130,8 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
     /// - Complexity: O(k) for k elements.
     mutating func replaceItems(with keyed: [(key: SortKey, element: Element)]) {
         entries = PersistentArray(keyed.lazy.map { Entry(key: $0.key, element: $0.element) })
-        keyById = Dictionary(keyed.map { ($0.element.id, $0.key) }, uniquingKeysWith: { first, _ in first })
+        keyById = Dictionary(
+            keyed.map { ($0.element.id, $0.key) }, uniquingKeysWith: { first, _ in first })
     }
 
     // MARK: Storage
@@ -107,8 +139,9 @@ struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable wher
     /// The first index whose key is not less than `key` (the index of the element with `key`,
     /// when listed). O(log n).
     private func insertionIndex(for key: SortKey) -> Int {
-        if let last = entries.last, last.key < key { return entries.count }
-        return entries.partitioningIndex { !($0.key < key) }
+        let lead = key.lead
+        if let last = entries.last, !last.isAtOrAfter(key, lead: lead) { return entries.count }
+        return entries.partitioningIndex { $0.isAtOrAfter(key, lead: lead) }
     }
 
     private mutating func removeItem(at index: Int, id: Element.ID) {

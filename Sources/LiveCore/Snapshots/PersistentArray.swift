@@ -114,7 +114,10 @@ package struct PersistentArray<Element>: Sendable where Element: Sendable {
         if !isKnownUniquelyReferenced(&root) { root = root.copy() }
     }
 
+}
+
+extension PersistentArray where Element: Equatable {
     /// Whether every node satisfies the tree's invariants (counts add up, capacities hold, all
-    /// leaves at one depth). For tests.
-    package var isBalanced: Bool { root.check(isRoot: true) != nil }
+    /// leaves at one depth, each node knows its last element). For tests.
+    package var isBalanced: Bool { root.check(isRoot: true, same: ==) != nil }
 }

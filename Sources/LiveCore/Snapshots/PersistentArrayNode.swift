@@ -13,6 +13,9 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var elements: [Element]
     /// An internal node's children (empty for leaves).
     @exclusivity(unchecked) @usableFromInline var children: [PersistentArrayNode]
+    /// The last element below this node (`nil` only for an empty root): searches compare
+    /// against it to pick a child in one step, rather than walking down to it.
+    @exclusivity(unchecked) @usableFromInline var last: Element?
     @usableFromInline let isLeaf: Bool
 
     @inlinable
@@ -20,6 +23,7 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
         self.elements = elements
         children = []
         count = elements.count
+        last = elements.last
         isLeaf = true
     }
 
@@ -30,6 +34,7 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
         var count = 0
         for child in children { count += child.count }
         self.count = count
+        last = children.last?.last
         isLeaf = false
     }
 
@@ -38,12 +43,21 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
         elements = node.elements
         children = node.children
         count = node.count
+        last = node.last
         isLeaf = node.isLeaf
     }
 
-    /// Elements per leaf at most: leaves of about 2 KB (16–64 elements), so that copying a shared
-    /// leaf stays cheap for large elements.
-    @inlinable static var leafCapacity: Int { Swift.max(16, Swift.min(64, 2048 / Swift.max(1, MemoryLayout<Element>.stride))) }
+    /// Recomputes ``last`` after this node's own entries changed. O(1).
+    @inlinable
+    func refreshLast() {
+        last = isLeaf ? elements.last : children.last?.last
+    }
+
+    /// Elements per leaf at most: leaves of about 512 bytes (16–64 elements), so that copying a
+    /// shared leaf — which every change to a tree a snapshot still holds does — stays cheap.
+    @inlinable static var leafCapacity: Int {
+        Swift.max(16, Swift.min(64, 512 / Swift.max(1, MemoryLayout<Element>.stride)))
+    }
     /// Children per internal node at most.
     @inlinable static var internalCapacity: Int { 32 }
 
@@ -102,15 +116,7 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
     }
 
     @inlinable
-    var lastElement: Element {
-        var node = self
-        while !node.isLeaf {
-            let children = node.children
-            node = children[children.count - 1]
-        }
-        let elements = node.elements
-        return elements[elements.count - 1]
-    }
+    var lastElement: Element { last! }
 
     @inlinable
     func partitioningIndex(where predicate: (Element) throws -> Bool) rethrows -> Int {
@@ -123,7 +129,7 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
             var high = children.count
             while low < high {
                 let mid = (low + high) / 2
-                if try predicate(children[mid].lastElement) { high = mid } else { low = mid + 1 }
+                if try predicate(children[mid].last!) { high = mid } else { low = mid + 1 }
             }
             if low == children.count { return base + node.count }
             for child in 0..<low { base += children[child].count }
@@ -168,11 +174,13 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
     func replace(at index: Int, with element: Element) {
         if isLeaf {
             elements[index] = element
+            if index == elements.count - 1 { last = element }
             return
         }
         let (child, offset) = locate(index)
         makeChildUnique(child)
         children[child].replace(at: offset, with: element)
+        if child == children.count - 1 { last = children[child].last }
     }
 
     /// Inserts; returns the new right sibling when this node overflowed and split.
@@ -181,22 +189,26 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
         count += 1
         if isLeaf {
             elements.insert(element, at: index)
+            if index == elements.count - 1 { last = element }
             guard elements.count > Self.leafCapacity else { return nil }
             let half = elements.count / 2
             let right = PersistentArrayNode(leaf: Array(elements[half...]))
             elements.removeSubrange(half...)
             count = elements.count
+            refreshLast()
             return right
         }
         let (child, offset) = locate(index)
         makeChildUnique(child)
-        guard let sibling = children[child].insert(element, at: offset) else { return nil }
-        children.insert(sibling, at: child + 1)
-        guard children.count > Self.internalCapacity else { return nil }
+        let sibling = children[child].insert(element, at: offset)
+        if let sibling { children.insert(sibling, at: child + 1) }
+        if child >= children.count - 2 { refreshLast() }
+        guard sibling != nil, children.count > Self.internalCapacity else { return nil }
         let half = children.count / 2
         let right = PersistentArrayNode(children: Array(children[half...]))
         children.removeSubrange(half...)
         count -= right.count
+        refreshLast()
         return right
     }
 
@@ -205,7 +217,11 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
     @inlinable
     func remove(at index: Int) -> Element {
         count -= 1
-        if isLeaf { return elements.remove(at: index) }
+        if isLeaf {
+            let removed = elements.remove(at: index)
+            if index == elements.count { last = elements.last }
+            return removed
+        }
         let (child, offset) = locate(index)
         makeChildUnique(child)
         let removed = children[child].remove(at: offset)
@@ -214,6 +230,7 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
         } else {
             mergeIfUnderfull(child)
         }
+        if child >= children.count - 1 { refreshLast() }
         return removed
     }
 
@@ -236,22 +253,34 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
             children[left].children.append(contentsOf: absorbed.children)
         }
         children[left].count += absorbed.count
+        children[left].last = absorbed.last
         children.remove(at: right)
     }
 
     // MARK: Checking
 
-    /// The depth below this node when its invariants hold, else `nil`.
-    func check(isRoot: Bool) -> Int? {
+    /// The depth below this node when its invariants hold, else `nil`. `same` tells whether
+    /// two elements are the same one (to check each node's ``last``).
+    func check(isRoot: Bool, same: (Element, Element) -> Bool) -> Int? {
         if isLeaf {
-            guard count == elements.count, elements.count <= Self.leafCapacity, isRoot || count > 0 else { return nil }
-            return 0
+            guard count == elements.count, elements.count <= Self.leafCapacity, isRoot || count > 0 else {
+                return nil
+            }
+            switch (last, elements.last) {
+            case (nil, nil): return 0
+            case (let last?, let actual?) where same(last, actual): return 0
+            default: return nil
+            }
         }
         guard !children.isEmpty, children.count <= Self.internalCapacity else { return nil }
+        guard let last, let childLast = children[children.count - 1].last, same(last, childLast) else {
+            return nil
+        }
         var depth: Int?
         var total = 0
         for child in children {
-            guard let below = child.check(isRoot: false), depth == nil || depth == below else { return nil }
+            guard let below = child.check(isRoot: false, same: same), depth == nil || depth == below
+            else { return nil }
             depth = below
             total += child.count
         }
