@@ -32,15 +32,13 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         var new: Entity
     }
 
-    private struct ObserverReference: Sendable {
-        weak var observer: (any EntityCacheObserver<Entity>)?
-    }
-
     private struct State: Sendable {
         var entities: [String: Entity] = [:]
         /// Live object sources by cache key, held weakly so that a handle nobody uses is freed.
         var objects: [String: [WeakReference<LiveObjectSource<Entity>>]] = [:]
-        var observers: [ObserverReference] = []
+        /// Held strongly until unregistered (a live query unregisters when its collection's
+        /// source goes away): no weak reference to load per observer per change.
+        var observers: [any EntityCacheObserver<Entity>] = []
         /// The highest version stored so far.
         var newestVersion = 0
         /// Cache keys by group, when the cache groups its entities (``entities(inGroup:)``).
@@ -119,18 +117,24 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     }
 
     /// Starts telling `observer` of every change; returns every cached value, to fill it from.
-    /// Atomic with respect to mutations.
+    /// Atomic with respect to mutations. The cache keeps `observer` alive until
+    /// ``unregister(_:)``.
     func register(_ observer: some EntityCacheObserver<Entity>) -> [Entity] {
         state.withLock { state in
-            state.observers.removeAll { $0.observer == nil }
-            state.observers.append(ObserverReference(observer: observer))
+            state.observers.append(observer)
             return Array(state.entities.values)
         }
     }
 
-    /// The registered observers that still exist.
+    /// Stops telling `observer` of changes and releases it. A change being published when this
+    /// is called may still reach it. O(observers).
+    func unregister(_ observer: ObjectIdentifier) {
+        state.withLock { $0.observers.removeAll { ObjectIdentifier($0) == observer } }
+    }
+
+    /// The registered observers.
     var observers: [any EntityCacheObserver<Entity>] {
-        state.withLock { $0.observers.compactMap(\.observer) }
+        state.withLock { $0.observers }
     }
 
     // MARK: Mutation (sync engine only)
@@ -169,7 +173,8 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
                     if let object = source.object { objects.append((object, value)) }
                 }
             }
-            let observers = changes.isEmpty ? [] : state.observers.compactMap(\.observer).filter { $0 !== excluded }
+            let observers =
+                changes.isEmpty ? [] : excluded == nil ? state.observers : state.observers.filter { $0 !== excluded }
             return (changes, objects, observers, stored)
         }
         if !stored.isEmpty { didStore?(stored) }

@@ -7,8 +7,9 @@ import Locking
 /// paging entry point (``SyncEngine/loadPages(of:startingWith:)``), and is the source's pager,
 /// so `nextPage()`/`previousPage()` land here.
 ///
-/// The source keeps the query alive, and the query keeps its client alive; the cache and the
-/// engine refer to it weakly, so a list nobody holds is freed.
+/// The source keeps the query alive, and the query keeps its client alive. The cache holds it
+/// too, until the source goes away (a ``Registration`` the source retains then unregisters
+/// it); the engine refers to it weakly. So a list nobody holds is freed.
 ///
 /// Threading: the state is guarded by a lock held only while computing a change, never while
 /// publishing (a synchronous observer may call back, e.g. `nextPage()`). Each change is queued
@@ -75,6 +76,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         let query = LiveQuery(client: client, spec: spec, pageSize: pageSize, cache: cache, source: source)
         source.setPager(query)
         let cached = cache.register(query)
+        source.retain(Registration(cache: cache, query: ObjectIdentifier(query)))
         // The first page stored for this list: the server listed those, so they show even for
         // conditions the client cannot judge (other users' memberships).
         let stored = query.storageKey.flatMap { client.store?.start.lists[$0] } ?? []
@@ -186,7 +188,6 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     @_specialize(where Spec == MessageListSpec)
     @_specialize(where Spec == UserSearchSpec)
     func entitiesDidChange(_ changed: [Entity]) {
-        guard source != nil else { return }
         mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
             var total: CollectionChange?
             for entity in changed {
@@ -267,5 +268,21 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         shared.withLock { $0.query.beginReload() }
         guard let request = beginPageLoad() else { return }
         await client.sync.loadPages(of: self, startingWith: request)
+    }
+}
+
+extension LiveQuery {
+    /// Unregisters a query from its cache when released: the collection's source retains it,
+    /// so the cache stops holding (and telling) the query once nobody holds the collection.
+    final class Registration: Sendable {
+        let cache: EntityCache<Entity>
+        let query: ObjectIdentifier
+
+        init(cache: EntityCache<Entity>, query: ObjectIdentifier) {
+            self.cache = cache
+            self.query = query
+        }
+
+        deinit { cache.unregister(query) }
     }
 }

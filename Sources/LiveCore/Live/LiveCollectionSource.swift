@@ -163,8 +163,9 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
 
     var pager: (any LiveCollectionPaging)? { pagerBox.withLock { $0 } }
 
-    /// Keeps `object` alive as long as this source.
-    func retain(_ object: any AnyObject & Sendable) {
+    /// Keeps `object` alive as long as this source (and releases it with the source, so that
+    /// its `deinit` can end what the source's backing started).
+    package func retain(_ object: any AnyObject & Sendable) {
         retained.withLock { $0.append(object) }
     }
 }

@@ -1,7 +1,8 @@
-@testable import ChatAPI
 import Foundation
 import TestSupport
 import Testing
+
+@testable import ChatAPI
 
 @Suite struct SortKeyTests {
     /// Values where a numeric lead could go wrong: missing against -infinity, signed zeros,

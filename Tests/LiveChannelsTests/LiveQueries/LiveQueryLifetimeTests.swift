@@ -1,0 +1,42 @@
+import ChatAPI
+import ChatServer
+import Foundation
+import TestSupport
+import Testing
+
+@testable import LiveChannels
+
+/// The cache holds each live list strongly (no weak reference to load per list per change), so
+/// the list must let go of it when nobody holds the collection any more.
+@Suite(.timeLimit(.minutes(1))) struct LiveQueryLifetimeTests {
+    let fixture = ChatFixture()
+
+    @Test func aListNobodyHoldsIsUnregisteredAndFreed() async throws {
+        let alice = try await fixture.client("alice")
+        let builder = CommunityChannelBuilder()
+        builder.setId("general")
+        _ = try await ChannelRepository(client: alice).createChannel(with: builder)
+        let before = alice.sync.channels.observers.count
+
+        weak var query: AnyObject?
+        do {
+            let list = await ChannelRepository(client: alice).getChannels(query: ChannelListQuery()).loaded()
+            #expect(list.snapshots.map(\.channelId) == ["general"])
+            #expect(alice.sync.channels.observers.count == before + 1)
+            query = alice.sync.channels.observers.last
+            #expect(query != nil)
+        }
+        // The page load may still hold the query for a moment; then nothing does.
+        for _ in 0..<200 where query != nil { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(query == nil, "the list's query outlived its collection")
+        #expect(alice.sync.channels.observers.count == before)
+
+        // The cache goes on for the lists that are still held.
+        let held = await ChannelRepository(client: alice).getChannels(query: ChannelListQuery()).loaded()
+        let other = CommunityChannelBuilder()
+        other.setId("random")
+        _ = try await ChannelRepository(client: alice).createChannel(with: other)
+        for await update in held.updates where update.snapshots.count == 2 { break }
+        #expect(Set(held.snapshots.map(\.channelId)) == ["general", "random"])
+    }
+}
