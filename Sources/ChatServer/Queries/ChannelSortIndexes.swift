@@ -6,10 +6,12 @@ import ChatAPI
 /// (``ServerState/walkedPage(_:after:by:among:budget:)``).
 ///
 /// Indexed keys (``indexedKeys``): `default`, `lastMessageAt`, `createdAt`, `updatedAt`,
-/// `lastActivity`, `memberCount` and `displayName`, either direction, as the only criterion of
-/// a sort (the `channelId` tie-break is the index's own). Not indexed: the viewer's
-/// `unreadCount` and `hasUnread` (different for every viewer), metadata paths (any path may be
-/// sorted by), `channelId`, and sorts of several criteria; those queries scan.
+/// `lastActivity`, `memberCount` and `displayName`, either direction. A sort whose first
+/// criterion is one of them walks its index: with one criterion in the index's own order (the
+/// `channelId` tie-break is the index's), with more run by run of equal first values, each run
+/// put in the full order by the walker. Not indexed: the viewer's `unreadCount` and `hasUnread`
+/// (different for every viewer), metadata paths (any path may be sorted by) and `channelId`;
+/// queries sorted first by those scan.
 ///
 /// - Complexity: per channel change O(k × (log n + c + n / c)) for the k keys whose value
 ///   changed (a new message changes three: `default`, `lastMessageAt`, `lastActivity`) and
@@ -32,11 +34,12 @@ struct ChannelSortIndexes: Sendable {
         Self.indexedKeys.firstIndex(of: key).map { indexes[$0] }
     }
 
-    /// Whether a query sorted by `sort` can walk an index: one criterion, on an indexed key.
+    /// Whether a query sorted by `sort` can walk an index: its first criterion is on an indexed
+    /// key.
     ///
     /// - Complexity: O(number of indexed keys).
     func canWalk(_ sort: [Sorting]) -> Bool {
-        sort.count == 1 && Self.indexedKeys.contains(sort[0].key)
+        sort.first.map { Self.indexedKeys.contains($0.key) } ?? false
     }
 
     /// Adds a new channel to every index.
@@ -60,17 +63,22 @@ struct ChannelSortIndexes: Sendable {
         }
     }
 
-    /// Visits the ids of every channel in the order of `sort` (which must satisfy
-    /// ``canWalk(_:)``), starting after `cursor` (a cursor of that order), until `body` returns
-    /// `false`.
+    /// Visits every channel (its first sort value and id) in the order of `sort`'s first
+    /// criterion (`sort` must satisfy ``canWalk(_:)``), until `body` returns `false`. With one
+    /// criterion this is the order of `sort`, starting after `cursor` (a cursor of that order).
+    /// With more, channels of equal first value come in id order, and the walk starts at the
+    /// first channel whose first value is the cursor's: the walker orders each run and drops
+    /// what is not after the cursor.
     ///
     /// - Complexity: O(log n) to start, then O(1) per channel visited (descending, plus
     ///   O(log n) per run of equal values longer than a few channels).
-    func forEach(sortedBy sort: [Sorting], after cursor: PageCursor?, _ body: (String) -> Bool) {
+    func forEach(sortedBy sort: [Sorting], after cursor: PageCursor?, _ body: (_ value: SortValue, _ id: String) -> Bool) {
         guard canWalk(sort), let index = index(of: sort[0].key) else {
             preconditionFailure("no index for the sort \(sort)")
         }
-        let start = cursor.flatMap { cursor in cursor.key.values.first.map { (key: $0, id: cursor.key.id) } }
-        index.forEach(keysAscending: sort[0].isAscending, after: start) { body($0.id) }
+        // Ids are never empty, so starting after the id "" includes the value's whole run.
+        let startId = sort.count == 1 ? cursor?.key.id ?? "" : ""
+        let start = cursor.flatMap { cursor in cursor.key.values.first.map { (key: $0, id: startId) } }
+        index.forEach(keysAscending: sort[0].isAscending, after: start) { body($0.key, $0.id) }
     }
 }

@@ -17,6 +17,10 @@ struct PageSelection<Ordering: PageOrdering> where Ordering.Element: Sendable & 
         best.reserveCapacity(size + 2)
     }
 
+    /// Whether the page is full and it is known that more follow (`size + 1` kept): an element
+    /// offered from now on enters only if it sorts before one kept.
+    var isOverfull: Bool { best.count > size }
+
     /// Considers `element` (which must sort after the page's cursor).
     mutating func offer(_ element: Ordering.Element) {
         let key = ordering.sortKey(for: element)

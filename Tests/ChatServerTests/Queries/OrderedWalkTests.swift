@@ -11,10 +11,22 @@ import TestSupport
     private static let names: [String?] = ["Alpha", "alpha", "Älpha", "Beta", "beta", "gamma", nil]
     private static let tags = ["a", "b", "c"]
 
-    /// Every sort with an index, both directions.
-    private static let sorts: [[Sorting]] = ChannelSortIndexes.indexedKeys.flatMap { key in
-        [[Sorting(key: key, isAscending: true)], [Sorting(key: key, isAscending: false)]]
-    }
+    /// Every sort with an index, both directions; and sorts of several criteria whose first
+    /// has an index (walked run by run of equal first values), the later ones including a
+    /// viewer's field and a metadata path.
+    private static let sorts: [[Sorting]] =
+        ChannelSortIndexes.indexedKeys.flatMap { key in
+            [[Sorting(key: key, isAscending: true)], [Sorting(key: key, isAscending: false)]]
+        } + [
+            [Sorting(key: .memberCount, isAscending: false), Sorting(key: .displayName, isAscending: true)],
+            [Sorting(key: .displayName, isAscending: true), Sorting(key: .lastMessageAt, isAscending: false)],
+            [Sorting(key: .memberCount, isAscending: true), Sorting(key: .unreadCount, isAscending: false)],
+            [Sorting(key: .lastMessageAt, isAscending: false), Sorting(key: .memberCount, isAscending: true)],
+            [
+                Sorting(key: .displayName, isAscending: false), Sorting(key: .hasUnread, isAscending: true),
+                Sorting(key: .metadata("rank"), isAscending: false),
+            ],
+        ]
 
     private static let filters: [Filter] = [
         .all,
