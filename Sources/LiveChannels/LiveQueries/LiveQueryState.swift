@@ -316,17 +316,3 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         return !reached
     }
 }
-
-extension Array {
-    /// The first index whose element satisfies `predicate`, for an array partitioned so that
-    /// every element failing it comes first (binary search).
-    func partitioningIndex(where predicate: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let mid = (low + high) / 2
-            if predicate(self[mid]) { high = mid } else { low = mid + 1 }
-        }
-        return low
-    }
-}

@@ -200,13 +200,7 @@ struct ChangeComposition {
 
     /// How many entries of `sorted` are below `value`. O(log n).
     static func countBelow(_ value: Int, in sorted: [Int]) -> Int {
-        var low = 0
-        var high = sorted.count
-        while low < high {
-            let mid = (low + high) / 2
-            if sorted[mid] < value { low = mid + 1 } else { high = mid }
-        }
-        return low
+        sorted.partitioningIndex { $0 >= value }
     }
 
     /// The `rank`-th (from 0) non-negative integer not in `sorted`. O(log n).

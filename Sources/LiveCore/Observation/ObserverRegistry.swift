@@ -112,12 +112,7 @@ struct ObserverRegistry: Sendable {
     /// The position of observer `id` in the table, if it is registered.
     /// - Complexity: O(log n).
     private func index(of id: Int) -> Int? {
-        var low = 0
-        var high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
+        let low = ids.partitioningIndex { $0 >= id }
         guard low < ids.count, ids[low] == id, !entries[low].isRemoved else { return nil }
         return low
     }

@@ -49,8 +49,8 @@ package struct PersistentArray<Element>: Sendable where Element: Sendable {
     /// The first element, if any. O(log n).
     @inlinable package var first: Element? { isEmpty ? nil : root.element(at: 0) }
 
-    /// The last element, if any. O(log n).
-    @inlinable package var last: Element? { isEmpty ? nil : root.lastElement }
+    /// The last element, if any. O(1): every node keeps its own.
+    @inlinable package var last: Element? { root.last }
 
     /// Inserts `element` so that it is at `index` (`0...count`).
     /// - Complexity: O(log n).

@@ -6,6 +6,8 @@
 /// For the same reason no two accesses to a node's storage can overlap: the run-time
 /// exclusivity checks (which cost more than the tree's own work) are turned off for it.
 @usableFromInline
+// @unchecked: no lock — a node is mutated only by the tree that references it uniquely
+// (`makeRootUnique`/`makeChildUnique` copy a shared node first), so shared nodes are immutable.
 final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
     /// Elements below this node.
     @exclusivity(unchecked) @usableFromInline var count: Int
@@ -116,33 +118,18 @@ final class PersistentArrayNode<Element: Sendable>: @unchecked Sendable {
     }
 
     @inlinable
-    var lastElement: Element { last! }
-
-    @inlinable
     func partitioningIndex(where predicate: (Element) throws -> Bool) rethrows -> Int {
         var node = self
         var base = 0
         while !node.isLeaf {
             // The first child whose last element satisfies the predicate holds the answer.
             let children = node.children
-            var low = 0
-            var high = children.count
-            while low < high {
-                let mid = (low + high) / 2
-                if try predicate(children[mid].last!) { high = mid } else { low = mid + 1 }
-            }
+            let low = try children.partitioningIndex { try predicate($0.last!) }
             if low == children.count { return base + node.count }
             for child in 0..<low { base += children[child].count }
             node = children[low]
         }
-        let elements = node.elements
-        var low = 0
-        var high = elements.count
-        while low < high {
-            let mid = (low + high) / 2
-            if try predicate(elements[mid]) { high = mid } else { low = mid + 1 }
-        }
-        return base + low
+        return try base + node.elements.partitioningIndex(where: predicate)
     }
 
     @inlinable
