@@ -9,7 +9,7 @@ import TestSupport
     /// the server's view of every channel: membership, unread count and mention flag, across
     /// sends, reading, joins, leaves, bans, mentions and dropped connections that resume.
     @Test func channelValuesInEventsFoldToTheServersView() async throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed(0x5EED_0010)
         var random = SeededGenerator(seed: seed)
         let (server, _) = try await makeServer()
         var devices = [

@@ -9,7 +9,7 @@ import TestSupport
     /// Index-narrowed queries answer exactly what evaluating the filter on every visible
     /// channel answers, for indexed, partly indexed and unindexed filters.
     @Test func indexesNarrowTheScanWithoutChangingTheAnswer() throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed(0x5EED_0030)
         var random = SeededGenerator(seed: seed)
         var fixture = StateFixture()
         let users = ["alice", "bob", "carol", "dave"]

@@ -28,7 +28,7 @@ import TestSupport
     }
 
     @Test func keysetPagesVisitEveryMatchExactlyOnce() async throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed(0x5EED_0060)
         var random = SeededGenerator(seed: seed)
         let (server, _) = try await makeServer()
         let alice = try await connected(server, "alice")

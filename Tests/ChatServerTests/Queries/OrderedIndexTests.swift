@@ -15,7 +15,7 @@ import TestSupport
     /// Random inserts, removes and moves (with many equal keys, enough entries to split and
     /// merge chunks) keep the index equal to a sorted array, with chunks within their bounds.
     @Test func randomOperationsMatchASortedArray() {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed(0x5EED_0040)
         var random = SeededGenerator(seed: seed)
         var index = OrderedIndex<Int>()
         var reference: [String: Int] = [:]  // id → key
@@ -68,7 +68,7 @@ import TestSupport
     /// Walks in either key direction (ids ascending within a key) from any start visit exactly
     /// the entries after the start in that order, and stop when asked.
     @Test func walksFollowTheQueryOrderFromAnyStart() {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed(0x5EED_0041)
         var random = SeededGenerator(seed: seed)
         var index = OrderedIndex<Int>()
         var reference: [Item] = []

@@ -43,7 +43,7 @@ import TestSupport
     /// hasNext), through the planner and through the index walk alone, while channels are
     /// created, messaged, renamed, retagged, joined, left, emptied and deleted between pages.
     @Test func indexedPagesEqualAFromScratchFilterAndSort() throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed(0x5EED_0050)
         var random = SeededGenerator(seed: seed)
         var fixture = StateFixture()
         for _ in 0..<60 { Self.randomChange(&fixture, &random, creating: true) }

@@ -10,7 +10,7 @@ import TestSupport
     /// the records: member counts, memberships, type and tag indexes, reading, deadlines and
     /// message sequence numbers and locations (channels keep 8 messages, so some are dropped).
     @Test func indexesStayConsistentUnderRandomOperations() {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = SeededGenerator.testSeed(0x5EED_0020)
         var random = SeededGenerator(seed: seed)
         var fixture = StateFixture(configuration: ServerConfiguration(messagesPerChannel: 8))
         let users = ["alice", "bob", "carol", "dave", "boss"]

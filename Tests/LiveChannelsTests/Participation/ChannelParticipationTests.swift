@@ -86,7 +86,8 @@ import Testing
         for user in users { try await fixture.server.registerUser(id: user) }
         try await makeClub("club", by: alice)
         let participation = ChannelParticipation(client: alice, channelId: "club")
-        for user in users.shuffled() { try await participation.addMembers([user]) }
+        var random = SeededGenerator(seed: 0x5AFF1E)
+        for user in users.shuffled(using: &random) { try await participation.addMembers([user]) }
         let oldest = await participation.getMembers(sortBy: .firstCreated).loaded()
         let newest = await participation.getMembers(sortBy: .lastCreated).loaded()
         #expect(oldest.count == 9)

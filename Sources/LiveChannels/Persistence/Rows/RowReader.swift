@@ -71,12 +71,18 @@ struct RowReader {
         }
     }
 
-    /// An 8-byte little-endian `Double`.
+    /// An 8-byte little-endian `Double`; never a NaN.
+    ///
+    /// No stored value holds a NaN (JSON cannot carry one, and dates and intervals are numbers),
+    /// so a NaN is damage. It is refused because it equals nothing, itself included: a value
+    /// holding one would never compare equal to its own copy read back from the file.
     mutating func double() throws(RowCodingError) -> Double {
         guard remaining >= 8 else { throw .truncated }
         let bits = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        let value = Double(bitPattern: UInt64(littleEndian: bits))
+        guard !value.isNaN else { throw .invalid("a number that is NaN") }
         offset += 8
-        return Double(bitPattern: UInt64(littleEndian: bits))
+        return value
     }
 
     /// A `Date` (its `timeIntervalSinceReferenceDate`).
