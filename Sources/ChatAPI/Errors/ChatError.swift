@@ -22,6 +22,10 @@ public enum ChatError: Error, Sendable, Hashable, Codable {
     case rateLimited(retryAfter: Double)
     /// The server cannot be reached or the connection dropped; retry later.
     case unavailable(String)
+    /// The server refused the credentials: a token that is missing, malformed, forged, signed
+    /// for another user, or expired. The reason says which. Ask the token provider for a new
+    /// token; retrying with the same one fails the same way.
+    case unauthorized(String)
 }
 
 extension ChatError: CustomStringConvertible, LocalizedError {
@@ -44,6 +48,8 @@ extension ChatError: CustomStringConvertible, LocalizedError {
             "Rate limited: too many messages; retry after \(retryAfter) seconds."
         case .unavailable(let reason):
             "Unavailable: \(reason); retry when the connection is back."
+        case .unauthorized(let reason):
+            "Unauthorized: \(reason); sign in again with a fresh token."
         }
     }
 

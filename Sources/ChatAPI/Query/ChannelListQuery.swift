@@ -47,3 +47,15 @@ public struct ChannelListQuery: Sendable, Hashable, Codable, PageOrdering {
         sort.sortKey(for: channel)
     }
 }
+
+extension ChannelListQuery {
+    /// Decodes a query; each field may be left out and takes the initializer's default (every
+    /// visible channel, `default` sort, 20 per page).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            filter: try container.decodeIfPresent(Filter.self, forKey: .filter) ?? .all,
+            sort: try container.decodeIfPresent([Sorting].self, forKey: .sort) ?? [.default],
+            pageSize: try container.decodeIfPresent(Int.self, forKey: .pageSize) ?? 20)
+    }
+}

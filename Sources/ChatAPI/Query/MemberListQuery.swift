@@ -58,3 +58,18 @@ public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {
             ascending: [sortBy == .firstCreated], id: member.userId)
     }
 }
+
+extension MemberListQuery {
+    /// Decodes a query; every field but `channelId` may be left out and takes the initializer's
+    /// default.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            channelId: try container.decode(String.self, forKey: .channelId),
+            filter: try container.decodeIfPresent(MemberFilter.self, forKey: .filter) ?? .all,
+            sortBy: try container.decodeIfPresent(MemberSort.self, forKey: .sortBy) ?? .firstCreated,
+            roles: try container.decodeIfPresent([String].self, forKey: .roles) ?? [],
+            pageSize: try container.decodeIfPresent(Int.self, forKey: .pageSize) ?? 20,
+            userIds: try container.decodeIfPresent([String].self, forKey: .userIds))
+    }
+}

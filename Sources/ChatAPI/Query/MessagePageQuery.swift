@@ -68,3 +68,14 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
         return clampedLower <= upper ? clampedLower...upper : nil
     }
 }
+
+extension MessagePageQuery {
+    /// Decodes a query; `position` (latest) and `limit` (30) may be left out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            channelId: try container.decode(String.self, forKey: .channelId),
+            position: try container.decodeIfPresent(Position.self, forKey: .position) ?? .latest,
+            limit: try container.decodeIfPresent(Int.self, forKey: .limit) ?? 30)
+    }
+}

@@ -68,3 +68,14 @@ public struct UserSearchQuery: Sendable, Hashable, Codable, PageOrdering {
         return SortKey(values: [name.map(SortValue.text) ?? .missing], ascending: [true], id: user.userId)
     }
 }
+
+extension UserSearchQuery {
+    /// Decodes a query; `match` (display-name prefix) and `pageSize` (20) may be left out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            displayNamePrefix: try container.decode(String.self, forKey: .displayNamePrefix),
+            pageSize: try container.decodeIfPresent(Int.self, forKey: .pageSize) ?? 20)
+        match = try container.decodeIfPresent(Match.self, forKey: .match) ?? .displayNamePrefix
+    }
+}

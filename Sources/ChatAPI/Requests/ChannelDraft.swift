@@ -32,3 +32,19 @@ public struct ChannelDraft: Sendable, Hashable, Codable {
         self.metadata = metadata
     }
 }
+
+extension ChannelDraft {
+    /// Decodes a draft; every field but `type` may be left out and takes the initializer's
+    /// default (what a client in another language writes need not spell out every field).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            type: try container.decode(ChannelType.self, forKey: .type),
+            channelId: try container.decodeIfPresent(String.self, forKey: .channelId),
+            userIds: try container.decodeIfPresent([String].self, forKey: .userIds) ?? [],
+            displayName: try container.decodeIfPresent(String.self, forKey: .displayName),
+            avatarFileId: try container.decodeIfPresent(String.self, forKey: .avatarFileId),
+            tags: try container.decodeIfPresent([String].self, forKey: .tags) ?? [],
+            metadata: try container.decodeIfPresent([String: JSON].self, forKey: .metadata) ?? [:])
+    }
+}

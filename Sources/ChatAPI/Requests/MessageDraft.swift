@@ -20,3 +20,15 @@ public struct MessageDraft: Sendable, Hashable, Codable {
         self.metadata = metadata
     }
 }
+
+extension MessageDraft {
+    /// Decodes a draft; `mentionedUserIds` and `metadata` may be left out (empty).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            channelId: try container.decode(String.self, forKey: .channelId),
+            text: try container.decode(String.self, forKey: .text),
+            mentionedUserIds: try container.decodeIfPresent([String].self, forKey: .mentionedUserIds) ?? [],
+            metadata: try container.decodeIfPresent([String: JSON].self, forKey: .metadata) ?? [:])
+    }
+}

@@ -63,6 +63,7 @@ extension ChatError {
         case .limitExceeded: "limitExceeded"
         case .rateLimited: "rateLimited"
         case .unavailable: "unavailable"
+        case .unauthorized: "unauthorized"
         }
     }
 }

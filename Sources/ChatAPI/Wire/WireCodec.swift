@@ -1,0 +1,163 @@
+import Foundation
+
+/// Reads and writes ``WireFrame``s: one JSON object per WebSocket text frame, the payloads in
+/// their `Codable` form, dates as seconds since 1970. Both sides of the protocol use it, so
+/// they cannot disagree on an encoding.
+///
+/// Decoding never traps and never recurses without bound (`JSON` refuses documents nested
+/// deeper than `JSON.maximumDecodingDepth`); what it refuses says what the receiver does
+/// (``WireDecodingError``). Every call is O(size of the frame) and thread-safe.
+public enum WireCodec {
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return decoder
+    }()
+
+    /// The frame as the text of one WebSocket text frame.
+    ///
+    /// - Throws: `EncodingError` only for a value JSON cannot hold (a NaN or infinite number,
+    ///   which no value from a server has).
+    public static func encode(_ frame: WireFrame) throws -> String {
+        String(decoding: try encoder.encode(FrameBox(frame: frame)), as: UTF8.self)
+    }
+
+    /// The frame in `text`.
+    ///
+    /// - Throws: ``WireDecodingError``: `notProtocol` or `badRequestId` (close the connection
+    ///   with 1002), or `badRequest` (answer that request with a `failure`).
+    public static func decode(_ text: String) throws(WireDecodingError) -> WireFrame {
+        try decode(Data(text.utf8))
+    }
+
+    /// The frame in the UTF-8 bytes `data` (see ``decode(_:)-(String)``).
+    public static func decode(_ data: Data) throws(WireDecodingError) -> WireFrame {
+        let decoded: DecodedFrame
+        do {
+            decoded = try decoder.decode(DecodedFrame.self, from: data)
+        } catch {
+            throw .notProtocol("not a JSON object (\(summary(of: error)))")
+        }
+        return try decoded.result.get()
+    }
+
+    /// One sentence about a decoding error: what was wrong, and where.
+    static func summary(of error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return keys.isEmpty ? "" : " at \(keys.hasPrefix(".") ? String(keys.dropFirst()) : keys)"
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing field '\(key.stringValue)'\(path(context))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(context.debugDescription)\(path(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+}
+
+private enum FrameKey: String, CodingKey {
+    case type, id, request, envelope, error, result, resumeAfter
+    case protocolVersion = "protocol"
+}
+
+/// Encodes a frame as its JSON object.
+private struct FrameBox: Encodable {
+    let frame: WireFrame
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: FrameKey.self)
+        try container.encode(frame.type, forKey: .type)
+        switch frame {
+        case .hello(let version, let resumeAfter):
+            try container.encode(version, forKey: .protocolVersion)
+            // `null` is written, not left out: "no resume" is said explicitly.
+            try container.encode(resumeAfter, forKey: .resumeAfter)
+        case .welcome(let version, let result):
+            try container.encode(version, forKey: .protocolVersion)
+            try container.encode(result, forKey: .result)
+        case .request(let id, let request):
+            try container.encode(id, forKey: .id)
+            try container.encode(request, forKey: .request)
+        case .response(let id, let envelope):
+            try container.encode(id, forKey: .id)
+            try container.encode(envelope, forKey: .envelope)
+        case .failure(let id, let error):
+            try container.encode(id, forKey: .id)
+            try container.encode(error, forKey: .error)
+        case .event(let envelope):
+            try container.encode(envelope, forKey: .envelope)
+        }
+    }
+}
+
+/// Decodes a frame in one pass, keeping what was wrong as a value: a bad `request` must still
+/// say which `id` it had.
+private struct DecodedFrame: Decodable {
+    let result: Result<WireFrame, WireDecodingError>
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: FrameKey.self)
+        result = Self.frame(in: container)
+    }
+
+    private static func frame(in container: KeyedDecodingContainer<FrameKey>) -> Result<WireFrame, WireDecodingError> {
+        guard let type = try? container.decode(String.self, forKey: .type) else {
+            return .failure(.notProtocol(container.contains(.type) ? "'type' is not a string" : "no 'type'"))
+        }
+        func field<Value: Decodable>(_ key: FrameKey, _: Value.Type) -> Result<Value, WireDecodingError> {
+            do {
+                return .success(try container.decode(Value.self, forKey: key))
+            } catch {
+                return .failure(.notProtocol("'\(type)' frame: \(WireCodec.summary(of: error))"))
+            }
+        }
+        func id() -> Result<Int, WireDecodingError> {
+            guard let id = try? container.decode(Int.self, forKey: .id), (0...WireProtocol.maximumRequestId).contains(id) else {
+                return .failure(.badRequestId(container.contains(.id) ? "'id' is out of range or not an integer" : "no 'id'"))
+            }
+            return .success(id)
+        }
+        switch type {
+        case "hello":
+            return field(.protocolVersion, Int.self).flatMap { version in
+                // A missing `resumeAfter` is a fresh start, as `null` is.
+                do {
+                    let resumeAfter = try container.decodeIfPresent(Int.self, forKey: .resumeAfter)
+                    return .success(.hello(protocolVersion: version, resumeAfter: resumeAfter))
+                } catch {
+                    return .failure(.notProtocol("'hello' frame: 'resumeAfter' is not an integer or null"))
+                }
+            }
+        case "welcome":
+            return field(.protocolVersion, Int.self).flatMap { version in
+                field(.result, ConnectResult.self).map { .welcome(protocolVersion: version, result: $0) }
+            }
+        case "request":
+            return id().flatMap { id in
+                do {
+                    return .success(.request(id: id, request: try container.decode(ChatRequest.self, forKey: .request)))
+                } catch {
+                    let reason = WireCodec.summary(of: error)
+                    return .failure(.badRequest(id: id, error: .invalidArgument(field: "request", reason: reason)))
+                }
+            }
+        case "response":
+            return id().flatMap { id in field(.envelope, ResponseEnvelope.self).map { .response(id: id, envelope: $0) } }
+        case "failure":
+            return id().flatMap { id in field(.error, ChatError.self).map { .failure(id: id, error: $0) } }
+        case "event":
+            return field(.envelope, EventEnvelope.self).map { .event($0) }
+        default:
+            return .failure(.notProtocol("unknown type '\(type.prefix(64))'"))
+        }
+    }
+}
