@@ -65,7 +65,18 @@ public protocol ChatTransport: Sendable {
     /// ``ResponseEnvelope/position``).
     var lastEventSequence: Int { get }
 
+    /// The sequence number of the last event queued for this device on the server: at least
+    /// ``lastEventSequence``, and for a networked transport also the events still on their way
+    /// (a round trip). What `ChatClient.synchronize()` waits for. The default is
+    /// ``lastEventSequence`` (exact for a transport in the server's process).
+    func lastQueuedEventSequence() async -> Int
+
     /// Closes the connection, if any; the server stops this device's reading and typing.
     /// `events` yields `.disconnected(.requested)`. Idempotent.
     func disconnect() async
+}
+
+extension ChatTransport {
+    /// ``lastEventSequence``: exact where events are queued in-process.
+    public func lastQueuedEventSequence() async -> Int { lastEventSequence }
 }

@@ -32,7 +32,7 @@ public final class ManualClock: ServerClock {
         state = Lock(State(now: start))
     }
 
-    public var now: Date { state.withLock { $0.now } }
+    public var now: Date { Self.wireExact(state.withLock { $0.now }) }
 
     /// The number of tasks currently suspended in `sleep(until:)`.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }

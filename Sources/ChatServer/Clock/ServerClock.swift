@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Use ``SystemClock`` in apps and ``ManualClock`` in tests.
 public protocol ServerClock: Sendable {
-    /// The current time.
+    /// The current time. Return it ``wireExact(_:)``: every date the server stamps then crosses
+    /// the wire protocol (seconds since 1970, JSON) and comes back equal.
     var now: Date { get }
 
     /// Suspends until `now` has reached `deadline` (returns at once if it already has).
@@ -21,4 +22,15 @@ public protocol ServerClock: Sendable {
 
 extension ServerClock {
     public func onAdvance(_ handler: @escaping @Sendable () -> Void) {}
+
+    /// `date` rounded to a whole multiple of 2^-20 s (about a microsecond).
+    ///
+    /// The wire protocol writes dates as seconds since 1970; converting a `Date` (seconds since
+    /// 2001) there and back rounds, so a value read back would differ from the server's by an
+    /// ulp — and a cache comparing values would see a change that is not one. A multiple of
+    /// 2^-20 s within ±2^32 s of 2001 has few enough bits that both conversions are exact.
+    public static func wireExact(_ date: Date) -> Date {
+        let scale = 1_048_576.0
+        return Date(timeIntervalSinceReferenceDate: (date.timeIntervalSinceReferenceDate * scale).rounded() / scale)
+    }
 }

@@ -4,7 +4,7 @@ import Foundation
 public struct SystemClock: ServerClock {
     public init() {}
 
-    public var now: Date { Date() }
+    public var now: Date { Self.wireExact(Date()) }
 
     public func sleep(until deadline: Date) async throws {
         let seconds = deadline.timeIntervalSince(now)

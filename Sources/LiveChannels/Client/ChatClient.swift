@@ -27,6 +27,9 @@ public final class ChatClient: Sendable {
     private let connection = LiveObjectSource<ConnectionState>(snapshot: .disconnected, dataStatus: .fresh)
     private let session = Lock(Session())
     private let reconnectPolicy: ReconnectPolicy
+    /// Counts `disconnect()` calls, so that a reconnect under way when the user disconnects
+    /// does not report itself connected over the user's disconnect.
+    private let disconnects = DisconnectCounter()
 
     private struct Session: Sendable {
         var currentUser: User?
@@ -137,9 +140,9 @@ public final class ChatClient: Sendable {
     /// before reading a derived value. Never waits for a connection that ended: it returns when
     /// the connection drops.
     public func synchronize() async {
-        await sync.waitUntilApplied(transport.lastEventSequence)
+        await sync.waitUntilApplied(await transport.lastQueuedEventSequence())
         await sync.retries.runAll()
-        await sync.waitUntilApplied(transport.lastEventSequence)
+        await sync.waitUntilApplied(await transport.lastQueuedEventSequence())
     }
 
     /// Deletes every row of the cache file (on log-out, say): the next start shows nothing
@@ -176,6 +179,7 @@ public final class ChatClient: Sendable {
 
     /// Disconnects. Live handles keep their last state; `connect()` again to resume.
     public func disconnect() async {
+        disconnects.increment()
         await transport.disconnect()
         connection.publish(snapshot: .disconnected)
     }
@@ -189,6 +193,7 @@ public final class ChatClient: Sendable {
         let sync = sync
         let connection = connection
         let policy = reconnectPolicy
+        let disconnects = disconnects
         return Task {
             for await item in transport.events {
                 switch item {
@@ -210,7 +215,9 @@ public final class ChatClient: Sendable {
                     // Reconnect beside the loop: the loop must keep applying the replayed
                     // events that requests made while resyncing wait for.
                     Task {
-                        await Self.reconnect(transport: transport, sync: sync, connection: connection, policy: policy)
+                        await Self.reconnect(
+                            transport: transport, sync: sync, connection: connection, policy: policy,
+                            disconnects: disconnects)
                     }
                 }
             }
@@ -219,17 +226,26 @@ public final class ChatClient: Sendable {
 
     private static func reconnect(
         transport: any ChatTransport, sync: SyncEngine, connection: LiveObjectSource<ConnectionState>,
-        policy: ReconnectPolicy
+        policy: ReconnectPolicy, disconnects: DisconnectCounter
     ) async {
+        let epoch = disconnects.value
         for attempt in 1...max(1, policy.maximumAttempts) {
             do {
                 try await policy.wait(attempt)
             } catch {
                 break
             }
+            // The user disconnected meanwhile: their word stands.
+            if disconnects.value != epoch { return }
             do {
                 let result = try await transport.connect(resumingAfter: await sync.appliedSequence)
                 await sync.didConnect(result)
+                if disconnects.value != epoch {
+                    // The user's disconnect came while this connect was under way: never report
+                    // `.connected` over their `.disconnected` (a later `connect()` takes the
+                    // connection over; disconnecting here could end one the user made since).
+                    return
+                }
                 connection.publish(snapshot: .connected)
                 await sync.recover(after: result.status)
                 return
@@ -239,4 +255,12 @@ public final class ChatClient: Sendable {
         }
         connection.publish(snapshot: .disconnected)
     }
+}
+
+/// How many times `disconnect()` was called (see ``ChatClient``).
+private final class DisconnectCounter: Sendable {
+    /// Guards the count.
+    private let count = Lock(0)
+    var value: Int { count.withLock { $0 } }
+    func increment() { count.withLock { $0 += 1 } }
 }

@@ -61,8 +61,12 @@ final class ConvergenceScenario {
     /// What went wrong while a fresh client loaded the expected lists.
     private var oracleProblems: [String] = []
 
-    init(seed: UInt64) {
+    /// How the clients reach the server.
+    let door: Door
+
+    init(seed: UInt64, door: Door = .embedded) {
         self.seed = seed
+        self.door = door
         random = SeededGenerator(seed: seed)
         var users = ["alice", "bob", "carol"]
         if Bool.random(using: &random) { users.append("dave") }
@@ -83,7 +87,7 @@ final class ConvergenceScenario {
             Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 0..<deviceKeys.count, using: &random) : nil
         for (index, key) in deviceKeys.enumerated() {
             let client = ChatClient(
-                transport: server.connection(userId: key.0, deviceId: key.1), reconnectPolicy: .immediate)
+                transport: door.transport(server, userId: key.0, deviceId: key.1), reconnectPolicy: .immediate)
             let device = Device(userId: key.0, deviceId: key.1, client: client)
             devices.append(device)
             if index == earlyDevice {
@@ -555,7 +559,8 @@ final class ConvergenceScenario {
             stuck.append("message list \(open.channelId)")
         }
         for total in device.totals where !(await Settling.idle(total)) { stuck.append("total unread") }
-        return stuck.map { .init(category: "stuck", detail: "\(device.name): \($0) still .loading after healing") }
+        let state = String(describing: device.client.connectionState.snapshot)
+        return stuck.map { .init(category: "stuck", detail: "\(device.name): \($0) still .loading after healing (connection: \(state))") }
     }
 
     // MARK: Comparing

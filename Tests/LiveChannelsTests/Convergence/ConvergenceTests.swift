@@ -24,6 +24,8 @@ struct ConvergenceConfiguration: Sendable {
     let parallelism: Int
     let verbose: Bool
     let isSoak: Bool
+    /// How the clients reach the server (`CONVERGENCE_DOOR=wire`: the wire protocol).
+    var door: Door = ProcessInfo.processInfo.environment["CONVERGENCE_DOOR"].flatMap(Door.init(rawValue:)) ?? .embedded
 
     static let current: ConvergenceConfiguration = {
         let environment = ProcessInfo.processInfo.environment
@@ -44,6 +46,21 @@ struct ConvergenceTests {
     @Test(.enabled(if: !ConvergenceConfiguration.current.isSoak))
     func seededScenariosConverge() async {
         await runConvergence(ConvergenceConfiguration.current)
+    }
+
+    /// The same scenarios through the other door: every client speaks the wire protocol
+    /// (`WebSocketTransport` over `WireSession`, in memory). Fewer seeds: each frame is encoded
+    /// and decoded.
+    @Test(.enabled(if: !ConvergenceConfiguration.current.isSoak))
+    func seededScenariosConvergeOverTheWire() async {
+        var configuration = ConvergenceConfiguration.current
+        configuration.door = configuration.door == .wire ? .embedded : .wire
+        if configuration.seeds.count > 100 {
+            configuration = ConvergenceConfiguration(
+                seeds: Array(configuration.seeds.prefix(100)), parallelism: configuration.parallelism,
+                verbose: configuration.verbose, isSoak: false, door: configuration.door)
+        }
+        await runConvergence(configuration)
     }
 }
 
@@ -74,7 +91,7 @@ private func runConvergence(_ configuration: ConvergenceConfiguration) async {
         func add() -> Bool {
             guard let seed = next.next() else { return false }
             group.addTask {
-                let scenario = ConvergenceScenario(seed: seed)
+                let scenario = ConvergenceScenario(seed: seed, door: configuration.door)
                 let divergences = await scenario.run()
                 return SeedOutcome(
                     seed: seed, divergences: divergences.map { ($0.category, $0.detail) }, log: scenario.log,

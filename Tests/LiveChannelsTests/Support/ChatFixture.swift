@@ -5,15 +5,18 @@ import LiveChannels
 /// An embedded server with connected clients, for integration tests.
 struct ChatFixture {
     let server: ChatServer
+    /// How the clients reach the server.
+    let door: Door
 
-    init(server: ChatServer = ChatServer()) {
+    init(server: ChatServer = ChatServer(), door: Door = .current) {
         self.server = server
+        self.door = door
     }
 
     /// A connected client for `userId` on `deviceId` (registering the user).
     func client(_ userId: String, deviceId: String = "phone") async throws -> ChatClient {
         let client = ChatClient(
-            transport: server.connection(userId: userId, deviceId: deviceId), reconnectPolicy: .immediate)
+            transport: door.transport(server, userId: userId, deviceId: deviceId), reconnectPolicy: .immediate)
         try await client.connect()
         return client
     }

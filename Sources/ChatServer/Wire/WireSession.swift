@@ -1,0 +1,181 @@
+import ChatAPI
+import Foundation
+import Locking
+
+/// One connection of the wire protocol (`Docs/Protocol.md`), without the network: text frames
+/// in, ``WireOutput`` out, over an embedded connection to the server — the same door the
+/// in-process transport is, so every rule and every fault injection applies unchanged.
+///
+/// A network front (`ChatGateway`) authenticates the user, then feeds each frame it reads to
+/// ``receive(_:)`` and performs what `output` asks; tests drive it directly.
+///
+/// - `hello` first (anything else closes with 1002; another protocol version with 4010), then
+///   `welcome` with the connect result.
+/// - Requests are handled concurrently, as calls of the embedded transport from several tasks
+///   are (one delayed by fault injection holds up no other), each answered by a `response` or
+///   `failure` with its `id`; a request that cannot be decoded gets a `failure`
+///   (`invalidArgument`), a bad `id` or a frame that is not the protocol closes with 1002.
+/// - The device's events are sent as `event` frames as they are queued. A device taken over
+///   by another connection closes with 4003; a dropped engine connection (fault injection)
+///   with 1011.
+///
+/// - Threading: every member is thread-safe; `receive` is meant to be called by one reader, in
+///   frame order.
+public final class WireSession: Sendable {
+    private let server: ChatServer
+    private let userId: String
+    private let deviceId: String
+    private let output: @Sendable (WireOutput) async -> Void
+    private enum Phase {
+        case awaitingHello
+        case open(any ChatTransport, pump: Task<Void, Never>)
+        case closed
+    }
+
+    /// Guards the session's phase.
+    private let phase = Lock(Phase.awaitingHello)
+
+    /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
+    /// session asks (it may be called from several tasks at once).
+    public init(
+        server: ChatServer, userId: String, deviceId: String,
+        output: @escaping @Sendable (WireOutput) async -> Void
+    ) {
+        self.server = server
+        self.userId = userId
+        self.deviceId = deviceId
+        self.output = output
+    }
+
+    /// Whether the session has ended (closed by either side).
+    public var isClosed: Bool {
+        phase.withLock { if case .closed = $0 { true } else { false } }
+    }
+
+    /// Handles one text frame from the client.
+    public func receive(_ text: String) async {
+        let frame: WireFrame
+        do {
+            frame = try WireCodec.decode(text)
+        } catch {
+            if case .badRequest(let id, let failure) = error, case .open = phase.withLock({ $0 }) {
+                await send(.failure(id: id, error: failure))
+            } else {
+                await close(code: WireCloseCode.protocolError.rawValue, reason: "\(error)")
+            }
+            return
+        }
+        switch (frame, phase.withLock { $0 }) {
+        case (.hello(let version, let resumeAfter), .awaitingHello):
+            guard version == WireProtocol.version else {
+                await close(code: WireCloseCode.unsupportedProtocol.rawValue, reason: "protocol \(version) is not supported; this server speaks \(WireProtocol.version)")
+                return
+            }
+            await open(resumingAfter: resumeAfter)
+        case (.request(let id, let request), .open(let transport, _)):
+            Task { await self.answer(request, id: id, on: transport) }
+        case (_, .closed):
+            return
+        case (_, .awaitingHello):
+            await close(code: WireCloseCode.protocolError.rawValue, reason: "the first frame must be hello")
+        default:
+            await close(code: WireCloseCode.protocolError.rawValue, reason: "a client does not send '\(frame.type)' here")
+        }
+    }
+
+    /// Handles a binary frame: not the protocol (close 1003).
+    public func receiveBinary() async {
+        await close(code: WireCloseCode.unsupportedData.rawValue, reason: "the protocol is text frames only")
+    }
+
+    /// The connection ended (the client closed it, or the network): the device disconnects
+    /// from the server (its reading and typing stop). Idempotent.
+    public func end() async {
+        let previous = phase.withLock { phase -> Phase in
+            defer { phase = .closed }
+            return phase
+        }
+        if case .open(let transport, let pump) = previous {
+            await transport.disconnect()
+            pump.cancel()
+        }
+    }
+
+    /// Closes the connection with `code` (and ends the session).
+    public func close(code: Int, reason: String) async {
+        await end()
+        // A close frame's reason holds at most 123 bytes.
+        var limited = reason
+        while limited.utf8.count > 123 { limited.removeLast() }
+        await output(.close(code: code, reason: limited))
+    }
+
+    private func send(_ frame: WireFrame) async {
+        do {
+            await output(.text(try WireCodec.encode(frame)))
+        } catch {
+            await close(code: 1011, reason: "a frame could not be encoded")
+        }
+    }
+
+    private func open(resumingAfter sequence: Int?) async {
+        let transport = server.connection(userId: userId, deviceId: deviceId)
+        let result: ConnectResult
+        do {
+            result = try await transport.connect(resumingAfter: sequence)
+        } catch let error as ChatError {
+            await close(code: Self.closeCode(forConnectError: error), reason: error.description)
+            return
+        } catch {
+            await close(code: 1011, reason: "\(error)")
+            return
+        }
+        await send(.welcome(protocolVersion: WireProtocol.version, result: result))
+        let pump = Task { await self.forwardEvents(of: transport) }
+        let opened = phase.withLock { phase -> Bool in
+            guard case .awaitingHello = phase else { return false }
+            phase = .open(transport, pump: pump)
+            return true
+        }
+        if !opened {
+            pump.cancel()
+            await transport.disconnect()
+        }
+    }
+
+    private static func closeCode(forConnectError error: ChatError) -> Int {
+        switch error {
+        case .unauthorized: WireCloseCode.unauthorized.rawValue
+        case .rateLimited: WireCloseCode.rateLimited.rawValue
+        default: 1008  // policy violation: the connect itself was refused
+        }
+    }
+
+    private func forwardEvents(of transport: any ChatTransport) async {
+        for await item in transport.events {
+            switch item {
+            case .event(let envelope):
+                await send(.event(envelope))
+            case .disconnected(.requested):
+                return
+            case .disconnected(.replaced):
+                await close(code: WireCloseCode.replaced.rawValue, reason: "another connection of this user and device took over")
+                return
+            case .disconnected(.connectionLost(let error)):
+                await close(code: 1011, reason: "connection lost: \(error)")
+                return
+            }
+        }
+    }
+
+    private func answer(_ request: ChatRequest, id: Int, on transport: any ChatTransport) async {
+        do {
+            let envelope = try await transport.send(request)
+            await send(.response(id: id, envelope: envelope))
+        } catch let error as ChatError {
+            await send(.failure(id: id, error: error))
+        } catch {
+            await send(.failure(id: id, error: .unavailable("\(error)")))
+        }
+    }
+}

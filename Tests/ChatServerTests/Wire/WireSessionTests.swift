@@ -1,0 +1,134 @@
+import ChatAPI
+import ChatServer
+import Foundation
+import Locking
+import Testing
+
+/// The protocol session without a network: what each client frame gets back.
+@Suite(.timeLimit(.minutes(1))) struct WireSessionTests {
+    /// Records what a session asks its network front to do, and lets a test wait for it.
+    final class Output: Sendable {
+        private let items = Lock<[WireOutput]>([])
+        var all: [WireOutput] { items.withLock { $0 } }
+        func append(_ output: WireOutput) { items.withLock { $0.append(output) } }
+
+        /// The frames sent so far, decoded.
+        var frames: [WireFrame] {
+            all.compactMap { if case .text(let text) = $0 { try? WireCodec.decode(text) } else { nil } }
+        }
+
+        var close: (code: Int, reason: String)? {
+            for case .close(let code, let reason) in all { return (code, reason) }
+            return nil
+        }
+
+        /// Waits (yielding, bounded) until `condition` holds.
+        func wait(until condition: (Output) -> Bool) async -> Bool {
+            for _ in 0..<200_000 {
+                if condition(self) { return true }
+                await Task.yield()
+            }
+            return condition(self)
+        }
+    }
+
+    private let server = ChatServer()
+
+    private func session(_ user: String = "alice") -> (WireSession, Output) {
+        let output = Output()
+        return (WireSession(server: server, userId: user, deviceId: "phone") { output.append($0) }, output)
+    }
+
+    private func hello(_ resumeAfter: Int? = nil) throws -> String {
+        try WireCodec.encode(.hello(protocolVersion: 1, resumeAfter: resumeAfter))
+    }
+
+    @Test func helloIsAnsweredWithWelcome() async throws {
+        let (session, output) = session()
+        await session.receive(try hello())
+        guard case .welcome(1, let result)? = output.frames.first else {
+            Issue.record("\(output.all)")
+            return
+        }
+        #expect(result.status == .new && result.currentUser.userId == "alice")
+        #expect(server.user("alice") != nil)
+    }
+
+    @Test(arguments: [
+        #"{"type":"request","id":1,"request":{"getUser":{"userId":"alice"}}}"#, "not json", #"{"protocol":1}"#,
+    ])
+    func anythingButHelloFirstCloses1002(frame: String) async {
+        let (session, output) = session()
+        await session.receive(frame)
+        #expect(output.close?.code == 1002)
+        #expect(output.frames.isEmpty && session.isClosed)
+        #expect(server.user("alice") == nil)
+    }
+
+    @Test func anotherProtocolVersionCloses4010() async throws {
+        let (session, output) = session()
+        await session.receive(try WireCodec.encode(.hello(protocolVersion: 2, resumeAfter: nil)))
+        #expect(output.close?.code == 4010)
+    }
+
+    @Test func requestsAreAnsweredByIdAndABadOneKeepsTheConnection() async throws {
+        let (session, output) = session()
+        await session.receive(try hello())
+        await session.receive(#"{"type":"request","id":7,"request":{"nope":{}}}"#)
+        await session.receive(try WireCodec.encode(.request(id: 8, request: .createChannel(ChannelDraft(type: .community, channelId: "ops")))))
+        await session.receive(try WireCodec.encode(.request(id: 9, request: .getChannel(channelId: "missing"))))
+        #expect(await output.wait { $0.frames.filter { if case .response = $0 { true } else { false } }.count == 1 })
+        #expect(await output.wait { $0.frames.contains { if case .failure(9, _) = $0 { true } else { false } } })
+        let frames = output.frames
+        #expect(frames.contains { if case .failure(7, .invalidArgument(field: "request", _)) = $0 { true } else { false } })
+        #expect(frames.contains { if case .response(8, let envelope) = $0 { envelope.channelValue?.channelId == "ops" } else { false } })
+        #expect(frames.contains { if case .failure(9, .notFound) = $0 { true } else { false } })
+        #expect(output.close == nil && server.channel("ops") != nil)
+        // The change's event reaches the device too.
+        #expect(await output.wait { $0.frames.contains { if case .event(let e) = $0 { e.sequence == 1 } else { false } } })
+    }
+
+    @Test(arguments: [
+        #"{"type":"request","id":-1,"request":{"getUser":{"userId":"a"}}}"#,
+        #"{"type":"request","id":"x","request":{"getUser":{"userId":"a"}}}"#,
+        #"{"type":"hello","protocol":1}"#, #"{"type":"welcome","protocol":1}"#, "[]",
+    ])
+    func aBadIdOrAServerFrameCloses1002(frame: String) async throws {
+        let (session, output) = session()
+        await session.receive(try hello())
+        await session.receive(frame)
+        #expect(output.close?.code == 1002)
+        #expect(session.isClosed)
+        // The device is disconnected from the server: it no longer reads.
+        #expect(server.lastEventSequence(userId: "alice", deviceId: "phone") == 0)
+    }
+
+    @Test func aBinaryFrameCloses1003() async throws {
+        let (session, output) = session()
+        await session.receive(try hello())
+        await session.receiveBinary()
+        #expect(output.close?.code == 1003)
+    }
+
+    @Test func aFailedConnectClosesAndADropCloses1011() async throws {
+        server.faults.failNextConnects(1, userId: "alice", deviceId: "phone")
+        let (first, failed) = session()
+        await first.receive(try hello())
+        #expect(failed.close?.code == 1008 && failed.frames.isEmpty)
+
+        let (second, output) = session()
+        await second.receive(try hello())
+        server.faults.dropConnection(userId: "alice", deviceId: "phone")
+        #expect(await output.wait { $0.close != nil })
+        #expect(output.close?.code == 1011)
+    }
+
+    @Test func aSecondConnectionOfTheDeviceCloses4003OnTheFirst() async throws {
+        let (first, output) = session()
+        await first.receive(try hello())
+        let (second, _) = session()
+        await second.receive(try hello())
+        #expect(await output.wait { $0.close != nil })
+        #expect(output.close?.code == 4003)
+    }
+}
