@@ -26,6 +26,19 @@ public final class WireSession: Sendable {
     private let userId: String
     private let deviceId: String
     private let output: @Sendable (WireOutput) async -> Void
+    private let record: @Sendable (Record) -> Void
+
+    /// What a session did, for a network front's metrics.
+    public enum Record: Sendable, Hashable {
+        /// A request frame arrived.
+        case request
+        /// An event frame went out.
+        case event
+        /// A request was answered with a failure.
+        case failure(ChatError)
+        /// The session closed the connection with this code.
+        case closed(code: Int)
+    }
     private enum Phase {
         case awaitingHello
         case open(any ChatTransport, pump: Task<Void, Never>)
@@ -36,14 +49,16 @@ public final class WireSession: Sendable {
     private let phase = Lock(Phase.awaitingHello)
 
     /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
-    /// session asks (it may be called from several tasks at once).
+    /// session asks (it may be called from several tasks at once); `record` hears what it did.
     public init(
         server: ChatServer, userId: String, deviceId: String,
+        record: @escaping @Sendable (Record) -> Void = { _ in },
         output: @escaping @Sendable (WireOutput) async -> Void
     ) {
         self.server = server
         self.userId = userId
         self.deviceId = deviceId
+        self.record = record
         self.output = output
     }
 
@@ -59,6 +74,8 @@ public final class WireSession: Sendable {
             frame = try WireCodec.decode(text)
         } catch {
             if case .badRequest(let id, let failure) = error, case .open = phase.withLock({ $0 }) {
+                record(.request)
+                record(.failure(failure))
                 await send(.failure(id: id, error: failure))
             } else {
                 await close(code: WireCloseCode.protocolError.rawValue, reason: "\(error)")
@@ -73,6 +90,7 @@ public final class WireSession: Sendable {
             }
             await open(resumingAfter: resumeAfter)
         case (.request(let id, let request), .open(let transport, _)):
+            record(.request)
             Task { await self.answer(request, id: id, on: transport) }
         case (_, .closed):
             return
@@ -104,6 +122,7 @@ public final class WireSession: Sendable {
     /// Closes the connection with `code` (and ends the session).
     public func close(code: Int, reason: String) async {
         await end()
+        record(.closed(code: code))
         // A close frame's reason holds at most 123 bytes.
         var limited = reason
         while limited.utf8.count > 123 { limited.removeLast() }
@@ -155,6 +174,7 @@ public final class WireSession: Sendable {
         for await item in transport.events {
             switch item {
             case .event(let envelope):
+                record(.event)
                 await send(.event(envelope))
             case .disconnected(.requested):
                 return
@@ -173,6 +193,7 @@ public final class WireSession: Sendable {
             let envelope = try await transport.send(request)
             await send(.response(id: id, envelope: envelope))
         } catch let error as ChatError {
+            record(.failure(error))
             await send(.failure(id: id, error: error))
         } catch {
             await send(.failure(id: id, error: .unavailable("\(error)")))

@@ -1,0 +1,80 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// The deployable server and the client connector on SwiftNIO. A package of its own, so that an
+/// app embedding LiveChannels (the root package, no dependencies) never pulls a server stack.
+let package = Package(
+    name: "LiveChannelsServer",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18)],
+    products: [
+        .executable(name: "chat-server", targets: ["chat-server"]),
+        .library(name: "ChatGateway", targets: ["ChatGateway"]),
+        .library(name: "LiveChannelsNIO", targets: ["LiveChannelsNIO"]),
+    ],
+    dependencies: [
+        .package(name: "LiveChannels", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // The network front of one ChatServer: /v1/connect, /healthz, /metrics, tokens,
+        // heartbeats, close codes. No chat rule lives here.
+        .target(
+            name: "ChatGateway",
+            dependencies: [
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "ChatAPI", package: "LiveChannels"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]),
+        // The executable: flags → configuration, secret, signals.
+        .executableTarget(
+            name: "chat-server",
+            dependencies: [
+                "ChatGateway",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]),
+        // The client's WebSocketConnector on SwiftNIO (Linux has no URLSession WebSockets).
+        .target(
+            name: "LiveChannelsNIO",
+            dependencies: [
+                .product(name: "LiveChannels", package: "LiveChannels"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "ChatGatewayTests",
+            dependencies: [
+                "ChatGateway", "LiveChannelsNIO",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "LiveChannels", package: "LiveChannels"),
+            ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

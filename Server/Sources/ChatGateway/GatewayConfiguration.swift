@@ -1,0 +1,25 @@
+import Foundation
+
+/// How a ``ChatGateway`` listens and whom it lets in.
+public struct GatewayConfiguration: Sendable {
+    /// The address to listen on (default 127.0.0.1).
+    public var host: String
+    /// The port (default 8080; 0 picks a free one).
+    public var port: Int
+    /// How often the server pings each connection; a connection that leaves a ping unanswered
+    /// until the next one is closed.
+    public var pingInterval: Duration
+    /// The largest frame (and message) a client may send, in bytes.
+    public var maximumFrameBytes: Int
+
+    /// A configuration; the defaults are `chat-server`'s.
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, pingInterval: Duration = .seconds(15),
+        maximumFrameBytes: Int = 1_048_576
+    ) {
+        self.host = host
+        self.port = port
+        self.pingInterval = pingInterval
+        self.maximumFrameBytes = maximumFrameBytes
+    }
+}

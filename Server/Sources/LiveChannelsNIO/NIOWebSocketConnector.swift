@@ -1,0 +1,76 @@
+import ChatAPI
+import Foundation
+import HTTPTypes
+import LiveChannels
+import Logging
+import NIOCore
+import NIOPosix
+import NIOWebSocket
+import WSClient
+
+/// A `WebSocketConnector` on SwiftNIO (the `WSClient` of swift-websocket): the connector for
+/// Linux, where URLSession has no WebSockets.
+///
+/// ```swift
+/// let transport = WebSocketTransport(
+///     url: URL(string: "ws://127.0.0.1:8080/v1/connect")!, userId: "alice",
+///     token: { "dev:alice" }, connector: NIOWebSocketConnector())
+/// ```
+///
+/// The connection pings the server every `WebSocketRequest.pingInterval` and closes when a
+/// ping is still unanswered at the next one. A refused upgrade cannot be told apart from an
+/// unreachable server here (WSClient does not expose the HTTP status): both are
+/// `ChatError.unavailable`; `chat-server` refuses tokens after the upgrade, with close 4001,
+/// which the transport reads as `ChatError.unauthorized`.
+public struct NIOWebSocketConnector: WebSocketConnector {
+    private let eventLoopGroup: any EventLoopGroup
+    private let maximumFrameBytes: Int
+    private let logger: Logger
+
+    /// A connector on `eventLoopGroup` (NIO's shared one by default) accepting frames up to
+    /// `maximumFrameBytes` from the server.
+    public init(
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        maximumFrameBytes: Int = 64 << 20, logger: Logger = Logger(label: "LiveChannelsNIO")
+    ) {
+        self.eventLoopGroup = eventLoopGroup
+        self.maximumFrameBytes = maximumFrameBytes
+        self.logger = logger
+    }
+
+    public func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
+        var headers = HTTPFields()
+        for (name, value) in request.headers {
+            guard let field = HTTPField.Name(name) else {
+                throw ChatError.invalidArgument(field: "headers", reason: "'\(name)' is not a header name")
+            }
+            headers[field] = value
+        }
+        let configuration = WebSocketClientConfiguration(
+            maxFrameSize: maximumFrameBytes, additionalHeaders: headers,
+            autoPing: .enabled(timePeriod: request.pingInterval))
+        let connection = NIOWebSocketConnection()
+        let url = request.url.absoluteString
+        let (group, maximumFrameBytes, logger) = (eventLoopGroup, maximumFrameBytes, logger)
+        Task {
+            do {
+                let closeFrame = try await WebSocketClient.connect(
+                    url: url, configuration: configuration, eventLoopGroup: group, logger: logger
+                ) { inbound, outbound, _ in
+                    connection.opened(outbound)
+                    for try await message in inbound.messages(maxSize: maximumFrameBytes) {
+                        switch message {
+                        case .text(let text): connection.received(text)
+                        case .binary: try await outbound.close(.unacceptableData, reason: "binary frames are not the protocol")
+                        }
+                    }
+                }
+                connection.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, reason: closeFrame?.reason ?? "")
+            } catch {
+                connection.failed(error)
+            }
+        }
+        try await connection.waitUntilOpen(url: url)
+        return connection
+    }
+}

@@ -1,0 +1,124 @@
+import ArgumentParser
+import ChatAPI
+import ChatGateway
+import ChatServer
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+import UnixSignals
+
+/// `chat-server`: one `ChatServer` behind a `ChatGateway`, until SIGINT or SIGTERM.
+@main
+struct ChatServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat-server",
+        abstract: "A LiveChannels chat server over WebSocket (ws://HOST:PORT/v1/connect).",
+        discussion: """
+            Tokens are JWTs (HS256) signed with the secret in CHAT_SERVER_SECRET or --secret-file \
+            (at least 32 bytes); `chat-server token USER` prints one. --dev also accepts the tokens \
+            dev:USER, for trying it out.
+            """,
+        subcommands: [TokenCommand.self])
+
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
+    @Option(help: "The server's SQLite file (without it, state is in memory).") var data: String?
+    @Flag(help: "Accept dev tokens (dev:USER): for trying it out, never in production.") var dev = false
+    @Option(help: "Register USER as an admin (repeatable).") var admin: [String] = []
+    @Option(help: "Seconds between pings to each connection.") var pingInterval: Double = 15
+    @Option(help: "A file holding the secret (instead of CHAT_SERVER_SECRET).") var secretFile: String?
+    @Option(help: "The largest frame a client may send, in bytes.") var maxFrameBytes = 1_048_576
+
+    mutating func run() async throws {
+        let secret = try Secret.load(file: secretFile)
+        guard secret != nil || dev else {
+            Secret.refuse("""
+                chat-server needs a secret to check tokens: export CHAT_SERVER_SECRET=$(openssl rand -hex 32) \
+                or pass --secret-file PATH (at least 32 bytes), or start with --dev to try it out with dev tokens.
+                """)
+        }
+        guard data == nil else {
+            Secret.refuse("--data is not available in this version: the server keeps its state in memory (start without --data).")
+        }
+        guard pingInterval > 0, (1...1_048_576 * 64).contains(maxFrameBytes), (0...65_535).contains(port) else {
+            Secret.refuse("--ping-interval must be positive, --max-frame-bytes from 1 to 64 MiB, --port from 0 to 65535.")
+        }
+        var logger = Logger(label: "chat-server")
+        logger.logLevel = .info
+        let metrics = GatewayMetrics()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+        if dev {
+            FileHandle.standardError.write(Data(
+                "WARNING: --dev: dev tokens (dev:USER) are accepted; anyone can act as anyone. Never use this in production.\n".utf8))
+        }
+        let server = ChatServer()
+        for user in admin { try await server.registerUser(id: user, isAdmin: true) }
+        let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
+        let gateway = ChatGateway(
+            server: server,
+            configuration: GatewayConfiguration(
+                host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)),
+                maximumFrameBytes: maxFrameBytes),
+            authority: authority, metrics: metrics, logger: logger)
+        let host = host
+        let group = ServiceGroup(configuration: .init(
+            services: gateway.services(onRunning: { port in
+                FileHandle.standardOutput.write(Data("listening on ws://\(host):\(port)\(WireProtocol.connectPath)\n".utf8))
+            }),
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// `chat-server token USER`: prints a signed token.
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Print a token for USER, signed with the server's secret.")
+
+    @Argument(help: "The user the token signs in.") var user: String
+    @Option(help: "Seconds the token is valid.") var ttl: Double = 3_600
+    @Option(help: "A file holding the secret (instead of CHAT_SERVER_SECRET).") var secretFile: String?
+
+    mutating func run() async throws {
+        guard let secret = try Secret.load(file: secretFile) else {
+            Secret.refuse("a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
+        }
+        guard ttl > 0, !user.isEmpty else { Secret.refuse("USER must not be empty and --ttl must be positive.") }
+        let authority = try await TokenAuthority(secret: secret, allowsDevTokens: false)
+        print(try await authority.makeToken(for: user, ttl: ttl))
+    }
+}
+
+/// The server's secret: the UTF-8 bytes of `CHAT_SERVER_SECRET` or of a file, trailing newlines
+/// and spaces trimmed, at least 32 bytes.
+enum Secret {
+    static func load(file: String?) throws -> [UInt8]? {
+        let text: String
+        if let file {
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                refuse("cannot read the secret file \(file): \(error.localizedDescription)")
+            }
+        } else if let value = ProcessInfo.processInfo.environment["CHAT_SERVER_SECRET"] {
+            text = value
+        } else {
+            return nil
+        }
+        var trimmed = Substring(text)
+        while let last = trimmed.last, last == "\n" || last == "\r" || last == " " || last == "\t" { trimmed.removeLast() }
+        let bytes = Array(trimmed.utf8)
+        guard bytes.count >= TokenAuthority.minimumSecretLength else {
+            refuse("the secret is \(bytes.count) bytes; it must be at least \(TokenAuthority.minimumSecretLength) (openssl rand -hex 32 makes one).")
+        }
+        return bytes
+    }
+
+    /// Prints `message` to standard error and exits with status 2.
+    static func refuse(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("chat-server: \(message)\n".utf8))
+        exit(2)
+    }
+}
