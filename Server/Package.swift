@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18)],
     products: [
         .executable(name: "chat-server", targets: ["chat-server"]),
+        .executable(name: "chat-terminal", targets: ["chat-terminal"]),
         .library(name: "ChatGateway", targets: ["ChatGateway"]),
         .library(name: "LiveChannelsNIO", targets: ["LiveChannelsNIO"]),
     ],
@@ -56,6 +57,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]),
+        // The Playground's terminal chat (Examples/Playground, linked) joined to a chat-server.
+        .executableTarget(
+            name: "chat-terminal",
+            dependencies: [
+                "LiveChannelsNIO",
+                .product(name: "LiveChannels", package: "LiveChannels"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // The client's WebSocketConnector on SwiftNIO (Linux has no URLSession WebSockets).
         .target(
             name: "LiveChannelsNIO",
@@ -71,10 +80,17 @@ let package = Package(
         .testTarget(
             name: "ChatGatewayTests",
             dependencies: [
-                "ChatGateway", "LiveChannelsNIO",
+                "ChatGateway", "LiveChannelsNIO", "chat-server", "chat-terminal",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
-            ]),
+                .product(name: "LiveCore", package: "LiveChannels"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Clients"]),
     ],
     swiftLanguageModes: [.v6]
 )

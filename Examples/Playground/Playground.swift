@@ -1,4 +1,3 @@
-import ChatServer
 import Foundation
 import LiveChannels
 
@@ -19,9 +18,9 @@ final class Participant {
     var tokens: [NotificationToken] = []
     var online = false
 
-    init(id: String, server: ChatServer) {
+    init(id: String, transport: any ChatTransport) {
         self.id = id
-        client = ChatClient(transport: server.connection(userId: id, deviceId: "terminal"))
+        client = ChatClient(transport: transport)
         let query = ChannelListQuery(
             filter: .containMembers(userIds: [id]),
             sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)
@@ -31,7 +30,6 @@ final class Participant {
 
 @MainActor
 final class Playground {
-    let server: ChatServer
     let participants: [Participant]
     let interactive: Bool
     let color: Bool
@@ -41,9 +39,11 @@ final class Playground {
     var redrawScheduled = false
     var lastMessage = ""
 
-    init(server: ChatServer, userIds: [String], interactive: Bool, color: Bool) {
-        self.server = server
-        participants = userIds.map { Participant(id: $0, server: server) }
+    /// A playground acting as `userIds`, each with its own client on `transport(userId)`: the
+    /// embedded server's connection (`swift run Playground`) or a `WebSocketTransport` to a
+    /// `chat-server` (`chat-terminal` in the `Server/` package).
+    init(userIds: [String], interactive: Bool, color: Bool, transport: (String) -> any ChatTransport) {
+        participants = userIds.map { Participant(id: $0, transport: transport($0)) }
         self.interactive = interactive
         self.color = color
         actor = participants[0]
@@ -55,8 +55,30 @@ final class Playground {
             participant.online = true
             participant.tokens.append(participant.list.observe { [weak self] _, _, _ in self?.scheduleRedraw() })
         }
-        try await createChannel(as: participants[0], id: "general", members: participants.dropFirst().map(\.id))
+        do {
+            try await createChannel(as: participants[0], id: "general", members: participants.dropFirst().map(\.id))
+        } catch ChatError.alreadyExists {
+            // A shared server: someone opened it already.
+            _ = try await ChannelRepository(client: participants[0].client).joinChannel(channelId: "general")
+        }
         await settle()
+    }
+
+    /// Shows the panes, runs each line of standard input as a command until `quit` or the end of
+    /// input, then stops. Lines are read on a thread of their own, so that the main actor stays
+    /// free for deliveries while waiting.
+    func runCommandsFromStandardInput() async {
+        let lines = AsyncStream<String> { continuation in
+            Thread.detachNewThread {
+                while let line = readLine() { continuation.yield(line) }
+                continuation.finish()
+            }
+        }
+        await show(after: nil)
+        for await line in lines {
+            if await !run(line) { break }
+        }
+        await stop()
     }
 
     func stop() async {

@@ -23,19 +23,8 @@ let userIds = ["alice", "bob", "carol"]
 
 let server = ChatServer()
 for id in userIds { try await server.registerUser(id: id, displayName: id.capitalized) }
-let playground = Playground(server: server, userIds: userIds, interactive: interactive, color: color)
+let playground = Playground(userIds: userIds, interactive: interactive, color: color) {
+    server.connection(userId: $0, deviceId: "terminal")
+}
 try await playground.start()
-
-// Lines from stdin, read on a thread of their own so that the main actor stays free for
-// deliveries while waiting.
-let lines = AsyncStream<String> { continuation in
-    Thread.detachNewThread {
-        while let line = readLine() { continuation.yield(line) }
-        continuation.finish()
-    }
-}
-await playground.show(after: nil)
-for await line in lines {
-    if await !playground.run(line) { break }
-}
-await playground.stop()
+await playground.runCommandsFromStandardInput()

@@ -109,6 +109,8 @@ enum Secret {
         }
         var trimmed = Substring(text)
         while let last = trimmed.last, last == "\n" || last == "\r" || last == " " || last == "\t" { trimmed.removeLast() }
+        // An empty variable (or file) gives no secret, as an unset one does.
+        guard !trimmed.isEmpty else { return nil }
         let bytes = Array(trimmed.utf8)
         guard bytes.count >= TokenAuthority.minimumSecretLength else {
             refuse("the secret is \(bytes.count) bytes; it must be at least \(TokenAuthority.minimumSecretLength) (openssl rand -hex 32 makes one).")

@@ -109,24 +109,37 @@ public final class WireSession: Sendable {
     /// The connection ended (the client closed it, or the network): the device disconnects
     /// from the server (its reading and typing stop). Idempotent.
     public func end() async {
-        let previous = phase.withLock { phase -> Phase in
-            defer { phase = .closed }
-            return phase
-        }
-        if case .open(let transport, let pump) = previous {
-            await transport.disconnect()
-            pump.cancel()
-        }
+        await release(markClosed())
     }
 
-    /// Closes the connection with `code` (and ends the session).
+    /// Closes the connection with `code` (and ends the session). Idempotent: only the first
+    /// close is sent.
     public func close(code: Int, reason: String) async {
-        await end()
+        let previous = markClosed()
+        if case .closed = previous { return }
         record(.closed(code: code))
         // A close frame's reason holds at most 123 bytes.
         var limited = reason
         while limited.utf8.count > 123 { limited.removeLast() }
+        // Sent before the event pump is cancelled: the pump itself may be the caller.
         await output(.close(code: code, reason: limited))
+        await release(previous)
+    }
+
+    /// Marks the session closed; returns what it was.
+    private func markClosed() -> Phase {
+        phase.withLock { phase -> Phase in
+            defer { phase = .closed }
+            return phase
+        }
+    }
+
+    /// Disconnects the device and stops the event pump of a session that was `previous`.
+    private func release(_ previous: Phase) async {
+        if case .open(let transport, let pump) = previous {
+            await transport.disconnect()
+            pump.cancel()
+        }
     }
 
     private func send(_ frame: WireFrame) async {

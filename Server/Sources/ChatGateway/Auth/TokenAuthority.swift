@@ -6,23 +6,33 @@ import JWTKit
 ///
 /// Tokens are JWTs signed with HS256 by the server's secret — any other `alg`, `none`
 /// included, is refused — with the claims `sub` (the user id, required), `exp` (required) and
-/// `iat`; `exp` and `nbf` are checked with 60 s of leeway. With dev tokens allowed
+/// `iat`; `exp` and `nbf` are checked with 60 s of leeway (``defaultLeeway``). With dev tokens allowed
 /// (`chat-server --dev`), `dev:USER` stands for USER.
 public struct TokenAuthority: Sendable {
-    /// The leeway of `exp` and `nbf` checks, in seconds.
-    public static let leeway: TimeInterval = 60
+    /// The leeway of `exp` and `nbf` checks by default, in seconds.
+    public static let defaultLeeway: TimeInterval = 60
     /// The shortest secret accepted, in bytes.
     public static let minimumSecretLength = 32
 
     private let keys: JWTKeyCollection?
     /// Whether `dev:USER` tokens are accepted.
     public let allowsDevTokens: Bool
+    /// The leeway of `exp` and `nbf` checks, in seconds.
+    public let leeway: TimeInterval
+    private let now: @Sendable () -> Date
 
     /// An authority signing and checking with `secret` (at least ``minimumSecretLength`` bytes;
     /// `nil`: signed tokens are refused, only dev tokens can work).
     ///
+    /// `leeway` and `now` (the wall clock by default) are for tests.
+    ///
     /// - Throws: `ChatError.invalidArgument` for a secret shorter than 32 bytes.
-    public init(secret: [UInt8]?, allowsDevTokens: Bool) async throws {
+    public init(
+        secret: [UInt8]?, allowsDevTokens: Bool, leeway: TimeInterval = defaultLeeway,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws {
+        self.leeway = leeway
+        self.now = now
         if let secret {
             guard secret.count >= Self.minimumSecretLength else {
                 throw ChatError.invalidArgument(
@@ -80,22 +90,27 @@ public struct TokenAuthority: Sendable {
         } catch let error as JWTError {
             switch error.errorType {
             case .signatureVerificationFailed: throw .unauthorized("the token's signature does not match this server's secret")
-            case .claimVerificationFailure: throw .unauthorized("the token has expired or is not valid yet")
             default: throw .unauthorized("the token is malformed")
             }
         } catch {
             throw .unauthorized("the token is malformed")
         }
         guard !claims.sub.value.isEmpty else { throw .unauthorized("the token names no user (sub)") }
-        return Identity(userId: claims.sub.value, expiresAt: claims.exp.value.addingTimeInterval(Self.leeway))
+        let now = now()
+        let expiresAt = claims.exp.value.addingTimeInterval(leeway)
+        guard now < expiresAt else { throw .unauthorized("the token expired at \(claims.exp.value)") }
+        if let notBefore = claims.nbf?.value, now < notBefore.addingTimeInterval(-leeway) {
+            throw .unauthorized("the token is not valid before \(notBefore)")
+        }
+        return Identity(userId: claims.sub.value, expiresAt: expiresAt)
     }
 
-    /// A token for `userId`, valid for `ttl` seconds from `now`.
+    /// A token for `userId`, valid for `ttl` seconds from now.
     ///
     /// - Throws: `ChatError.notAllowed` when the authority has no secret.
-    public func makeToken(for userId: String, ttl: TimeInterval, now: Date = Date()) async throws -> String {
+    public func makeToken(for userId: String, ttl: TimeInterval) async throws -> String {
         guard let keys else { throw ChatError.notAllowed("a token is signed with a secret, and none was given") }
-        let issued = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let issued = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
         let claims = TokenClaims(
             sub: SubjectClaim(value: userId), exp: ExpirationClaim(value: issued.addingTimeInterval(ttl.rounded())),
             iat: IssuedAtClaim(value: issued), nbf: nil)

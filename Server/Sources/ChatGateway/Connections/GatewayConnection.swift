@@ -31,6 +31,10 @@ struct GatewayConnection {
         } catch {
             metrics.rejected("unauthorized")
             logger.info("token refused", metadata: ["reason": "\(error)"])
+            // The client's hello comes first (its write and this close must not cross), then
+            // the close, 4001 with the reason.
+            var frames = inbound.messages(maxSize: maximumFrameBytes).makeAsyncIterator()
+            _ = try? await frames.next()
             try? await outbound.close(.unknown(UInt16(WireCloseCode.unauthorized.rawValue)), reason: Self.limited("\(error)"))
             return
         }

@@ -1,0 +1,1 @@
+../../../Examples/Playground/Playground.swift

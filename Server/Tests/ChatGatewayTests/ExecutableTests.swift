@@ -1,0 +1,103 @@
+import ChatAPI
+import ChatGateway
+import Foundation
+import LiveChannels
+import LiveChannelsNIO
+import Testing
+
+/// `chat-server` as an operator runs it, and a client written in Python from
+/// `Docs/Protocol.md` alone.
+@Suite(.timeLimit(.minutes(1))) struct ExecutableTests {
+    private let chatServer = Subprocess.product("chat-server")
+    private let secret = "0123456789abcdef0123456789abcdef-test"
+
+    @Test func itRefusesToStartWithoutASecretUnlessDev() async throws {
+        let short = try Subprocess(chatServer, ["--port", "0"], environment: ["CHAT_SERVER_SECRET": "too short\n"])
+        #expect(await short.exitStatus() == 2)
+        #expect(short.standardError.contains("at least 32"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHAT_SERVER_SECRET"] = nil
+        let process = Process()
+        process.executableURL = chatServer
+        process.arguments = ["--port", "0"]
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("CHAT_SERVER_SECRET"))
+    }
+
+    @Test func itListensSignsTokensAndStopsOnSIGTERM() async throws {
+        let token = try Subprocess(chatServer, ["token", "alice", "--ttl", "600"], environment: ["CHAT_SERVER_SECRET": secret])
+        var tokenLines = token.lines.makeAsyncIterator()
+        let signed = try #require(await tokenLines.next())
+        #expect(await token.exitStatus() == 0)
+        #expect(signed.split(separator: ".").count == 3)
+
+        let server = try Subprocess(chatServer, ["--port", "0", "--admin", "boss"], environment: ["CHAT_SERVER_SECRET": secret])
+        var lines = server.lines.makeAsyncIterator()
+        let first = try #require(await lines.next())
+        let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+        let transport = WebSocketTransport(
+            url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { signed },
+            connector: NIOWebSocketConnector())
+        let result = try await transport.connect(resumingAfter: nil)
+        #expect(result.currentUser.userId == "alice")
+        #expect(try await transport.send(.getUser(userId: "boss")).userValue?.isAdmin == true)
+
+        server.process.terminate()  // SIGTERM
+        for await item in transport.events {
+            guard case .disconnected(let reason) = item else { continue }
+            #expect("\(reason)".contains("1001"))
+            break
+        }
+        #expect(await server.exitStatus() == 0)
+    }
+
+    /// `chat-server --dev` and two `chat-terminal`s, as README's "Run a server" shows.
+    @Test func twoPeopleChatThroughChatServerInTheirTerminals() async throws {
+        let server = try Subprocess(chatServer, ["--dev", "--port", "0"], environment: ["CHAT_SERVER_SECRET": ""])
+        var lines = server.lines.makeAsyncIterator()
+        let url = try #require(await lines.next()?.wholeMatch(of: /listening on (ws:\/\/.+)/).map { String($0.1) })
+        func terminal(as user: String, _ script: String) async throws -> String {
+            let process = Process()
+            process.executableURL = Subprocess.product("chat-terminal")
+            process.arguments = ["--server", url, "--as", user]
+            let input = Pipe()
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data(script.utf8))
+            try input.fileHandleForWriting.close()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(user): \(text)")
+            return text
+        }
+        _ = try await terminal(as: "bob", "quit\n")
+        let alice = try await terminal(as: "alice", "send general hi bob\nquit\n")
+        #expect(alice.contains("alice → #general: hi bob"))
+        let bob = try await terminal(as: "bob", "show\nquit\n")
+        #expect(bob.contains("#general General (1)"), "\(bob)")
+        server.process.terminate()
+        #expect(await server.exitStatus() == 0)
+    }
+
+    @Test func aPythonClientWrittenFromTheProtocolDocumentChats() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Clients/protocol_client.py")
+        try await GatewayHarness.run(dev: false) { harness in
+            let python = try Subprocess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["python3", script.path, "\(harness.port)", try await harness.token("alice"), try await harness.token("bob")])
+            var lines = python.lines.makeAsyncIterator()
+            let output = await lines.next()
+            let status = await python.exitStatus()
+            #expect(output == "OK" && status == 0, "\(output ?? "no output"), exit \(status): \(python.standardError)")
+            #expect(harness.server.messages(channelId: "py").map(\.text) == ["hello from Python"])
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A child process with its standard output read line by line (for `chat-server` and the
+/// Python client), killed if still running when the value goes away.
+final class Subprocess: @unchecked Sendable {
+    // Written once in init; `Process` is thread-safe for the calls made here (terminate,
+    // waitUntilExit, terminationStatus, processIdentifier).
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    let lines: AsyncStream<String>
+
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = output
+        process.standardError = errors
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        self.lines = lines
+        let handle = output.fileHandleForReading
+        Thread.detachNewThread {
+            var buffer = Data()
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    continuation.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                }
+            }
+            if !buffer.isEmpty { continuation.yield(String(decoding: buffer, as: UTF8.self)) }
+            continuation.finish()
+        }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Everything the process wrote to standard error (call after it exited).
+    var standardError: String {
+        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    /// Waits for the exit (on a thread of its own) and returns the status.
+    func exitStatus() async -> Int32 {
+        let process = process
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                process.waitUntilExit()
+                continuation.resume(returning: process.terminationStatus)
+            }
+        }
+    }
+
+    /// The built product `name`, next to the test bundle.
+    static func product(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+    }
+}

@@ -1,0 +1,135 @@
+import ChatAPI
+import Foundation
+import HTTPTypes
+import LiveChannels
+import Logging
+import NIOWebSocket
+import Synchronization
+import Testing
+import WSClient
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The protocol on a real socket, spoken by hand (WSClient, no SDK): what each frame gets, and
+/// the close codes. No frame ends the process or another client's session.
+@Suite(.timeLimit(.minutes(1))) struct WireTests {
+    /// What a raw client saw: the text frames received and the server's close.
+    struct Exchange: Sendable {
+        var frames: [String] = []
+        var closeCode: Int?
+        var closeReason: String?
+    }
+
+    /// Connects to `harness` with `token`, sends `outgoing` (text; `nil` for one binary frame),
+    /// reads until `until` holds for the frames (or the server closes), then closes.
+    private func exchange(
+        _ harness: GatewayHarness, token: String = "dev:alice", query: String = "?device=raw",
+        send outgoing: [String?], until: @escaping @Sendable ([String]) -> Bool = { _ in false }
+    ) async throws -> Exchange {
+        let frames = Mutex<[String]>([])
+        var logger = Logger(label: "raw")
+        logger.logLevel = .critical
+        let close = try await WebSocketClient.connect(
+            url: "ws://127.0.0.1:\(harness.port)/v1/connect\(query)",
+            configuration: .init(maxFrameSize: 1 << 24, additionalHeaders: [.authorization: "Bearer \(token)"]),
+            logger: logger
+        ) { inbound, outbound, _ in
+            for item in outgoing {
+                if let text = item {
+                    try await outbound.write(.text(text))
+                } else {
+                    try await outbound.write(.binary(.init(bytes: [1, 2, 3])))
+                }
+            }
+            for try await message in inbound.messages(maxSize: 1 << 24) {
+                guard case .text(let text) = message else { continue }
+                let all = frames.withLock { $0.append(text); return $0 }
+                if until(all) { return }
+            }
+        }
+        return Exchange(
+            frames: frames.withLock { $0 }, closeCode: close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) },
+            closeReason: close?.reason)
+    }
+
+    private static let hello = #"{"type":"hello","protocol":1,"resumeAfter":null}"#
+
+    @Test func helloWelcomeRequestResponseEvent() async throws {
+        try await GatewayHarness.run { harness in
+            let result = try await exchange(harness, send: [
+                Self.hello,
+                #"{"type":"request","id":1,"request":{"createChannel":{"_0":{"type":"community","channelId":"raw"}}}}"#,
+                #"{"type":"request","id":2,"request":{"sendMessage":{"_0":{"channelId":"raw","text":"hi"}}}}"#,
+            ]) { frames in frames.contains { $0.contains(#""type":"response""#) && $0.contains(#""id":2"#) } }
+            let decoded = result.frames.compactMap { try? WireCodec.decode($0) }
+            guard case .welcome(1, let connect)? = decoded.first else { Issue.record("\(result.frames)"); return }
+            #expect(connect.currentUser.userId == "alice")
+            #expect(decoded.contains { if case .response(2, let e) = $0 { e.messageValue?.text == "hi" } else { false } })
+            #expect(harness.server.messages(channelId: "raw").map(\.text) == ["hi"])
+        }
+    }
+
+    @Test func badFramesCloseWithTheirCodesAndHurtNoOne() async throws {
+        try await GatewayHarness.run { harness in
+            // Another user's session stays up through all of it.
+            let bystander = try await harness.client("bob")
+            let cases: [([String?], Int)] = [
+                (["not json"], 1002),
+                ([#"{"type":"request","id":1,"request":{"getUser":{"userId":"alice"}}}"#], 1002),  // before hello
+                ([Self.hello, #"{"type":"request","id":-5,"request":{"getUser":{"userId":"a"}}}"#], 1002),
+                ([Self.hello, #"{"type":"nope"}"#], 1002),
+                ([Self.hello, nil], 1003),
+                ([#"{"type":"hello","protocol":2,"resumeAfter":null}"#], 4010),
+                ([Self.hello, String(repeating: "x", count: 1_048_577)], 1009),
+            ]
+            for (frames, code) in cases {
+                let result = try await exchange(harness, send: frames)
+                #expect(result.closeCode == code, "\(frames.map { $0?.prefix(60) ?? "binary" }): \(String(describing: result.closeCode))")
+            }
+            // A request that does not decode is answered, and the connection stays usable.
+            let result = try await exchange(harness, send: [
+                Self.hello, #"{"type":"request","id":7,"request":{"getChannel":{}}}"#,
+                #"{"type":"request","id":8,"request":{"getUser":{"userId":"alice"}}}"#,
+            ]) { frames in frames.contains { $0.contains(#""id":8"#) } }
+            let decoded = result.frames.compactMap { try? WireCodec.decode($0) }
+            #expect(decoded.contains { if case .failure(7, .invalidArgument) = $0 { true } else { false } })
+            #expect(decoded.contains { if case .response(8, _) = $0 { true } else { false } })
+            #expect(bystander.connectionState.snapshot == .connected)
+            _ = try await UserRepository(client: bystander).getUser(userId: "bob")
+        }
+    }
+
+    @Test func aRefusedTokenCloses4001AndTheTokenMayComeInTheQuery() async throws {
+        try await GatewayHarness.run(dev: false) { harness in
+            let refused = try await exchange(harness, token: "dev:alice", send: [Self.hello])
+            #expect(refused.closeCode == 4001 && refused.frames.isEmpty)
+            #expect(refused.closeReason?.contains("--dev") == true)
+            let token = try await harness.token("carol")
+            let viaQuery = try await exchange(harness, token: "", query: "?device=web&token=\(token)", send: [Self.hello]) { !$0.isEmpty }
+            guard case .welcome(_, let result)? = viaQuery.frames.first.flatMap({ try? WireCodec.decode($0) }) else {
+                Issue.record("\(viaQuery)")
+                return
+            }
+            #expect(result.currentUser.userId == "carol")
+        }
+    }
+
+    @Test func healthAndMetricsOverHTTP() async throws {
+        try await GatewayHarness.run { harness in
+            _ = try await exchange(harness, token: "", send: [Self.hello])  // a refusal, counted
+            let client = try await harness.client("alice")
+            _ = try await UserRepository(client: client).getUser(userId: "alice")
+            let (health, healthResponse) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/healthz")!)
+            #expect((healthResponse as? HTTPURLResponse)?.statusCode == 200)
+            #expect(String(decoding: health, as: UTF8.self) == "ok")
+            let (metrics, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
+            let text = String(decoding: metrics, as: UTF8.self)
+            #expect(text.contains("chat_connections 1"))
+            #expect(text.contains("chat_rejections_total{reason=\"unauthorized\"} 1"))
+            let requests = text.split(separator: "\n").first { $0.hasPrefix("chat_requests_total ") }
+            #expect(requests.flatMap { Int($0.split(separator: " ")[1]) }.map { $0 >= 1 } == true)
+            #expect(text.contains("chat_events_delivered_total"))
+        }
+    }
+}
