@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "chat-server", targets: ["chat-server"]),
         .executable(name: "chat-terminal", targets: ["chat-terminal"]),
+        .executable(name: "chat-load", targets: ["chat-load"]),
         .library(name: "ChatGateway", targets: ["ChatGateway"]),
         .library(name: "LiveChannelsNIO", targets: ["LiveChannelsNIO"]),
     ],
@@ -76,6 +77,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]),
+        // The load generator: idle connections, fan-out, latency, each beside a bare
+        // Hummingbird WebSocket broadcast (the floor of the stack).
+        .executableTarget(
+            name: "chat-load",
+            dependencies: [
+                "ChatGateway", "LiveChannelsNIO",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "LiveChannels", package: "LiveChannels"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "ChatGatewayTests",

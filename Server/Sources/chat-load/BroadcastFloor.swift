@@ -1,0 +1,38 @@
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The floor of the stack: a bare Hummingbird WebSocket server that sends every text frame it
+/// receives to every connection (no protocol, no rules, no JSON) — what any chat server on
+/// this stack pays at least to fan a message out.
+final class BroadcastFloor: Sendable {
+    private let connections = Mutex<[Int: WebSocketOutboundWriter]>([:])
+    private let next = Atomic<Int>(0)
+
+    func services(onRunning: @escaping @Sendable (Int) async -> Void) -> [any Service] {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let floor = self
+        router.ws("/broadcast") { inbound, outbound, _ in
+            let key = floor.next.wrappingAdd(1, ordering: .relaxed).oldValue
+            floor.connections.withLock { $0[key] = outbound }
+            defer { _ = floor.connections.withLock { $0.removeValue(forKey: key) } }
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                guard case .text(let text) = message else { continue }
+                let everyone = floor.connections.withLock { Array($0.values) }
+                for connection in everyone { try? await connection.write(.text(text)) }
+            }
+        }
+        var logger = Logger(label: "floor")
+        logger.logLevel = .critical
+        let app = Application(
+            router: Router(),
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 20))),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        return [app]
+    }
+}

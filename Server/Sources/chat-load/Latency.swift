@@ -1,0 +1,104 @@
+import ArgumentParser
+import ChatAPI
+import ChatServer
+import Foundation
+import LiveChannels
+import LiveChannelsNIO
+
+/// Send → receive latency between two members at a fixed rate, then at the maximum rate, beside
+/// the same exchange through the bare broadcast floor.
+struct Latency: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Send → receive latency percentiles, beside a bare broadcast.")
+
+    @Option(help: "Messages per second of the paced run.") var rate = 1_000
+    @Option(help: "Seconds of each run.") var seconds = 5.0
+
+    func run() async throws {
+        let clock = ContinuousClock()
+        let origin = clock.now
+        for (label, paced) in [("\(rate) msg/s", true), ("maximum rate", false)] {
+            let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
+                let sender = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
+                let receiver = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
+                return try await measure(
+                    paced: paced, origin: origin, sender: sender, receiver: receiver, isAnswer: { _ in true }
+                ) { stamp, _ in "t=\(stamp)" }
+            }
+            let server = ChatServer()
+            try await server.createChannel(type: .community, channelId: "room", userIds: ["a", "b"])
+            let ours = try await withGateway(server: server) { port in
+                let sender = try await RawClient.connect(port: port, user: "a").connection
+                let receiver = try await RawClient.connect(port: port, user: "b").connection
+                return try await measure(
+                    paced: paced, origin: origin, sender: sender, receiver: receiver,
+                    isAnswer: { $0.contains("\"type\":\"response\"") || $0.contains("\"type\":\"failure\"") }
+                ) { stamp, index in
+                    try WireCodec.encode(.request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "t=\(stamp)"))))
+                }
+            }
+            print("latency at \(label):")
+            print(Self.line("floor (bare broadcast)", floor))
+            print(Self.line("chat-server", ours))
+        }
+    }
+
+    private static func line(_ name: String, _ result: (latencies: [Double], seconds: Double)) -> String {
+        let p50 = LoadStatistics.percentile(50, of: result.latencies)
+        let p99 = LoadStatistics.percentile(99, of: result.latencies)
+        return "  \(name): \(result.latencies.count) messages, \(LoadStatistics.rate(result.latencies.count, result.seconds)), p50 \(LoadStatistics.milliseconds(p50)), p99 \(LoadStatistics.milliseconds(p99))"
+    }
+
+    /// Sends for `seconds` (paced at `rate`, or as fast as a window of 64 unanswered frames
+    /// allows — `isAnswer` tells the sender's answers), each frame stamped with its send time;
+    /// the receiver records when each stamp arrives.
+    private func measure(
+        paced: Bool, origin: ContinuousClock.Instant, sender: any WebSocketConnection, receiver: any WebSocketConnection,
+        isAnswer: @escaping @Sendable (String) -> Bool, frame: @escaping @Sendable (Int64, Int) throws -> String
+    ) async throws -> (latencies: [Double], seconds: Double) {
+        let clock = ContinuousClock()
+        func nanoseconds(_ instant: ContinuousClock.Instant) -> Int64 {
+            let elapsed = instant - origin
+            return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        }
+        // Drain the sender's own frames (its echo, its answers), so they never back up; each
+        // answer frees a place in the window.
+        let window = Semaphore(64)
+        let drain = Task {
+            for await item in sender.inbound {
+                if case .text(let text) = item, isAnswer(text) { window.signal() }
+            }
+        }
+        defer { drain.cancel() }
+        let receiving = Task { () -> [Double] in
+            var latencies: [Double] = []
+            for await item in receiver.inbound {
+                guard case .text(let text) = item, let range = text.range(of: "t=") else { continue }
+                let rest = text[range.upperBound...]
+                if rest.hasPrefix("-") { break }
+                guard let stamp = Int64(rest.prefix { $0.isNumber }) else { continue }
+                latencies.append(Double(nanoseconds(clock.now) - stamp) / 1e9)
+            }
+            return latencies
+        }
+        let start = clock.now
+        let end = start + .milliseconds(Int(seconds * 1_000))
+        var index = 0
+        while clock.now < end {
+            if paced {
+                let due = start + .nanoseconds(Int64(index) * 1_000_000_000 / Int64(rate))
+                if due > clock.now { try await Task.sleep(until: due, clock: clock) }
+            } else {
+                await window.wait()
+            }
+            try await sender.send(try frame(nanoseconds(clock.now), index))
+            index += 1
+        }
+        // The end marker: a negative stamp.
+        try await sender.send(try frame(-1, index))
+        let latencies = await receiving.value
+        let elapsed = clock.now - start
+        await sender.close(code: 1000, reason: "")
+        await receiver.close(code: 1000, reason: "")
+        return (latencies, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+}
