@@ -46,6 +46,9 @@ public struct ChatGateway: Sendable {
     private func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some Service {
         let metrics = metrics
         let router = Router()
+        // HTTP requests are counted through swift-metrics (chat-server bootstraps its Prometheus
+        // factory over the same registry, so they appear in /metrics too).
+        router.add(middleware: MetricsMiddleware())
         router.get("/healthz") { _, _ in "ok" }
         router.get("/metrics") { _, _ in
             Response(
