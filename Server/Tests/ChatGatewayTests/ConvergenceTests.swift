@@ -87,7 +87,13 @@ import Testing
                         ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 100), after: nil)
                     ).channelsValue?.items ?? []
                 }
-                #expect(list.snapshots == expected, "seed \(seed), \(user)/\(client.transport.deviceId)")
+                func describe(_ channels: [Channel]) -> String {
+                    channels.map { "\($0.channelId) v\($0.version) \($0.currentUserMembership) m\($0.memberCount) s\($0.lastSequence) r\($0.readSequence)" }
+                        .joined(separator: ", ")
+                }
+                #expect(
+                    list.snapshots == expected,
+                    "seed \(seed), \(user)/\(client.transport.deviceId): \(describe(list.snapshots)) ≠ \(describe(expected))")
                 #expect(ChannelRepository(client: client).totalUnreadCount == server.totalUnreadCount(userId: user), "seed \(seed), \(user)")
             }
         }
