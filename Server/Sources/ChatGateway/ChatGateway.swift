@@ -69,7 +69,8 @@ public struct ChatGateway: Sendable {
                 webSocketRouter: webSockets,
                 configuration: .init(ws: .init(
                     maxFrameSize: configuration.maximumFrameBytes,
-                    autoPing: .enabled(timePeriod: configuration.pingInterval)))),
+                    autoPing: .enabled(timePeriod: configuration.pingInterval),
+                    closeTimeout: configuration.closeTimeout))),
             configuration: .init(address: .hostname(configuration.host, port: port), serverName: "chat-server"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)

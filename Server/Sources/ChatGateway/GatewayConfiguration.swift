@@ -11,12 +11,17 @@ public struct GatewayConfiguration: Sendable {
     public var pingInterval: Duration
     /// The largest frame (and message) a client may send, in bytes.
     public var maximumFrameBytes: Int
+    /// How long a close handshake the server started may take before it drops the connection.
+    /// Short, so that a client that missed the close frame (it was writing at that moment)
+    /// sees the connection end soon and reconnects.
+    public var closeTimeout: Duration
 
     /// A configuration; the defaults are `chat-server`'s.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, pingInterval: Duration = .seconds(15),
-        maximumFrameBytes: Int = 1_048_576
+        maximumFrameBytes: Int = 1_048_576, closeTimeout: Duration = .seconds(3)
     ) {
+        self.closeTimeout = closeTimeout
         self.host = host
         self.port = port
         self.pingInterval = pingInterval
