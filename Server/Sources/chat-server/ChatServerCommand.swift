@@ -30,6 +30,8 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between pings to each connection.") var pingInterval: Double = 15
     @Option(help: "A file holding the secret (instead of CHAT_SERVER_SECRET).") var secretFile: String?
     @Option(help: "The largest frame a client may send, in bytes.") var maxFrameBytes = 1_048_576
+    @Flag(help: "Turn off the rate limits and the device cap, for load tests (this version has neither yet).")
+    var noLimits = false
 
     mutating func run() async throws {
         let secret = try Secret.load(file: secretFile)
