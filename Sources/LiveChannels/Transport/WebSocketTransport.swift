@@ -71,6 +71,9 @@ public final class WebSocketTransport: ChatTransport {
     /// `deviceId`.
     ///
     /// - Parameters:
+    ///   - url: the server's connect URL, `ws://HOST:PORT/v1/connect` (or `wss://`).
+    ///   - userId: the user to act for: the token's `sub` must be this user.
+    ///   - deviceId: this device (sent as the `device` query parameter).
     ///   - token: returns the token to connect with; asked at every connect.
     ///   - connector: opens the WebSocket; ``URLSessionWebSocketConnector`` by default. On Linux
     ///     pass `NIOWebSocketConnector()` (module `LiveChannelsNIO`).
