@@ -85,7 +85,7 @@ import Testing
 
     @Test func aTokenThatExpiresWhileConnectedClosesWith4001AndTheClientAsksForANewOne() async throws {
         try await GatewayHarness.run(dev: false, leeway: 0) { harness in
-            let short = try await harness.token("alice", ttl: 2)
+            let short = try await harness.token("alice", ttl: 3)
             let fresh = try await harness.token("alice", ttl: 3_600)
             let handed = Counter()
             let transport = harness.transport("alice", token: { handed.next() == 0 ? short : fresh })
