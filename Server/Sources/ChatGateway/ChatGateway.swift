@@ -1,8 +1,10 @@
 import ChatAPI
 import ChatServer
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import Foundation
 import NIOCore
 import ServiceLifecycle
 
@@ -58,22 +60,62 @@ public struct ChatGateway: Sendable {
         let connection = GatewayConnection(
             server: server, authority: authority, metrics: metrics, sessions: sessions,
             maximumFrameBytes: configuration.maximumFrameBytes, logger: logger)
-        let webSockets = Router(context: BasicWebSocketRequestContext.self)
-        webSockets.ws(RouterPath(stringLiteral: WireProtocol.connectPath)) { inbound, outbound, context in
-            await connection.run(inbound: inbound, outbound: outbound, request: context.request)
+        let authority = authority
+        // The same checks without an upgrade: a client whose WebSocket library cannot read a
+        // refused upgrade's status asks here why (401 or 426 Upgrade Required).
+        router.get(RouterPath(stringLiteral: WireProtocol.connectPath)) { request, _ -> Response in
+            let token = Self.bearer(request.headers[.authorization]) ?? request.uri.queryParameters["token"].map(String.init)
+            do {
+                _ = try await authority.identity(for: token)
+                return Response(status: .upgradeRequired, headers: [.upgrade: "websocket"])
+            } catch {
+                let refusal = error as? ChatError ?? .unauthorized("\(error)")
+                let body = (try? JSONEncoder().encode(["error": refusal])) ?? Data()
+                return Response(
+                    status: .unauthorized, headers: [.contentType: "application/json; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            }
         }
+        let refusals = UpgradeRefusals()
         let port = configuration.port
         return Application(
             router: router,
             server: .http1WebSocketUpgrade(
-                webSocketRouter: webSockets,
-                configuration: .init(ws: .init(
-                    maxFrameSize: configuration.maximumFrameBytes,
-                    autoPing: .enabled(timePeriod: configuration.pingInterval),
-                    closeTimeout: configuration.closeTimeout))),
+                configuration: .init(
+                    http1: .init(additionalChannelHandlers: [UpgradeRefusals.Rewriter(refusals)]),
+                    ws: .init(
+                        maxFrameSize: configuration.maximumFrameBytes,
+                        autoPing: .enabled(timePeriod: configuration.pingInterval),
+                        closeTimeout: configuration.closeTimeout))
+            ) { head, channel, _ in
+                // The token is checked before the upgrade: a refusal is an HTTP answer
+                // (401 and {"error":…}), never a WebSocket.
+                let uri = URI(head.path ?? "")
+                guard uri.path == WireProtocol.connectPath else { return .dontUpgrade }
+                let token = Self.bearer(head.headerFields[.authorization]) ?? uri.queryParameters["token"].map(String.init)
+                let deviceId = uri.queryParameters["device"].map(String.init) ?? ChatServer.defaultDeviceId
+                do {
+                    let identity = try await authority.identity(for: token)
+                    return .upgrade([:]) { inbound, outbound, _ in
+                        await connection.run(inbound: inbound, outbound: outbound, identity: identity, deviceId: deviceId)
+                    }
+                } catch {
+                    metrics.rejected("unauthorized")
+                    refusals.refuse(channel, with: error as? ChatError ?? .unauthorized("\(error)"), status: .unauthorized)
+                    return .dontUpgrade
+                }
+            },
             configuration: .init(address: .hostname(configuration.host, port: port), serverName: "chat-server"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
+    }
+}
+
+extension ChatGateway {
+    /// The token of an `Authorization: Bearer TOKEN` header.
+    static func bearer(_ header: String?) -> String? {
+        guard let header, header.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 }
 

@@ -25,6 +25,9 @@ final class NIOWebSocketConnection: WebSocketConnection {
         (inbound, continuation) = AsyncStream.makeStream(of: WebSocketInbound.self)
     }
 
+    /// The error that ended the connection before it opened, if one did.
+    var openFailure: (any Error)? { openError.withLock { $0 } }
+
     /// Returns once the handshake succeeded.
     /// - Throws: `ChatError.unavailable` when it failed.
     func waitUntilOpen(url: String) async throws {

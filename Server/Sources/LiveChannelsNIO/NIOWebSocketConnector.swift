@@ -7,6 +7,9 @@ import NIOCore
 import NIOPosix
 import NIOWebSocket
 import WSClient
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A `WebSocketConnector` on SwiftNIO (the `WSClient` of swift-websocket): the connector for
 /// Linux, where URLSession has no WebSockets.
@@ -18,10 +21,10 @@ import WSClient
 /// ```
 ///
 /// The connection pings the server every `WebSocketRequest.pingInterval` and closes when a
-/// ping is still unanswered at the next one. A refused upgrade cannot be told apart from an
-/// unreachable server here (WSClient does not expose the HTTP status): both are
-/// `ChatError.unavailable`; `chat-server` refuses tokens after the upgrade, with close 4001,
-/// which the transport reads as `ChatError.unauthorized`.
+/// ping is still unanswered at the next one. WSClient does not expose why an upgrade was
+/// refused, so the connector then asks the same URL with a plain `GET` (`chat-server` answers it
+/// with the same checks): a 401 or 429 becomes the `ChatError` of its body
+/// (`unauthorized`, `limitExceeded`); anything else is `ChatError.unavailable`.
 public struct NIOWebSocketConnector: WebSocketConnector {
     private let eventLoopGroup: any EventLoopGroup
     private let maximumFrameBytes: Int
@@ -70,7 +73,35 @@ public struct NIOWebSocketConnector: WebSocketConnector {
                 connection.failed(error)
             }
         }
-        try await connection.waitUntilOpen(url: url)
+        do {
+            try await connection.waitUntilOpen(url: url)
+        } catch {
+            // WSClient does not say why an upgrade was refused: ask the same URL without one.
+            if let failure = connection.openFailure as? WebSocketClientError, failure == .webSocketUpgradeFailed,
+                let refusal = await Self.refusal(of: request)
+            {
+                throw refusal
+            }
+            throw error
+        }
         return connection
+    }
+
+    /// Why the server refuses `request`'s upgrade: a plain `GET` of the same URL, whose 401 or 429
+    /// carries `{"error":CHAT_ERROR}`; `nil` when the answer says nothing of the kind.
+    static func refusal(of request: WebSocketRequest) async -> ChatError? {
+        guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return nil }
+        components.scheme = components.scheme == "wss" ? "https" : "http"
+        guard let url = components.url else { return nil }
+        var probe = URLRequest(url: url, timeoutInterval: 10)
+        for (name, value) in request.headers { probe.setValue(value, forHTTPHeaderField: name) }
+        guard let (data, response) = try? await URLSession.shared.data(for: probe),
+            let status = (response as? HTTPURLResponse)?.statusCode, status == 401 || status == 429
+        else { return nil }
+        struct Body: Decodable { var error: ChatError }
+        if let body = try? JSONDecoder().decode(Body.self, from: data) { return body.error }
+        return status == 401
+            ? .unauthorized("the server refused the token (HTTP 401)")
+            : .limitExceeded("the server refused the connection (HTTP 429)")
     }
 }

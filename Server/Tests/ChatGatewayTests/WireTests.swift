@@ -100,11 +100,33 @@ import FoundationNetworking
         }
     }
 
-    @Test func aRefusedTokenCloses4001AndTheTokenMayComeInTheQuery() async throws {
+    /// A WebSocket upgrade request with `token`, made by hand: its HTTP status and body.
+    private func upgrade(_ harness: GatewayHarness, authorization: String?, query: String = "") async throws -> (Int, String) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(harness.port)/v1/connect\(query)")!)
+        for (name, value) in [
+            ("Connection", "Upgrade"), ("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13"),
+            ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+        ] {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func aRefusedTokenIsAnHTTP401BeforeTheUpgradeAndTheTokenMayComeInTheQuery() async throws {
         try await GatewayHarness.run(dev: false) { harness in
-            let refused = try await exchange(harness, token: "dev:alice", send: [Self.hello])
-            #expect(refused.closeCode == 4001 && refused.frames.isEmpty)
-            #expect(refused.closeReason?.contains("--dev") == true)
+            for authorization in [nil, "Bearer dev:alice", "Bearer not.a.jwt", "Basic abc"] as [String?] {
+                let (status, body) = try await upgrade(harness, authorization: authorization)
+                #expect(status == 401, "\(String(describing: authorization)): \(status) \(body)")
+                struct Refusal: Decodable { var error: ChatError }
+                let refusal = try JSONDecoder().decode(Refusal.self, from: Data(body.utf8))
+                guard case .unauthorized = refusal.error else { Issue.record("\(refusal.error)"); continue }
+            }
+            // A raw WebSocket client sees the upgrade refused, and nothing was registered.
+            await #expect(throws: (any Error).self) { try await exchange(harness, token: "dev:alice", send: [Self.hello]) }
+            #expect(harness.server.user("alice") == nil)
+
             let token = try await harness.token("carol")
             let viaQuery = try await exchange(harness, token: "", query: "?device=web&token=\(token)", send: [Self.hello]) { !$0.isEmpty }
             guard case .welcome(_, let result)? = viaQuery.frames.first.flatMap({ try? WireCodec.decode($0) }) else {
@@ -117,7 +139,7 @@ import FoundationNetworking
 
     @Test func healthAndMetricsOverHTTP() async throws {
         try await GatewayHarness.run { harness in
-            _ = try await exchange(harness, token: "", send: [Self.hello])  // a refusal, counted
+            _ = try? await exchange(harness, token: "", send: [Self.hello])  // a refusal, counted
             let client = try await harness.client("alice")
             _ = try await UserRepository(client: client).getUser(userId: "alice")
             let (health, healthResponse) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/healthz")!)

@@ -6,11 +6,11 @@ import HummingbirdWebSocket
 import Logging
 import NIOWebSocket
 
-/// One WebSocket connection at the gateway: the token checked, then the frames pumped between
-/// the socket and a `WireSession` — which holds every protocol and chat rule.
+/// One WebSocket connection at the gateway, its token checked before the upgrade: the frames
+/// pumped between the socket and a `WireSession` — which holds every protocol and chat rule.
 ///
-/// A refused token closes the connection at once with 4001 (its reason says why); a token that
-/// expires while connected closes it with 4001 when it does (plus the 60 s leeway).
+/// A token that expires while connected closes the connection with 4001 when it does (plus the
+/// 60 s leeway).
 struct GatewayConnection {
     let server: ChatServer
     let authority: TokenAuthority
@@ -19,25 +19,11 @@ struct GatewayConnection {
     let maximumFrameBytes: Int
     let logger: Logger
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, request: Request) async {
-        let bearer = request.headers[.authorization].flatMap { header -> String? in
-            header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
-        }
-        let token = bearer ?? request.uri.queryParameters["token"].map(String.init)
-        let deviceId = request.uri.queryParameters["device"].map(String.init) ?? ChatServer.defaultDeviceId
-        let identity: TokenAuthority.Identity
-        do {
-            identity = try await authority.identity(for: token)
-        } catch {
-            metrics.rejected("unauthorized")
-            logger.info("token refused", metadata: ["reason": "\(error)"])
-            // The client's hello comes first (its write and this close must not cross), then
-            // the close, 4001 with the reason.
-            var frames = inbound.messages(maxSize: maximumFrameBytes).makeAsyncIterator()
-            _ = try? await frames.next()
-            try? await outbound.close(.unknown(UInt16(WireCloseCode.unauthorized.rawValue)), reason: Self.limited("\(error)"))
-            return
-        }
+    /// Serves one upgraded connection of `identity` (its token already checked) on `deviceId`.
+    func run(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, identity: TokenAuthority.Identity,
+        deviceId: String
+    ) async {
         let metrics = metrics
         let session = WireSession(
             server: server, userId: identity.userId, deviceId: deviceId,
@@ -101,12 +87,5 @@ struct GatewayConnection {
         case .replaced?: "replaced"
         default: "closed"
         }
-    }
-
-    /// A close reason within the 123 bytes a close frame holds.
-    static func limited(_ reason: String) -> String {
-        var limited = reason
-        while limited.utf8.count > 123 { limited.removeLast() }
-        return limited
     }
 }

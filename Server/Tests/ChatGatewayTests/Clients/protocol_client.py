@@ -60,7 +60,20 @@ class Connection:
                 self.events.append(frame["envelope"])
 
 
+async def refused(port):
+    """A forged token: the upgrade is refused with HTTP 401 and {"error": {"unauthorized": ...}}."""
+    try:
+        await websockets.connect(f"ws://127.0.0.1:{port}/v1/connect",
+                                 additional_headers={"Authorization": "Bearer forged.token.here"})
+    except websockets.exceptions.InvalidStatus as refusal:
+        assert refusal.response.status_code == 401, refusal.response.status_code
+        assert "unauthorized" in json.loads(refusal.response.body)["error"], refusal.response.body
+        return
+    raise AssertionError("a forged token was accepted")
+
+
 async def main(port, token_alice, token_bob):
+    await refused(port)
     alice = await Connection.open(port, token_alice, "laptop")
     bob = await Connection.open(port, token_bob, "phone")
     assert (alice.user, bob.user) == ("alice", "bob")
