@@ -58,8 +58,7 @@ public struct ChatGateway: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
         let connection = GatewayConnection(
-            server: server, authority: authority, metrics: metrics, sessions: sessions,
-            maximumFrameBytes: configuration.maximumFrameBytes, logger: logger)
+            server: server, metrics: metrics, sessions: sessions, maximumFrameBytes: configuration.maximumFrameBytes)
         let authority = authority
         // The same checks without an upgrade: a client whose WebSocket library cannot read a
         // refused upgrade's status asks here why (401 or 426 Upgrade Required).

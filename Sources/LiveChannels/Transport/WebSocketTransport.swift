@@ -167,11 +167,13 @@ public final class WebSocketTransport: ChatTransport {
         handshake: CheckedContinuation<ConnectResult, any Error>, resumeAfter: Int?
     ) async {
         var handshake: CheckedContinuation<ConnectResult, any Error>? = handshake
-        func failHandshake(_ error: ChatError) async {
+        /// Fails `connect` with `error` and drops the connection, which never opened (so no
+        /// `.disconnected` is yielded for it).
+        func failHandshake(_ error: ChatError, closing code: WireCloseCode) async {
             handshake?.resume(throwing: error)
             handshake = nil
             state.withLock { state in if state.link?.generation == generation { state.link = nil } }
-            await connection.close(code: WireCloseCode.normal.rawValue, reason: "")
+            await connection.close(code: code.rawValue, reason: "")
         }
         // A server that refuses the connection closes it at once (4001): hello may fail to go
         // out, and the close that follows says why.
@@ -187,18 +189,18 @@ public final class WebSocketTransport: ChatTransport {
                     return
                 }
                 if let pending = handshake {
-                    handshake = nil
                     guard case .welcome(_, let result) = frame else {
-                        pending.resume(throwing: ChatError.unavailable("the server answered hello with '\(frame.type)'"))
-                        await protocolViolation(connection, generation: generation, handshake: &handshake, "no welcome")
+                        await failHandshake(
+                            .unavailable("the server answered hello with '\(frame.type)'"), closing: .protocolError)
                         return
                     }
                     guard result.currentUser.userId == userId else {
-                        pending.resume(throwing: ChatError.unauthorized(
-                            "the token signs in '\(result.currentUser.userId)', not '\(userId)'"))
-                        await failHandshake(.unauthorized(""))
+                        await failHandshake(
+                            .unauthorized("the token signs in '\(result.currentUser.userId)', not '\(userId)'"),
+                            closing: .normal)
                         return
                     }
+                    handshake = nil
                     state.withLock { state in
                         guard state.link?.generation == generation else { return }
                         state.link?.isOpen = true

@@ -3,7 +3,6 @@ import ChatServer
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
-import Logging
 import NIOWebSocket
 
 /// One WebSocket connection at the gateway, its token checked before the upgrade: the frames
@@ -13,11 +12,9 @@ import NIOWebSocket
 /// 60 s leeway).
 struct GatewayConnection {
     let server: ChatServer
-    let authority: TokenAuthority
     let metrics: GatewayMetrics
     let sessions: SessionRegistry
     let maximumFrameBytes: Int
-    let logger: Logger
 
     /// Serves one upgraded connection of `identity` (its token already checked) on `deviceId`.
     func run(
@@ -33,7 +30,9 @@ struct GatewayConnection {
                 case .event: metrics.eventDelivered()
                 case .failure(.rateLimited): metrics.rejected("rateLimited")
                 case .failure: break
-                case .closed(let code): metrics.rejected(Self.reason(forClose: code))
+                case .closed(let code):
+                    // Only the closes that refuse the client count (not a shutdown or a takeover).
+                    if let reason = Self.rejection(forClose: code) { metrics.rejected(reason) }
                 }
             },
             output: { output in
@@ -76,16 +75,15 @@ struct GatewayConnection {
         await session.end()
     }
 
-    /// The metrics label of a close the session made.
-    private static func reason(forClose code: Int) -> String {
+    /// The metrics label of a close that refuses the client; `nil` for the others.
+    private static func rejection(forClose code: Int) -> String? {
         switch WireCloseCode(rawValue: code) {
         case .protocolError?, .unsupportedData?, .unsupportedProtocol?: "protocol"
         case .messageTooBig?: "tooBig"
         case .unauthorized?: "unauthorized"
         case .rateLimited?: "rateLimited"
         case .tooSlow?: "tooSlow"
-        case .replaced?: "replaced"
-        default: "closed"
+        default: nil
         }
     }
 }
