@@ -11,9 +11,9 @@ let package = Package(
         .library(name: "LiveChannels", targets: ["LiveChannels"]),
     ],
     targets: [
-        // The package's one lock (not a product): a pthread mutex on Linux, which Thread
-        // Sanitizer understands (it does not model `Synchronization.Mutex`'s futexes there), and
-        // `Mutex` elsewhere. Declared `package`, so no product exports it.
+        // The package's one lock (not a product): a benaphore on Linux, which Thread Sanitizer
+        // understands (it does not model `Synchronization.Mutex`'s futexes there), and `Mutex`
+        // elsewhere. Declared `package`, so no product exports it.
         .target(name: "Locking"),
         // Reactive observation core. Knows nothing about chat.
         .target(name: "LiveCore", dependencies: ["Locking"]),
@@ -22,10 +22,13 @@ let package = Package(
         // The embedded, authoritative chat server.
         .target(name: "ChatServer", dependencies: ["ChatAPI", "Locking"]),
         // The client SDK.
-        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite", "Locking"]),
+        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite", "SQLiteSupport", "Locking"]),
         // SQLite from the system (libsqlite3-dev on Linux, the SDK on Apple platforms): the
         // client's cache on disk.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
+        // Connections, statements and errors over CSQLite (not a product; `package` access):
+        // the client's cache and the server's storage share them.
+        .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
 
         // Seeded generators and fixtures shared by tests and benchmarks (not a product).
         .target(name: "TestSupport", dependencies: ["LiveCore", "Locking"], path: "Tests/TestSupport"),
@@ -36,7 +39,7 @@ let package = Package(
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatAPI", "Locking", "TestSupport"]),
         .testTarget(
             name: "LiveChannelsTests",
-            dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "Locking", "TestSupport"]),
+            dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "Locking", "SQLiteSupport", "TestSupport"]),
 
         .executableTarget(
             name: "QuickStart", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],

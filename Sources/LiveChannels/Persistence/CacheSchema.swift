@@ -1,3 +1,5 @@
+import SQLiteSupport
+
 /// The layout of the cache file and how older layouts are brought up to date.
 ///
 /// The file is ours when `PRAGMA application_id` is ``applicationId``; `PRAGMA user_version` is

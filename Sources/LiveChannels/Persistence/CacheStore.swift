@@ -3,6 +3,7 @@ import ChatAPI
 import Dispatch
 import Foundation
 import Locking
+import SQLiteSupport
 
 /// The client's cache file: opened (and locked) when the client is made, read at start, written
 /// behind in batches.

@@ -1,4 +1,5 @@
 import Synchronization
+import SQLiteSupport
 
 /// How much the stored values' total size changed through updates since the writer last took
 /// it. Updates set a row's size with the SQL function ``function`` (`size = lc_resized(size, ?)`),

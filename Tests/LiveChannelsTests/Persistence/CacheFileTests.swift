@@ -3,6 +3,7 @@ import ChatServer
 import Foundation
 @_spi(Persistence) @testable import LiveChannels
 import Testing
+import SQLiteSupport
 
 /// What happens with a file that is not a usable cache, or already in use; clearing; eviction.
 @Suite(.timeLimit(.minutes(1))) struct CacheFileTests {

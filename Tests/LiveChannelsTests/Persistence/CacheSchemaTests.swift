@@ -3,6 +3,7 @@ import ChatServer
 import Foundation
 @_spi(Persistence) @testable import LiveChannels
 import Testing
+import SQLiteSupport
 
 /// Files of other schema versions: an older one is migrated, a newer one rebuilt; a row that
 /// does not decode rebuilds the file.

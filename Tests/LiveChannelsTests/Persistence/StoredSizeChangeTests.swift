@@ -3,6 +3,7 @@ import ChatServer
 import Foundation
 @_spi(Persistence) @testable import LiveChannels
 import Testing
+import SQLiteSupport
 
 /// The stored size in `meta` stays the sum of the rows' sizes through inserts, updates that
 /// change a row's size (counted by ``StoredSizeChange``, not a trigger) and deletes.

@@ -3,11 +3,11 @@ import Foundation
 
 /// A prepared statement of one ``SQLiteConnection``: bind (1-based), step, read columns
 /// (0-based). Used only while its connection is (by whoever holds the connection's lock).
-final class SQLiteStatement {
+package final class SQLiteStatement {
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
 
-    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+    package init(_ handle: OpaquePointer, connection: SQLiteConnection) {
         self.handle = handle
         self.connection = connection
     }
@@ -17,34 +17,34 @@ final class SQLiteStatement {
     // MARK: Binding
 
     /// Clears the bindings and resets the statement, ready to bind and run again.
-    func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
-    func bind(_ value: Int, at index: Int32) throws {
+    package func bind(_ value: Int, at index: Int32) throws {
         try check(sqlite3_bind_int64(handle, index, sqlite3_int64(value)))
     }
 
     /// Binds the string's UTF-8 bytes (SQLite copies them). O(length), no other copy.
-    func bind(_ value: String, at index: Int32) throws {
+    package func bind(_ value: String, at index: Int32) throws {
         var value = value
         try value.withUTF8 { try bindText($0, at: index, destructor: csqlite_transient()) }
     }
 
-    func bind(_ value: Data, at index: Int32) throws {
+    package func bind(_ value: Data, at index: Int32) throws {
         try value.withUnsafeBytes { try bind($0, at: index) }
     }
 
     /// Binds `bytes` as a blob; SQLite copies them, so the buffer need not outlive the call.
-    func bind(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
+    package func bind(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
         try bindBlob(bytes, at: index, destructor: csqlite_transient())
     }
 
     /// Binds the string's UTF-8 bytes without copying them while `body` runs (it runs the
     /// statement), then binds NULL in their place, so the statement never keeps the pointer.
     /// For a hot loop, where SQLite's copy (an allocation and a free per bind) shows.
-    func withBorrowed<Result>(_ value: String, at index: Int32, _ body: () throws -> Result) throws -> Result {
+    package func withBorrowed<Result>(_ value: String, at index: Int32, _ body: () throws -> Result) throws -> Result {
         var value = value
         return try value.withUTF8 { utf8 in
             try bindText(utf8, at: index, destructor: nil)  // SQLITE_STATIC
@@ -55,7 +55,7 @@ final class SQLiteStatement {
 
     /// Binds `bytes` as a blob without copying them while `body` runs (it runs the statement),
     /// then binds NULL in their place, so the statement never keeps the pointer.
-    func withBorrowed<Result>(_ bytes: UnsafeRawBufferPointer, at index: Int32, _ body: () throws -> Result) throws -> Result {
+    package func withBorrowed<Result>(_ bytes: UnsafeRawBufferPointer, at index: Int32, _ body: () throws -> Result) throws -> Result {
         try bindBlob(bytes, at: index, destructor: nil)  // SQLITE_STATIC
         defer { sqlite3_bind_null(handle, index) }
         return try body()
@@ -82,7 +82,7 @@ final class SQLiteStatement {
     }
 
     /// Binds every value in order, from index 1, after a ``reset()``.
-    func bind(_ values: [any SQLiteBindable]) throws {
+    package func bind(_ values: [any SQLiteBindable]) throws {
         reset()
         for (offset, value) in values.enumerated() { try value.bind(to: self, at: Int32(offset + 1)) }
     }
@@ -91,7 +91,7 @@ final class SQLiteStatement {
 
     /// Steps once: `true` when a row is ready to read, `false` when done.
     /// - Throws: ``SQLiteError``.
-    func step() throws -> Bool {
+    package func step() throws -> Bool {
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -101,7 +101,7 @@ final class SQLiteStatement {
     }
 
     /// Binds `values`, runs to completion and resets.
-    func run(_ values: [any SQLiteBindable] = []) throws {
+    package func run(_ values: [any SQLiteBindable] = []) throws {
         try bind(values)
         try runBound()
     }
@@ -110,13 +110,13 @@ final class SQLiteStatement {
     /// The writer's fast path: every run leaves the statement reset, so binding each parameter
     /// with the typed `bind(_:at:)` and calling this needs no array of values and no
     /// ``reset()`` — and SQLite reuses each parameter's buffer instead of allocating one.
-    func runBound() throws {
+    package func runBound() throws {
         defer { sqlite3_reset(handle) }
         while try step() {}
     }
 
     /// Binds `values` and calls `row` for each result row; resets at the end.
-    func query(_ values: [any SQLiteBindable] = [], row: (SQLiteStatement) throws -> Void) throws {
+    package func query(_ values: [any SQLiteBindable] = [], row: (SQLiteStatement) throws -> Void) throws {
         try bind(values)
         defer { sqlite3_reset(handle) }
         while try step() { try row(self) }
@@ -124,11 +124,11 @@ final class SQLiteStatement {
 
     // MARK: Columns
 
-    func int(at column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
+    package func int(at column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
 
-    func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+    package func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
-    func string(at column: Int32) -> String {
+    package func string(at column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         return String(cString: text)
     }
@@ -136,7 +136,7 @@ final class SQLiteStatement {
     /// Calls `body` with the bytes of a blob column, without copying them; the buffer is valid
     /// only during the call (until the statement steps or resets). Empty for NULL or a
     /// zero-length blob.
-    func withBlob<Result>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withBlob<Result>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         let count = Int(sqlite3_column_bytes(handle, column))
         return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
     }
@@ -147,25 +147,25 @@ final class SQLiteStatement {
 }
 
 /// A value a statement can bind.
-protocol SQLiteBindable {
+package protocol SQLiteBindable {
     func bind(to statement: SQLiteStatement, at index: Int32) throws
 }
 
 extension Int: SQLiteBindable {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws { try statement.bind(self, at: index) }
+    package func bind(to statement: SQLiteStatement, at index: Int32) throws { try statement.bind(self, at: index) }
 }
 
 extension String: SQLiteBindable {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws { try statement.bind(self, at: index) }
+    package func bind(to statement: SQLiteStatement, at index: Int32) throws { try statement.bind(self, at: index) }
 }
 
 extension Data: SQLiteBindable {
-    func bind(to statement: SQLiteStatement, at index: Int32) throws { try statement.bind(self, at: index) }
+    package func bind(to statement: SQLiteStatement, at index: Int32) throws { try statement.bind(self, at: index) }
 }
 
 extension [UInt8]: SQLiteBindable {
     /// Binds the bytes as a blob (SQLite copies them).
-    func bind(to statement: SQLiteStatement, at index: Int32) throws {
+    package func bind(to statement: SQLiteStatement, at index: Int32) throws {
         try withUnsafeBytes { try statement.bind($0, at: index) }
     }
 }

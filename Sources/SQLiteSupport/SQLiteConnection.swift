@@ -4,15 +4,15 @@ import Foundation
 /// One connection to an SQLite file: statements (prepared once, cached by SQL text),
 /// transactions, and errors as ``SQLiteError``.
 ///
-/// Not thread-safe and not `Sendable`: its owner (``CacheStore``) keeps it under a lock and uses
-/// it from one thread at a time. Opened without SQLite's own mutexes for that reason.
-final class SQLiteConnection {
+/// Not thread-safe and not `Sendable`: its owner (the client's cache store, the server's state
+/// store) uses it from one thread at a time. Opened without SQLite's own mutexes for that reason.
+package final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens (creating if needed) the file at `path`.
     /// - Throws: ``SQLiteError`` when the file cannot be opened.
-    init(path: String) throws {
+    package init(path: String) throws {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -31,7 +31,7 @@ final class SQLiteConnection {
     }
 
     /// Runs one or more statements with no parameters and no rows to read.
-    func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if code != SQLITE_OK {
@@ -42,7 +42,7 @@ final class SQLiteConnection {
     }
 
     /// The statement for `sql`, prepared on first use and then reused.
-    func statement(_ sql: String) throws -> SQLiteStatement {
+    package func statement(_ sql: String) throws -> SQLiteStatement {
         if let statement = statements[sql] { return statement }
         var prepared: OpaquePointer?
         let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
@@ -53,7 +53,7 @@ final class SQLiteConnection {
     }
 
     /// The first column of the first row of `sql` as an integer (0 when there is no row).
-    func integer(_ sql: String, _ values: [any SQLiteBindable] = []) throws -> Int {
+    package func integer(_ sql: String, _ values: [any SQLiteBindable] = []) throws -> Int {
         var result = 0
         var first = true
         try statement(sql).query(values) { row in
@@ -65,7 +65,7 @@ final class SQLiteConnection {
 
     /// Runs `body` in one transaction (`BEGIN IMMEDIATE`): committed if it returns, rolled back
     /// if it throws.
-    func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+    package func transaction<Result>(_ body: () throws -> Result) throws -> Result {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -82,7 +82,7 @@ final class SQLiteConnection {
     /// evaluates it (not marked deterministic, so never factored out). Only top-level SQL may call
     /// it, not triggers or views (`SQLITE_DIRECTONLY`). `body` lives as long as the connection.
     /// - Throws: ``SQLiteError`` when SQLite refuses the definition.
-    func defineFunction(_ name: String, _ body: @escaping (Int, Int) -> Int) throws {
+    package func defineFunction(_ name: String, _ body: @escaping (Int, Int) -> Int) throws {
         let function = Unmanaged.passRetained(SQLiteFunction(body)).toOpaque()
         // On failure SQLite calls the destructor itself.
         let code = sqlite3_create_function_v2(
@@ -98,10 +98,10 @@ final class SQLiteConnection {
     }
 
     /// Rows changed by the last statement.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// The error for a result code, with SQLite's message.
-    func error(_ code: Int32) -> SQLiteError {
+    package func error(_ code: Int32) -> SQLiteError {
         SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
     }
 }
