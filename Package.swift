@@ -22,13 +22,16 @@ let package = Package(
         // The embedded, authoritative chat server.
         .target(name: "ChatServer", dependencies: ["ChatAPI", "Locking"]),
         // The client SDK.
-        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite", "SQLiteSupport", "Locking"]),
+        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite", "SQLiteSupport", "RowCoding", "Locking"]),
         // SQLite from the system (libsqlite3-dev on Linux, the SDK on Apple platforms): the
         // client's cache on disk.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
         // Connections, statements and errors over CSQLite (not a product; `package` access):
         // the client's cache and the server's storage share them.
         .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
+        // The compact binary row encoding of the models (not a product; `package` access): the
+        // client's cache and the server's storage store values in it.
+        .target(name: "RowCoding", dependencies: ["ChatAPI"]),
 
         // Seeded generators and fixtures shared by tests and benchmarks (not a product).
         .target(name: "TestSupport", dependencies: ["LiveCore", "Locking"], path: "Tests/TestSupport"),
@@ -39,7 +42,7 @@ let package = Package(
         .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatAPI", "Locking", "TestSupport"]),
         .testTarget(
             name: "LiveChannelsTests",
-            dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "Locking", "SQLiteSupport", "TestSupport"]),
+            dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "Locking", "SQLiteSupport", "RowCoding", "TestSupport"]),
 
         .executableTarget(
             name: "QuickStart", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],
@@ -72,7 +75,7 @@ let package = Package(
 
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "Locking", "TestSupport", "CSQLite"],
+            dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "Locking", "TestSupport", "CSQLite", "RowCoding"],
             path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@ import CSQLite
 import ChatAPI
 import Foundation
 @_spi(Persistence) import LiveChannels
+import RowCoding
 import TestSupport
 
 /// `Benchmarks persistence`: the client's cache on disk — cold start from a big file, and
@@ -180,7 +181,7 @@ enum PersistenceBenchmark {
         for (index, channel) in channels.enumerated() {
                 exec("BEGIN IMMEDIATE")
                 row.removeAll()
-                try channel.encodeStoredRow(to: &row)
+                try channel.encodeRow(to: &row)
                 sqlite3_reset(upsert)
                 sqlite3_bind_text(upsert, 1, channel.channelId, -1, csqlite_transient())
                 sqlite3_bind_int64(upsert, 2, sqlite3_int64(channel.version))

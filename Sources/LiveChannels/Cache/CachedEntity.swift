@@ -1,3 +1,4 @@
+import RowCoding
 import ChatAPI
 
 /// An entity the client caches: versioned by the server and identified by a string. Values of

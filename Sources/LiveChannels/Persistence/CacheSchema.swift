@@ -1,3 +1,4 @@
+import RowCoding
 import SQLiteSupport
 
 /// The layout of the cache file and how older layouts are brought up to date.

@@ -1,3 +1,4 @@
+import RowCoding
 import CSQLite
 import ChatAPI
 import Dispatch

@@ -1,5 +1,6 @@
 import ChatAPI
 @_spi(Persistence) @testable import LiveChannels
+@testable import RowCoding
 import Testing
 import TestSupport
 

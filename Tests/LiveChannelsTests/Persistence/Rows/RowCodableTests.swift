@@ -1,6 +1,7 @@
 import ChatAPI
 import Foundation
 @_spi(Persistence) @testable import LiveChannels
+@testable import RowCoding
 import Testing
 
 /// Every stored field of every cached kind survives the row encoding; rows of one kind are not

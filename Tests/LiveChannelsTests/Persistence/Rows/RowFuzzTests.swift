@@ -1,6 +1,7 @@
 import ChatAPI
 import Foundation
 @_spi(Persistence) @testable import LiveChannels
+@testable import RowCoding
 import Testing
 import TestSupport
 

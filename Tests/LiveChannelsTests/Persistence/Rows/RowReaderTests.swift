@@ -1,4 +1,5 @@
 @_spi(Persistence) @testable import LiveChannels
+@testable import RowCoding
 import Testing
 
 /// The reader's bounds and the writer's primitive encodings, read back.

@@ -1,6 +1,7 @@
 import ChatAPI
 import Foundation
 @_spi(Persistence) @testable import LiveChannels
+@testable import RowCoding
 import TestSupport
 
 /// Values for the row-encoding tests: one of each kind with every stored field set to something

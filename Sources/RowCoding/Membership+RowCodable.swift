@@ -3,7 +3,7 @@ import ChatAPI
 /// A membership in the cache file's row encoding: one byte (``RowCodedEnum``).
 extension Membership: RowCodedEnum {
     /// The membership's fixed code.
-    var rowCode: UInt8 {
+    package var rowCode: UInt8 {
         switch self {
         case .none: 0
         case .member: 1

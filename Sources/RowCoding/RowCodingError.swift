@@ -2,7 +2,7 @@
 ///
 /// A decoding error means the bytes are not a row this build wrote (truncated, damaged, of
 /// another kind or another format); ``CacheStore`` treats it as a damaged file.
-enum RowCodingError: Error, Sendable, Equatable {
+package enum RowCodingError: Error, Sendable, Equatable {
     /// The row ends before the value does.
     case truncated
     /// The bytes cannot be a value of the kind read: an unknown tag or code, a count past the

@@ -3,9 +3,9 @@ import ChatAPI
 /// A user in the cache file's row encoding: its version, then every field in the order of
 /// `User.init`'s parameters. Also embedded in a member's row (``ChannelMember``).
 extension User: RowCodable {
-    static var rowTag: UInt8 { 0x55 }  // "U"
+    package static var rowTag: UInt8 { 0x55 }  // "U"
 
-    func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
+    package func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
         writer.write(version)
         writer.write(userId)
         writer.write(displayName)
@@ -17,7 +17,7 @@ extension User: RowCodable {
         writer.write(lastActiveAt)
     }
 
-    init(fields reader: inout RowReader) throws(RowCodingError) {
+    package init(fields reader: inout RowReader) throws(RowCodingError) {
         let version = try reader.int()
         // Arguments are evaluated left to right: the reads follow the order of the writes.
         try self.init(

@@ -3,9 +3,9 @@ import ChatAPI
 /// A channel in the cache file's row encoding: its version, then every field in the order of
 /// `Channel.init`'s parameters (the decoder passes them straight to it).
 extension Channel: RowCodable {
-    static var rowTag: UInt8 { 0x43 }  // "C"
+    package static var rowTag: UInt8 { 0x43 }  // "C"
 
-    func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
+    package func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
         writer.write(version)
         writer.write(channelId)
         writer.write(byte: type.rowCode)
@@ -32,7 +32,7 @@ extension Channel: RowCodable {
         writer.write(hasMention)
     }
 
-    init(fields reader: inout RowReader) throws(RowCodingError) {
+    package init(fields reader: inout RowReader) throws(RowCodingError) {
         let version = try reader.int()
         // Arguments are evaluated left to right: the reads follow the order of the writes.
         try self.init(
@@ -60,12 +60,5 @@ extension Channel: RowCodable {
             readSequence: reader.int(),
             hasMention: reader.bool())
         self.version = version
-    }
-
-    /// Appends the channel's row, exactly as the cache file's writer does (for the benchmarks'
-    /// baseline, which must encode the same way). O(size of the channel).
-    /// - Throws: ``RowCodingError/tooDeep`` for metadata nested too deep.
-    @_spi(Persistence) public func encodeStoredRow(to writer: inout RowWriter) throws {
-        try encodeRow(to: &writer)
     }
 }

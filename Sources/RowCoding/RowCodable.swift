@@ -5,7 +5,7 @@
 ///
 /// Encoding and decoding are O(size of the value). Decoding throws ``RowCodingError`` for any
 /// bytes that are not a row of this kind written by this format — never reads out of bounds.
-protocol RowCodable {
+package protocol RowCodable {
     /// The first byte of every row of this kind: a row of another kind fails to decode.
     static var rowTag: UInt8 { get }
 
@@ -20,7 +20,7 @@ protocol RowCodable {
 
 extension RowCodable {
     /// Appends the whole row: the tag, then the fields.
-    func encodeRow(to writer: inout RowWriter) throws(RowCodingError) {
+    package func encodeRow(to writer: inout RowWriter) throws(RowCodingError) {
         writer.write(byte: Self.rowTag)
         try writeFields(to: &writer)
     }
@@ -28,7 +28,7 @@ extension RowCodable {
     /// Decodes a whole row: the tag, the fields, and nothing after them.
     /// - Throws: ``RowCodingError`` for a row that is truncated, damaged, of another kind or
     ///   has bytes left over.
-    static func decodeRow(_ bytes: UnsafeRawBufferPointer) throws(RowCodingError) -> Self {
+    package static func decodeRow(_ bytes: UnsafeRawBufferPointer) throws(RowCodingError) -> Self {
         var reader = RowReader(bytes)
         let tag = try reader.byte()
         guard tag == rowTag else { throw .invalid("tag \(tag) where a \(Self.self) row has \(rowTag)") }
@@ -38,7 +38,7 @@ extension RowCodable {
     }
 
     /// Decodes a whole row from an array of bytes (see ``decodeRow(_:)-(UnsafeRawBufferPointer)``).
-    static func decodeRow(_ bytes: [UInt8]) throws(RowCodingError) -> Self {
+    package static func decodeRow(_ bytes: [UInt8]) throws(RowCodingError) -> Self {
         try bytes.withUnsafeBytes { buffer in
             Result { () throws(RowCodingError) in try decodeRow(buffer) }
         }.get()

@@ -13,29 +13,29 @@ import Foundation
 ///
 /// Every write is amortized O(size of what it appends). Not thread-safe (a value type: each
 /// writer has its own buffer).
-@_spi(Persistence) public struct RowWriter: Sendable {
+package struct RowWriter: Sendable {
     /// The row so far.
-    public private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
 
     /// An empty writer whose buffer holds `capacity` bytes before it grows.
-    public init(capacity: Int = 512) {
+    package init(capacity: Int = 512) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// Empties the row, keeping the buffer's capacity for the next one. O(1).
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
     }
 
     /// Appends one raw byte (a tag, an enum's code).
-    mutating func write(byte: UInt8) {
+    package mutating func write(byte: UInt8) {
         bytes.append(byte)
     }
 
     /// Appends an unsigned varint: 7 bits a byte, low bits first, the high bit set on every byte
     /// but the last (1 to 10 bytes).
-    mutating func write(unsigned value: UInt64) {
+    package mutating func write(unsigned value: UInt64) {
         var rest = value
         while rest >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
@@ -46,33 +46,33 @@ import Foundation
 
     /// Appends a signed integer: zigzag-mapped (0, -1, 1, -2, … become 0, 1, 2, 3, …), then a
     /// varint.
-    mutating func write(_ value: Int) {
+    package mutating func write(_ value: Int) {
         let zigzag = (value << 1) ^ (value >> (Int.bitWidth - 1))
         write(unsigned: UInt64(UInt(bitPattern: zigzag)))
     }
 
     /// Appends a count (of bytes, elements or members) as an unsigned varint.
-    mutating func write(count: Int) {
+    package mutating func write(count: Int) {
         write(unsigned: UInt64(count))
     }
 
     /// Appends one byte, 1 for `true`, 0 for `false`.
-    mutating func write(_ value: Bool) {
+    package mutating func write(_ value: Bool) {
         bytes.append(value ? 1 : 0)
     }
 
     /// Appends the 8-byte bit pattern, little-endian.
-    mutating func write(_ value: Double) {
+    package mutating func write(_ value: Double) {
         withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends `timeIntervalSinceReferenceDate` as a `Double` (exact: that is what a `Date` is).
-    mutating func write(_ value: Date) {
+    package mutating func write(_ value: Date) {
         write(value.timeIntervalSinceReferenceDate)
     }
 
     /// Appends the UTF-8 byte count and the bytes.
-    mutating func write(_ value: String) {
+    package mutating func write(_ value: String) {
         let utf8 = value.utf8
         write(count: utf8.count)
         if utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
@@ -81,19 +81,19 @@ import Foundation
     }
 
     /// Appends the count and each string.
-    mutating func write(_ values: [String]) {
+    package mutating func write(_ values: [String]) {
         write(count: values.count)
         for value in values { write(value) }
     }
 
     /// Appends a presence byte and, when present, the string.
-    mutating func write(_ value: String?) {
+    package mutating func write(_ value: String?) {
         write(value != nil)
         if let value { write(value) }
     }
 
     /// Appends a presence byte and, when present, the date.
-    mutating func write(_ value: Date?) {
+    package mutating func write(_ value: Date?) {
         write(value != nil)
         if let value { write(value) }
     }

@@ -11,25 +11,25 @@ import Foundation
 /// The reader borrows the buffer: use it only while the buffer is valid (inside the
 /// `withUnsafeBytes` or SQLite column access that produced it). Every read is O(size of what it
 /// reads).
-struct RowReader {
+package struct RowReader {
     private let bytes: UnsafeRawBufferPointer
     private var offset = 0
 
     /// A reader at the start of `bytes`.
-    init(_ bytes: UnsafeRawBufferPointer) {
+    package init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
     /// The bytes not read yet.
-    var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
     /// Throws unless every byte was read: a row is exactly one value.
-    func finish() throws(RowCodingError) {
+    package func finish() throws(RowCodingError) {
         guard remaining == 0 else { throw .invalid("\(remaining) bytes after the value") }
     }
 
     /// One raw byte.
-    mutating func byte() throws(RowCodingError) -> UInt8 {
+    package mutating func byte() throws(RowCodingError) -> UInt8 {
         guard offset < bytes.count else { throw .truncated }
         let value = bytes[offset]
         offset += 1
@@ -37,7 +37,7 @@ struct RowReader {
     }
 
     /// An unsigned varint (at most 10 bytes, at most 64 bits).
-    mutating func unsigned() throws(RowCodingError) -> UInt64 {
+    package mutating func unsigned() throws(RowCodingError) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -50,20 +50,20 @@ struct RowReader {
     }
 
     /// A signed integer (zigzag varint).
-    mutating func int() throws(RowCodingError) -> Int {
+    package mutating func int() throws(RowCodingError) -> Int {
         let zigzag = UInt(try unsigned())
         return Int(bitPattern: zigzag >> 1) ^ -Int(bitPattern: zigzag & 1)
     }
 
     /// A count of elements (or bytes) that follow: at most the bytes left.
-    mutating func count() throws(RowCodingError) -> Int {
+    package mutating func count() throws(RowCodingError) -> Int {
         let count = try unsigned()
         guard count <= UInt64(remaining) else { throw .invalid("a count of \(count) with \(remaining) bytes left") }
         return Int(count)
     }
 
     /// A Boolean: the byte 0 or 1.
-    mutating func bool() throws(RowCodingError) -> Bool {
+    package mutating func bool() throws(RowCodingError) -> Bool {
         switch try byte() {
         case 0: return false
         case 1: return true
@@ -76,7 +76,7 @@ struct RowReader {
     /// No stored value holds a NaN (JSON cannot carry one, and dates and intervals are numbers),
     /// so a NaN is damage. It is refused because it equals nothing, itself included: a value
     /// holding one would never compare equal to its own copy read back from the file.
-    mutating func double() throws(RowCodingError) -> Double {
+    package mutating func double() throws(RowCodingError) -> Double {
         guard remaining >= 8 else { throw .truncated }
         let bits = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
         let value = Double(bitPattern: UInt64(littleEndian: bits))
@@ -86,12 +86,12 @@ struct RowReader {
     }
 
     /// A `Date` (its `timeIntervalSinceReferenceDate`).
-    mutating func date() throws(RowCodingError) -> Date {
+    package mutating func date() throws(RowCodingError) -> Date {
         Date(timeIntervalSinceReferenceDate: try double())
     }
 
     /// A string: a byte count and that many bytes of valid UTF-8.
-    mutating func string() throws(RowCodingError) -> String {
+    package mutating func string() throws(RowCodingError) -> String {
         let count = try count()
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
         offset += count
@@ -100,7 +100,7 @@ struct RowReader {
     }
 
     /// An array of strings: a count and the strings.
-    mutating func strings() throws(RowCodingError) -> [String] {
+    package mutating func strings() throws(RowCodingError) -> [String] {
         let count = try count()
         var values: [String] = []
         values.reserveCapacity(count)
@@ -109,17 +109,17 @@ struct RowReader {
     }
 
     /// A presence byte: whether an optional value follows.
-    mutating func isPresent() throws(RowCodingError) -> Bool {
+    package mutating func isPresent() throws(RowCodingError) -> Bool {
         try bool()
     }
 
     /// An optional string.
-    mutating func optionalString() throws(RowCodingError) -> String? {
+    package mutating func optionalString() throws(RowCodingError) -> String? {
         try isPresent() ? try string() : nil
     }
 
     /// An optional date.
-    mutating func optionalDate() throws(RowCodingError) -> Date? {
+    package mutating func optionalDate() throws(RowCodingError) -> Date? {
         try isPresent() ? try date() : nil
     }
 }

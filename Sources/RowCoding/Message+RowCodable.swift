@@ -3,9 +3,9 @@ import ChatAPI
 /// A message in the cache file's row encoding: its version, then every field in the order of
 /// `Message.init`'s parameters.
 extension Message: RowCodable {
-    static var rowTag: UInt8 { 0x47 }  // "G"
+    package static var rowTag: UInt8 { 0x47 }  // "G"
 
-    func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
+    package func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
         writer.write(version)
         writer.write(messageId)
         writer.write(channelId)
@@ -19,7 +19,7 @@ extension Message: RowCodable {
         writer.write(isDeleted)
     }
 
-    init(fields reader: inout RowReader) throws(RowCodingError) {
+    package init(fields reader: inout RowReader) throws(RowCodingError) {
         let version = try reader.int()
         // Arguments are evaluated left to right: the reads follow the order of the writes.
         try self.init(

@@ -20,7 +20,7 @@ extension JSON {
 
     /// Appends the value; `depth` is the number of arrays and objects around it.
     /// - Throws: ``RowCodingError/tooDeep`` past `JSON.maximumDecodingDepth`.
-    func write(to writer: inout RowWriter, depth: Int) throws(RowCodingError) {
+    package func write(to writer: inout RowWriter, depth: Int) throws(RowCodingError) {
         switch self {
         case .null: writer.write(byte: RowTag.null)
         case .bool(let value): writer.write(byte: value ? RowTag.true : RowTag.false)
@@ -44,7 +44,7 @@ extension JSON {
     /// Reads a value written by ``write(to:depth:)``.
     /// - Throws: ``RowCodingError`` for bytes that are not one, ``RowCodingError/tooDeep`` past
     ///   `JSON.maximumDecodingDepth`.
-    init(from reader: inout RowReader, depth: Int) throws(RowCodingError) {
+    package init(from reader: inout RowReader, depth: Int) throws(RowCodingError) {
         switch try reader.byte() {
         case RowTag.null: self = .null
         case RowTag.false: self = .bool(false)
@@ -72,7 +72,7 @@ extension JSON {
     /// depends on the process's hashing seed, and equal values must give equal rows in every
     /// process (a seeded test that damages byte *n* must damage the same field every time).
     /// O(k log k) for k members, besides the members themselves.
-    static func write(_ members: [String: JSON], to writer: inout RowWriter, depth: Int = 1) throws(RowCodingError) {
+    package static func write(_ members: [String: JSON], to writer: inout RowWriter, depth: Int = 1) throws(RowCodingError) {
         guard depth <= maximumDecodingDepth else { throw .tooDeep }
         writer.write(count: members.count)
         let ordered = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
@@ -84,7 +84,7 @@ extension JSON {
 
     /// Reads an object's members written by ``write(_:to:depth:)``; of repeated keys (only a
     /// damaged row has them) the last stays.
-    static func members(from reader: inout RowReader, depth: Int = 1) throws(RowCodingError) -> [String: JSON] {
+    package static func members(from reader: inout RowReader, depth: Int = 1) throws(RowCodingError) -> [String: JSON] {
         guard depth <= maximumDecodingDepth else { throw .tooDeep }
         let count = try reader.count()
         var members: [String: JSON] = [:]

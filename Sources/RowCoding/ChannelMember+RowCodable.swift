@@ -4,9 +4,9 @@ import ChatAPI
 /// `ChannelMember.init`'s parameters; the embedded profile as an optional ``User`` (its fields,
 /// its version included).
 extension ChannelMember: RowCodable {
-    static var rowTag: UInt8 { 0x4D }  // "M"
+    package static var rowTag: UInt8 { 0x4D }  // "M"
 
-    func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
+    package func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
         writer.write(version)
         writer.write(channelId)
         writer.write(userId)
@@ -20,7 +20,7 @@ extension ChannelMember: RowCodable {
         try user?.writeFields(to: &writer)
     }
 
-    init(fields reader: inout RowReader) throws(RowCodingError) {
+    package init(fields reader: inout RowReader) throws(RowCodingError) {
         let version = try reader.int()
         // Arguments are evaluated left to right: the reads follow the order of the writes.
         try self.init(

@@ -3,7 +3,7 @@ import ChatAPI
 /// A channel type in the cache file's row encoding: one byte (``RowCodedEnum``).
 extension ChannelType: RowCodedEnum {
     /// The type's fixed code.
-    var rowCode: UInt8 {
+    package var rowCode: UInt8 {
         switch self {
         case .standard: 0
         case .private: 1
