@@ -20,7 +20,7 @@ let package = Package(
         // The client–server contract: models, query language, requests, events, errors, transport.
         .target(name: "ChatAPI"),
         // The embedded, authoritative chat server.
-        .target(name: "ChatServer", dependencies: ["ChatAPI", "Locking"]),
+        .target(name: "ChatServer", dependencies: ["ChatAPI", "Locking", "CSQLite", "SQLiteSupport", "RowCoding"]),
         // The client SDK.
         .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite", "SQLiteSupport", "RowCoding", "Locking"]),
         // SQLite from the system (libsqlite3-dev on Linux, the SDK on Apple platforms): the

@@ -9,7 +9,7 @@ extension ChatServer {
     /// - Throws: `invalidArgument` (`userId`, `displayName`).
     @discardableResult
     public func registerUser(id: String, displayName: String? = nil, isAdmin: Bool = false) async throws -> User {
-        try engine.perform { state, now throws(ChatError) in
+        try await engine.performDurably { state, now throws(ChatError) in
             try state.registerUser(id: id, displayName: displayName, isAdmin: isAdmin, now: now)
         }
     }
@@ -27,7 +27,7 @@ extension ChatServer {
     ) async throws -> Channel {
         let draft = ChannelDraft(
             type: type, channelId: channelId, userIds: userIds, displayName: displayName, tags: tags, metadata: metadata)
-        return try engine.perform { state, now throws(ChatError) in
+        return try await engine.performDurably { state, now throws(ChatError) in
             let id = try state.createChannel(draft, by: .console, now: now).channelId
             return try state.getChannel(id, by: .console, now: now)
         }
@@ -38,14 +38,14 @@ extension ChatServer {
     /// - Throws: `notFound`; `notAllowed` (deleted); `invalidArgument`; `limitExceeded`.
     @discardableResult
     public func updateChannel(_ changes: ChannelChanges) async throws -> Channel {
-        try engine.perform { state, now throws(ChatError) in try state.updateChannel(changes, by: .console, now: now) }
+        try await engine.performDurably { state, now throws(ChatError) in try state.updateChannel(changes, by: .console, now: now) }
     }
 
     /// Adds members to a channel (conversations refuse).
     ///
     /// - Throws: `notFound`; `notAllowed`; `forbidden` (banned user); `invalidArgument`; `limitExceeded`.
     public func addMembers(_ userIds: [String], to channelId: String) async throws {
-        try engine.perform { state, now throws(ChatError) in try state.addMembers(userIds, to: channelId, by: .console, now: now) }
+        try await engine.performDurably { state, now throws(ChatError) in try state.addMembers(userIds, to: channelId, by: .console, now: now) }
     }
 
     /// Sends a message as `userId`, with that user's permissions (an admin can broadcast).
@@ -56,7 +56,7 @@ extension ChatServer {
         as userId: String, channelId: String, text: String, mentionedUserIds: [String] = []
     ) async throws -> Message {
         let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds)
-        return try engine.perform { state, now throws(ChatError) in try state.sendMessage(draft, by: userId, now: now) }
+        return try await engine.performDurably { state, now throws(ChatError) in try state.sendMessage(draft, by: userId, now: now) }
     }
 
     /// Deletes a channel: it stays queryable with `isDeleted`, refuses every change, and
@@ -64,7 +64,7 @@ extension ChatServer {
     ///
     /// - Throws: `notFound`; `notAllowed` (already deleted).
     public func deleteChannel(_ channelId: String) async throws {
-        try engine.perform { state, now throws(ChatError) in try state.deleteChannel(channelId, by: .console, now: now) }
+        try await engine.performDurably { state, now throws(ChatError) in try state.deleteChannel(channelId, by: .console, now: now) }
     }
 
     // MARK: Inspection

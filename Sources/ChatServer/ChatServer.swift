@@ -35,10 +35,49 @@ public final class ChatServer: Sendable {
     /// - Parameters:
     ///   - clock: the source of time (default: the system clock; use ``ManualClock`` in tests).
     ///   - configuration: typing expiry and replay-log size.
-    public init(clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration()) {
-        engine = ServerEngine(clock: clock, configuration: configuration)
+    public convenience init(clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration()) {
+        self.init(engine: ServerEngine(clock: clock, configuration: configuration))
+    }
+
+    /// Creates a server whose state lives in `storage`: with ``ServerStorage/sqlite(_:)``,
+    /// everything the file holds comes back, and every response (and console call) returns
+    /// once its change is written. See ``ServerStorage`` for what is kept and
+    /// ``ServerConfiguration/durability`` for what a commit survives. Call ``close()`` before
+    /// the server goes away to release the file.
+    ///
+    /// - Parameters:
+    ///   - clock: the source of time (default: the system clock).
+    ///   - configuration: limits and durability.
+    ///   - storage: `.inMemory` or `.sqlite(url)`.
+    /// - Throws: `invalidArgument(field: "storage")` for a file that is not a server store of
+    ///   ours (left untouched byte for byte), one written by a newer version, or one another
+    ///   server holds; `unavailable` for a file that cannot be opened, created or read.
+    public convenience init(
+        clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
+        storage: ServerStorage
+    ) throws(ChatError) {
+        switch storage.kind {
+        case .inMemory:
+            self.init(clock: clock, configuration: configuration)
+        case .sqlite(let url):
+            let store = try SQLiteServerStore(
+                url: url, durability: configuration.durability, messagesPerChannel: configuration.messagesPerChannel)
+            self.init(engine: try ServerEngine(clock: clock, configuration: configuration, store: store))
+        }
+    }
+
+    private init(engine: ServerEngine) {
+        self.engine = engine
         faults = ServerFaults(engine: engine)
-        clock.onAdvance { [weak engine] in engine?.housekeep() }
+        engine.clock.onAdvance { [weak engine] in engine?.housekeep() }
+    }
+
+    /// Closes the server: every connection ends (`.disconnected(.connectionLost)`), what is
+    /// queued for the storage is written, and the file is released. Afterwards every request,
+    /// connect and console change throws `ChatError.unavailable`; inspection still reads the
+    /// state in memory. A second call returns at once.
+    public func close() async {
+        await engine.close()
     }
 
     /// The server's clock.
@@ -48,7 +87,7 @@ public final class ChatServer: Sendable {
     /// call `connect(resumingAfter:)` on it to start.
     public func connection(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> any ChatTransport {
         if (try? InputCheck.id(userId, field: "userId")) != nil {
-            engine.perform { state, now in state.ensureUser(userId, now: now) }
+            _ = try? engine.perform { state, now in state.ensureUser(userId, now: now) }
         }
         return ServerConnection(engine: engine, userId: userId, deviceId: deviceId)
     }

@@ -30,6 +30,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     ///   its flags leave the channel's flag reports. No event tells clients (they keep what they
     ///   have).
     public var messagesPerChannel: Int
+    /// What a committed change survives with ``ServerStorage/sqlite(_:)`` (ignored in memory):
+    /// ``StorageDurability/processCrash`` (the default) or ``StorageDurability/powerLoss``.
+    public var durability: StorageDurability = .processCrash
 
     /// - Parameters:
     ///   - typingExpiry: seconds a typing indicator lasts without renewal (default 5).

@@ -36,6 +36,15 @@ package final class SQLiteStatement {
         try value.withUnsafeBytes { try bind($0, at: index) }
     }
 
+    /// Binds the bytes as a blob (SQLite copies them).
+    package func bind(_ bytes: [UInt8], at index: Int32) throws {
+        try bytes.withUnsafeBytes { try bind($0, at: index) }
+    }
+
+    package func bindNull(at index: Int32) throws {
+        try check(sqlite3_bind_null(handle, index))
+    }
+
     /// Binds `bytes` as a blob; SQLite copies them, so the buffer need not outlive the call.
     package func bind(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws {
         try bindBlob(bytes, at: index, destructor: csqlite_transient())

@@ -37,12 +37,14 @@ final class ServerConnection: ChatTransport {
     }
 
     func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
-        try linkId.withLock { (current: inout UInt64?) throws(ChatError) -> ConnectResult in
-            let (result, id) = try engine.connect(
+        let (result, ticket) = try linkId.withLock { (current: inout UInt64?) throws(ChatError) -> (ConnectResult, Int) in
+            let (result, id, ticket) = try engine.connect(
                 device, replacing: current, continuation: continuation, resumingAfter: sequence)
             current = id
-            return result
+            return (result, ticket)
         }
+        try await engine.written(ticket)
+        return result
     }
 
     func send(_ request: ChatRequest) async throws -> ResponseEnvelope {
@@ -57,7 +59,7 @@ final class ServerConnection: ChatTransport {
         case nil:
             break
         }
-        return try engine.handle(request, from: device, linkId: id)
+        return try await engine.handle(request, from: device, linkId: id)
     }
 
     var lastEventSequence: Int {

@@ -7,10 +7,50 @@ struct ServerCore: Sendable {
     var state: ServerState
     var hub: EventHub
     var faults = FaultPlan()
+    /// Set by ``ServerEngine/close()``: every later operation throws `unavailable`.
+    var isClosed = false
+    /// The event ceiling last handed to the storage (``StoredCounters/eventSequenceCeiling``).
+    private var eventSequenceCeiling: Int
+
+    /// How far above the highest event number the stored ceiling is kept, so that a device's
+    /// numbers never pass a ceiling that is not yet on disk: the ceiling moves up by this much
+    /// whenever the highest number comes within half of it.
+    static let eventSequenceReserve = 1_000_000
 
     init(configuration: ServerConfiguration) {
         state = ServerState(configuration: configuration)
         hub = EventHub(logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention)
+        eventSequenceCeiling = 0
+    }
+
+    /// The core of a server restarted from `stored`; its devices' events are numbered above
+    /// every number given out before.
+    init(configuration: ServerConfiguration, restoring stored: StoredState, now: Date) {
+        state = ServerState(configuration: configuration, restoring: stored, now: now)
+        let base = stored.counters.eventSequenceCeiling
+        hub = EventHub(
+            logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention, sequenceBase: base)
+        eventSequenceCeiling = base
+    }
+
+    /// What the storage must write since the last call: the state's changes, and the counters
+    /// whenever they moved (the event ceiling included, raised ahead of the highest event).
+    mutating func takeStorageChanges() -> StorageChanges {
+        var changes = state.takeStorageChanges()
+        if hub.highestSequence + Self.eventSequenceReserve / 2 > eventSequenceCeiling {
+            eventSequenceCeiling = hub.highestSequence + Self.eventSequenceReserve
+            changes.countersChanged = true
+        }
+        if changes.countersChanged {
+            changes.counters = state.counters
+            changes.counters.eventSequenceCeiling = eventSequenceCeiling
+        }
+        return changes
+    }
+
+    /// Forgets the changes (a server without storage).
+    mutating func discardStorageChanges() {
+        state.discardStorageChanges()
     }
 
     /// Expires what has expired, releases held events whose delay has passed and, now and then,

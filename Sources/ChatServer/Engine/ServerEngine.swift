@@ -14,20 +14,85 @@ final class ServerEngine: Sendable {
     let clock: any ServerClock
     /// Guards the whole server: state, sessions and faults change together or not at all.
     let core: Lock<ServerCore>
+    /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
+    /// store's own locks; the store never takes ``core``.
+    let store: (any ServerStore)?
 
+    /// An in-memory engine.
     init(clock: any ServerClock, configuration: ServerConfiguration) {
         self.clock = clock
         core = Lock(ServerCore(configuration: configuration))
+        store = nil
+    }
+
+    /// An engine on `store`, starting from what it holds.
+    ///
+    /// - Throws: the store's `ChatError` when it cannot be read.
+    init(clock: any ServerClock, configuration: ServerConfiguration, store: any ServerStore) throws(ChatError) {
+        self.clock = clock
+        let stored = try store.load()
+        var core = ServerCore(configuration: configuration, restoring: stored, now: clock.now)
+        core.state.archive = store
+        self.core = Lock(core)
+        self.store = store
+    }
+
+    /// Runs `body` with the lock held and hands what it changed to the store (or forgets it,
+    /// without one). Returns `body`'s result and the storage ticket a response waits for.
+    @discardableResult
+    private func withCore<Result, Failure: Error>(
+        _ body: (inout ServerCore) throws(Failure) -> Result
+    ) throws(Failure) -> (result: Result, ticket: Int) {
+        try core.withLock { (core: inout ServerCore) throws(Failure) -> (Result, Int) in
+            defer {
+                if store == nil { core.discardStorageChanges() }
+            }
+            let result: Result
+            do throws(Failure) {
+                result = try body(&core)
+            } catch {
+                // Housekeeping may have changed the state before `body` threw.
+                if let store { _ = store.enqueue(core.takeStorageChanges()) }
+                throw error
+            }
+            return (result, store?.enqueue(core.takeStorageChanges()) ?? 0)
+        }
+    }
+
+    /// Returns once the changes up to `ticket` are on disk (at once without a store).
+    ///
+    /// - Throws: `unavailable` when their commit failed.
+    func written(_ ticket: Int) async throws(ChatError) {
+        guard let store, ticket > 0 else { return }
+        try await store.waitUntilWritten(ticket)
     }
 
     /// Runs `body` atomically at the clock's current time, after expiring what has expired,
-    /// and publishes the events of the changes it made.
+    /// and publishes the events of the changes it made. Its changes are handed to the store but
+    /// not waited for (see ``performDurably(_:)``).
     ///
-    /// - Throws: what `body` throws; `body` changes nothing when it throws.
-    func perform<Result, Failure: Error>(
-        _ body: (inout ServerState, Date) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
-        return try core.withLock { (core: inout ServerCore) throws(Failure) -> Result in
+    /// - Throws: `unavailable` once the server is closed; what `body` throws (`body` changes
+    ///   nothing when it throws).
+    @discardableResult
+    func perform<Result>(_ body: (inout ServerState, Date) throws(ChatError) -> Result) throws(ChatError) -> Result {
+        try performReturningTicket(body).result
+    }
+
+    /// ``perform(_:)``, returning once the change is written: what a console call
+    /// acknowledges.
+    func performDurably<Result: Sendable>(
+        _ body: (inout ServerState, Date) throws(ChatError) -> Result
+    ) async throws(ChatError) -> Result {
+        let (result, ticket) = try performReturningTicket(body)
+        try await written(ticket)
+        return result
+    }
+
+    private func performReturningTicket<Result>(
+        _ body: (inout ServerState, Date) throws(ChatError) -> Result
+    ) throws(ChatError) -> (result: Result, ticket: Int) {
+        try withCore { (core: inout ServerCore) throws(ChatError) -> Result in
+            if core.isClosed { throw Self.closedError }
             let now = clock.now
             core.housekeep(now: now)
             defer { core.publishOutbox(now: now) }
@@ -35,18 +100,35 @@ final class ServerEngine: Sendable {
         }
     }
 
+    static let closedError = ChatError.unavailable("the server is closed")
+
     /// Reads the state at the clock's current time (after expiring what has expired).
     func read<Result>(_ body: (ServerState, Date) -> Result) -> Result {
-        return core.withLock { core in
+        withCore { core in
             let now = clock.now
             core.housekeep(now: now)
             return body(core.state, now)
-        }
+        }.result
     }
 
     /// Expires what has expired and releases late events; run on every clock advance.
     func housekeep() {
-        core.withLock { $0.housekeep(now: clock.now) }
+        withCore { $0.housekeep(now: clock.now) }
+    }
+
+    /// Ends every connection (`.disconnected(.connectionLost(.unavailable))`), refuses every
+    /// later operation with `unavailable`, writes what is queued and releases the store.
+    /// Idempotent.
+    func close() async {
+        withCore { core in
+            guard !core.isClosed else { return }
+            core.isClosed = true
+            let now = clock.now
+            for (device, linkId) in core.hub.connectedDevices {
+                core.detach(device, linkId: linkId, reason: .connectionLost(Self.closedError), now: now)
+            }
+        }
+        await store?.close()
     }
 
     // MARK: Connections
@@ -58,10 +140,11 @@ final class ServerEngine: Sendable {
     func connect(
         _ device: DeviceKey, replacing previous: UInt64?, continuation: AsyncStream<ConnectionEvent>.Continuation,
         resumingAfter sequence: Int?
-    ) throws(ChatError) -> (result: ConnectResult, linkId: UInt64) {
+    ) throws(ChatError) -> (result: ConnectResult, linkId: UInt64, ticket: Int) {
         try InputCheck.id(device.userId, field: "userId")
         try InputCheck.id(device.deviceId, field: "deviceId")
-        return try core.withLock { (core: inout ServerCore) throws(ChatError) -> (ConnectResult, UInt64) in
+        let ((result, linkId), ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> (ConnectResult, UInt64) in
+            if core.isClosed { throw Self.closedError }
             let now = clock.now
             if let error = core.faults.takeConnectFailure(for: device) { throw error }
             core.housekeep(now: now)
@@ -76,11 +159,12 @@ final class ServerEngine: Sendable {
                 lastSequence: attachment.lastSequence)
             return (result, attachment.linkId)
         }
+        return (result, linkId, ticket)
     }
 
     /// Ends connection `linkId` of `device` (no effect if it is not the current one).
     func disconnect(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) {
-        core.withLock { $0.detach(device, linkId: linkId, reason: reason, now: clock.now) }
+        withCore { $0.detach(device, linkId: linkId, reason: reason, now: clock.now) }
     }
 
     /// Performs a request of connection `linkId`, which must still be the device's current one.
@@ -88,9 +172,14 @@ final class ServerEngine: Sendable {
     /// the server's revision once the request's own events are queued: the events it caused are
     /// at or before its position, and nothing that happens later is.
     ///
-    /// - Throws: `unavailable` when the connection has ended; else the request's error.
-    func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) throws(ChatError) -> ResponseEnvelope {
-        return try core.withLock { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
+    /// With a store, the response comes once the request's changes (and every change before
+    /// them) are written.
+    ///
+    /// - Throws: `unavailable` when the connection has ended or the write failed; else the
+    ///   request's error.
+    func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError) -> ResponseEnvelope {
+        let (envelope, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
+            if core.isClosed { throw Self.closedError }
             let now = clock.now
             guard core.hub.linkId(of: device) == linkId else {
                 throw .unavailable("the connection of device '\(device.deviceId)' has ended")
@@ -104,6 +193,8 @@ final class ServerEngine: Sendable {
             return ResponseEnvelope(
                 position: core.hub.lastSequence(of: device), revision: core.state.revision, response: response)
         }
+        try await written(ticket)
+        return envelope
     }
 
     /// Consumes the request fault armed for `device`, if any.

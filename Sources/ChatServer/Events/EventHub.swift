@@ -29,14 +29,26 @@ struct EventHub: Sendable {
     private var nextLinkId: UInt64 = 1
     /// When ``sweepLogsIfDue(now:)`` next trims every log.
     private var nextSweep = Date.distantPast
+    /// The number after which every device's first event is numbered: 0 for a new server; for
+    /// a restarted one, above every number given out before the restart (the stored
+    /// ``StoredCounters/eventSequenceCeiling``), so that a device resuming across the restart
+    /// is told to resync rather than resumed over events it never got.
+    let sequenceBase: Int
+    /// The highest event number given to any device.
+    private(set) var highestSequence: Int
 
-    init(logCapacity: Int, logRetention: TimeInterval) {
+    init(logCapacity: Int, logRetention: TimeInterval, sequenceBase: Int = 0) {
         self.logCapacity = logCapacity
         self.logRetention = logRetention
+        self.sequenceBase = sequenceBase
+        highestSequence = sequenceBase
     }
 
     /// The number of the device's newest event (0 if none).
     func lastSequence(of device: DeviceKey) -> Int { logs[device]?.lastSequence ?? 0 }
+
+    /// The devices with a live connection.
+    var connectedDevices: [(device: DeviceKey, linkId: UInt64)] { links.map { ($0.key, $0.value.id) } }
 
     // MARK: Connections
 
@@ -61,7 +73,7 @@ struct EventHub: Sendable {
             previous.continuation.yield(.disconnected(.replaced))
         }
         if logs[device] == nil {
-            logs[device] = NumberedLog(capacity: logCapacity)
+            logs[device] = NumberedLog(capacity: logCapacity, restoring: [], lastSequence: sequenceBase, at: now)
             devicesByUser[device.userId, default: []].append(device)
         }
         logs[device]!.trim(appendedBefore: now - logRetention)
@@ -136,6 +148,7 @@ struct EventHub: Sendable {
         for device in devices {
             logs[device]!.trim(appendedBefore: now - logRetention)
             let envelope = logs[device]!.append(at: now) { EventEnvelope(sequence: $0, event: event) }
+            highestSequence = max(highestSequence, envelope.sequence)
             deliver(envelope, to: device, faults: &faults, now: now)
         }
     }

@@ -7,10 +7,10 @@ struct ChannelRecord: Sendable {
     /// `readSequence`, `hasMention`) and the time-dependent ones (`isMuted`, `isRateLimited`)
     /// are filled in when the channel is rendered for a viewer.
     var info: Channel
-    /// Members by user id.
-    var members: [String: MemberRecord] = [:]
+    /// Members by user id. Writes are tracked for the storage.
+    var members: ChangeTrackedDictionary<String, MemberRecord> = [:]
     /// Banned users by user id (never also in `members`).
-    var bans: [String: BanRecord] = [:]
+    var bans: [String: BanRecord] = [:] { didSet { extrasChanged = true } }
     /// The kept messages, numbered by their sequence numbers (the newest
     /// ``ServerConfiguration/messagesPerChannel``).
     var messages: NumberedLog<Message>
@@ -21,21 +21,25 @@ struct ChannelRecord: Sendable {
     /// Mutes by user id, with when they end (`.distantFuture`: no end). A mute belongs to the
     /// (channel, user) pair, not to a membership: it survives leaving, rejoining, removal and
     /// bans, and ends only when it expires or a moderator unmutes.
-    var mutes: [String: Date] = [:]
+    var mutes: [String: Date] = [:] { didSet { extrasChanged = true } }
     /// Users whose mute has an end (an index for expiry).
     var timedMutes: Set<String> = []
     /// When the channel mute ends; `nil` when not muted.
-    var mutedUntil: Date?
-    var rateLimit: RateLimitPolicy?
+    var mutedUntil: Date? { didSet { extrasChanged = true } }
+    var rateLimit: RateLimitPolicy? { didSet { extrasChanged = true } }
     /// Who flagged each message (by sequence number) and each user, for moderators.
-    var messageFlags: [Int: Set<String>] = [:]
-    var userFlags: [String: Set<String>] = [:]
+    var messageFlags: [Int: Set<String>] = [:] { didSet { extrasChanged = true } }
+    var userFlags: [String: Set<String>] = [:] { didSet { extrasChanged = true } }
     /// Content filters applied to every message sent or edited.
-    var moderationSettings = ModerationSettings()
+    var moderationSettings = ModerationSettings() { didSet { extrasChanged = true } }
     /// Recent send times per user, for the rate limit (pruned to the window on each send). Like
     /// mutes they belong to the (channel, user) pair: leaving and rejoining does not reset the
     /// window; changing or ending the rate limit does.
-    var recentSends: [String: [Date]] = [:]
+    var recentSends: [String: [Date]] = [:] { didSet { extrasChanged = true } }
+
+    /// Whether the storage's part of the moderation state (``ChannelExtras``) changed since the
+    /// storage last took it.
+    var extrasChanged = false
 
     var id: String { info.channelId }
     var type: ChannelType { info.type }

@@ -111,15 +111,25 @@ extension ServerState {
     /// `hasPrevious` is false at the oldest kept message.
     ///
     /// - Throws: `notFound`, `notAllowed`, `forbidden` as for ``ServerAction/read``.
+    ///
+    /// With an ``archive`` (a server on storage) history is unlimited: the part of a page older
+    /// than the kept messages is read from the archive, and paging reaches message 1.
+    ///
+    /// - Throws: also `unavailable` when the archive cannot be read.
     func messages(_ query: MessagePageQuery, by caller: Caller, now: Date) throws(ChatError) -> MessagePage {
         let channel = try authorizedRecord(query.channelId, .read, by: caller, now: now)
-        let oldest = channel.messages.firstSequence
+        let kept = channel.messages.firstSequence
+        let oldest = archive == nil ? kept : 1
         guard let range = query.sequenceRange(lastSequence: channel.info.lastSequence, oldestSequence: oldest) else {
             return MessagePage(messages: [], hasPrevious: false, hasNext: false)
         }
+        var messages: [Message] = []
+        if let archive, range.lowerBound < kept {
+            messages = try archive.messages(channelId: channel.id, in: range.lowerBound...min(range.upperBound, kept - 1))
+        }
+        messages += channel.messages.elements(in: range)
         return MessagePage(
-            messages: channel.messages.elements(in: range),
-            hasPrevious: range.lowerBound > oldest, hasNext: range.upperBound < channel.info.lastSequence)
+            messages: messages, hasPrevious: range.lowerBound > oldest, hasNext: range.upperBound < channel.info.lastSequence)
     }
 
     private func checkDraft(_ draft: MessageDraft) throws(ChatError) {

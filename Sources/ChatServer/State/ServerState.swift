@@ -23,8 +23,10 @@ struct ServerState: Sendable {
     }
 
     let configuration: ServerConfiguration
-    var users: [String: User] = [:]
-    var channels: [String: ChannelRecord] = [:]
+    /// Registered users. Writes are tracked for the storage (``takeStorageChanges()``).
+    var users: ChangeTrackedDictionary<String, User> = [:]
+    /// Every channel, deleted ones too. Writes are tracked for the storage.
+    var channels: ChangeTrackedDictionary<String, ChannelRecord> = [:]
     /// Conversation channel ids by their sorted member set (``conversationKey(_:)``).
     var conversations: [String: String] = [:]
     /// The channels each user is a member of.
@@ -62,6 +64,26 @@ struct ServerState: Sendable {
         self.configuration = configuration
     }
 
+    /// Where messages older than the kept ones are read (`nil`: they are gone).
+    var archive: (any MessageArchive)?
+    /// The messages changed since the storage last took the changes (``takeStorageChanges()``).
+    var changedMessages: [MessageLocation] = []
+    /// The counters as the storage last took them.
+    var storedCounters = StoredCounters()
+
+    /// The server-wide numbers that continue across restarts (the event ceiling is the hub's).
+    var counters: StoredCounters {
+        StoredCounters(revision: revision, nextChannelNumber: nextChannelNumber, nextMessageNumber: nextMessageNumber)
+    }
+
+    /// Continues the numbering of a restored state.
+    mutating func restore(_ counters: StoredCounters) {
+        revision = counters.revision
+        nextChannelNumber = counters.nextChannelNumber
+        nextMessageNumber = counters.nextMessageNumber
+        storedCounters = counters
+    }
+
     /// Records a change for the event hub and stamps what it changed with a new revision. The
     /// channel's revision covers every value rendered from it (the channel for every viewer, its
     /// members, its messages), so it moves with every change in the channel.
@@ -71,6 +93,7 @@ struct ServerState: Sendable {
         case .messageNew(let channelId, let sequence), .messageUpdated(let channelId, let sequence),
             .messageDeleted(let channelId, let sequence):
             channels[channelId]?.messages.modify(sequence: sequence) { $0.version = revision }
+            changedMessages.append(MessageLocation(channelId: channelId, sequence: sequence))
         case .userUpdated(let userId), .presenceChanged(let userId):
             users[userId]?.version = revision
         default:

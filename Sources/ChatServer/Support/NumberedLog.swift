@@ -31,6 +31,17 @@ struct NumberedLog<Element: Sendable>: Sendable {
         self.capacity = capacity
     }
 
+    /// A log whose newest element is numbered `lastSequence` and which holds `elements`, the
+    /// newest ones in order (the last is numbered `lastSequence`), each stamped `now`; only the
+    /// newest `capacity` of them are kept. A restored channel's messages.
+    init(capacity: Int, restoring elements: [Element], lastSequence: Int, at now: Date) {
+        precondition(capacity > 0, "a numbered log holds at least one element")
+        precondition(elements.count <= lastSequence, "more elements than numbers")
+        self.capacity = capacity
+        self.lastSequence = lastSequence
+        entries = elements.suffix(capacity).map { Entry(element: $0, appendedAt: now) }
+    }
+
     /// The number of elements held.
     var count: Int { entries.count - start }
 

@@ -36,10 +36,10 @@ struct ServerSnapshot: Equatable {
     /// The server's state now; `devices` are the (user, device) pairs whose event sequence counts.
     init(_ server: ChatServer, devices: [(String, String)] = []) {
         let state = server.engine.core.withLock { $0.state }
-        users = state.users
-        channels = state.channels.mapValues { record in
+        users = state.users.entries
+        channels = state.channels.entries.mapValues { record in
             ChannelSnapshot(
-                info: record.info, members: record.members, bans: record.bans, messages: record.messages.elements,
+                info: record.info, members: record.members.entries, bans: record.bans, messages: record.messages.elements,
                 typing: record.typing, readers: record.readers, mutes: record.mutes, timedMutes: record.timedMutes,
                 mutedUntil: record.mutedUntil, rateLimit: record.rateLimit, recentSends: record.recentSends)
         }

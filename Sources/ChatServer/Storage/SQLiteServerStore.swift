@@ -1,0 +1,354 @@
+import CSQLite
+import ChatAPI
+import Dispatch
+import Foundation
+import Locking
+import RowCoding
+import SQLiteSupport
+
+/// The server's state in one SQLite file: the ``ServerStore`` of ``ServerStorage/sqlite(_:)``.
+///
+/// One connection, kept by this store alone (`locking_mode = EXCLUSIVE`: a second server on the
+/// same file is refused). WAL journal; `synchronous = NORMAL` (a killed process loses no
+/// commit) or `FULL` (nor does a power loss) by ``StorageDurability``.
+///
+/// Writing: ``enqueue(_:)`` merges each batch into the pending changes (newest value per key)
+/// and wakes one writer on a serial queue, which takes everything pending, encodes it and
+/// writes it in one transaction — so the changes of many concurrent calls share one commit, and
+/// the engine's lock is never held across the disk. A failed commit fails the tickets it
+/// covered and keeps its changes pending, ahead of newer ones; the writer tries again with the
+/// next batch, or after a second.
+///
+/// - Threading: thread-safe. Lock order: the engine's lock, then ``state``, then
+///   ``connection`` (the writer takes ``connection`` without ``state`` held).
+final class SQLiteServerStore: ServerStore {
+    let path: String
+    private let connection: Lock<SQLiteConnection?>
+    private let state = Lock(WriterState())
+    private let queue = DispatchQueue(label: "LiveChannels.SQLiteServerStore.writer")
+    private let messagesPerChannel: Int
+
+    private struct WriterState: Sendable {
+        var pending = StorageChanges()
+        /// The newest ticket handed out; its batch is in `pending` or written.
+        var lastTicket = 0
+        var committedThrough = 0
+        /// The newest ticket whose commit failed, and why (until a later commit covers it).
+        var failedThrough = 0
+        var failure: ChatError?
+        var waiters: [(ticket: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+        var isWriterScheduled = false
+        var isClosed = false
+    }
+
+    /// Opens (creating if needed) the store at `url`.
+    ///
+    /// - Throws: `ChatError.invalidArgument(field: "storage")` for a file that is not a server
+    ///   store of ours (left untouched), a store written by a newer version, or a file another
+    ///   server holds; `ChatError.unavailable` when the file cannot be opened or created.
+    init(url: URL, durability: StorageDurability, messagesPerChannel: Int) throws(ChatError) {
+        path = url.path
+        self.messagesPerChannel = messagesPerChannel
+        connection = Lock(try Self.open(path: url.path, durability: durability))
+    }
+
+    private static func open(path: String, durability: StorageDurability) throws(ChatError) -> SQLiteConnection {
+        // A file that is not an SQLite database is refused before SQLite touches it.
+        if let handle = FileHandle(forReadingAtPath: path) {
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            try? handle.close()
+            if !header.isEmpty, header != Data("SQLite format 3\0".utf8) {
+                throw notOurs(path, "not an SQLite database")
+            }
+        }
+        do {
+            let connection = try SQLiteConnection(path: path)
+            // Read what the file is before changing anything (WAL mode rewrites the header).
+            let application = try connection.integer("PRAGMA application_id")
+            let version = try connection.integer("PRAGMA user_version")
+            let objects = try connection.integer("SELECT count(*) FROM sqlite_master")
+            let isEmpty = application == 0 && version == 0 && objects == 0
+            if !isEmpty && application != ServerStoreSchema.applicationId {
+                throw notOurs(path, "an SQLite database of something else")
+            }
+            if version > ServerStoreSchema.version {
+                throw ChatError.invalidArgument(
+                    field: "storage",
+                    reason: "'\(path)' was written by a newer version (schema \(version), this build reads up to \(ServerStoreSchema.version)); it was left untouched")
+            }
+            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.execute("PRAGMA synchronous = \(durability == .powerLoss ? "FULL" : "NORMAL")")
+            if version < ServerStoreSchema.version { try ServerStoreSchema.migrate(connection, from: version) }
+            // Takes the exclusive lock now, which this locking mode keeps until the store closes.
+            try connection.execute("BEGIN IMMEDIATE; COMMIT")
+            return connection
+        } catch let error as ChatError {
+            throw error
+        } catch let error as SQLiteError where error.isBusy {
+            throw .invalidArgument(field: "storage", reason: "'\(path)' is in use by another server")
+        } catch let error as SQLiteError where error.code == SQLITE_NOTADB {
+            throw notOurs(path, "not an SQLite database")
+        } catch {
+            throw .unavailable("the server's storage '\(path)' cannot be opened: \(error)")
+        }
+    }
+
+    private static func notOurs(_ path: String, _ what: String) -> ChatError {
+        .invalidArgument(field: "storage", reason: "'\(path)' is not a LiveChannels server store (\(what)); it was left untouched")
+    }
+
+    private func failure(_ error: any Error, while doing: String) -> ChatError {
+        if let error = error as? ChatError { return error }
+        let reason = (error as? SQLiteError)?.message ?? "\(error)"
+        return .unavailable("the server's storage '\(path)' failed \(doing): \(reason)")
+    }
+
+    // MARK: Loading
+
+    func load() throws(ChatError) -> StoredState {
+        do {
+            return try connection.withLock { connection throws -> StoredState in
+                guard let connection else { throw ChatError.unavailable("the server's storage '\(path)' is closed") }
+                return try read(from: connection)
+            }
+        } catch {
+            throw failure(error, while: "reading")
+        }
+    }
+
+    private func read(from connection: SQLiteConnection) throws -> StoredState {
+        var stored = StoredState()
+        try connection.statement("SELECT key, value FROM meta").query { row in
+            let value = row.int(at: 1)
+            switch row.string(at: 0) {
+            case "revision": stored.counters.revision = value
+            case "nextChannelNumber": stored.counters.nextChannelNumber = value
+            case "nextMessageNumber": stored.counters.nextMessageNumber = value
+            case "eventSequenceCeiling": stored.counters.eventSequenceCeiling = value
+            default: break
+            }
+        }
+        try connection.statement("SELECT value FROM users").query { row in
+            stored.users.append(try row.withBlob(at: 0) { try decode(User.self, $0, "a user") })
+        }
+        var members: [String: [MemberRecord]] = [:]
+        try connection.statement("SELECT channel, value FROM members").query { row in
+            let member = try row.withBlob(at: 1) { try decode(MemberRecord.self, $0, "a member") }
+            members[row.string(at: 0), default: []].append(member)
+        }
+        let messages = try connection.statement(ServerStoreSchema.messagesInRange)
+        try connection.statement("SELECT info, extras FROM channels").query { row in
+            let info = try row.withBlob(at: 0) { try decode(Channel.self, $0, "a channel") }
+            let extras = row.isNull(at: 1) ? nil : try row.withBlob(at: 1) { try decode(ChannelExtras.self, $0, "a channel's moderation") }
+            let first = max(1, info.lastSequence - messagesPerChannel + 1)
+            var kept: [Message] = []
+            try messages.query([info.channelId, first, info.lastSequence]) { row in
+                kept.append(try row.withBlob(at: 0) { try decode(Message.self, $0, "a message") })
+            }
+            guard kept.count == info.lastSequence - first + 1 || info.lastSequence == 0,
+                kept.enumerated().allSatisfy({ $0.element.sequence == first + $0.offset })
+            else {
+                throw ChatError.unavailable(
+                    "the server's storage '\(path)' is damaged: channel '\(info.channelId)' lacks some of messages \(first)...\(info.lastSequence)")
+            }
+            stored.channels.append(
+                StoredState.StoredChannel(info: info, extras: extras, members: members[info.channelId] ?? [], messages: kept))
+        }
+        return stored
+    }
+
+    private func decode<Value: RowCodable>(_ type: Value.Type, _ bytes: UnsafeRawBufferPointer, _ what: String) throws -> Value {
+        do {
+            return try Value.decodeRow(bytes)
+        } catch {
+            throw ChatError.unavailable("the server's storage '\(path)' is damaged: \(what) cannot be read (\(error))")
+        }
+    }
+
+    // MARK: Reading history
+
+    func messages(channelId: String, in range: ClosedRange<Int>) throws(ChatError) -> [Message] {
+        // What is queued but not yet written is newer than the file.
+        let pending = state.withLock { state in
+            range.compactMap { state.pending.messages[StorageChanges.MessageKey(channelId: channelId, sequence: $0)] }
+        }
+        var found: [Int: Message] = [:]
+        do {
+            try connection.withLock { connection throws in
+                guard let connection else { throw ChatError.unavailable("the server's storage '\(path)' is closed") }
+                try connection.statement(ServerStoreSchema.messagesInRange).query([channelId, range.lowerBound, range.upperBound]) { row in
+                    let message = try row.withBlob(at: 0) { try decode(Message.self, $0, "a message") }
+                    found[message.sequence] = message
+                }
+            }
+        } catch {
+            throw failure(error, while: "reading messages")
+        }
+        for message in pending { found[message.sequence] = message }
+        return found.keys.sorted().map { found[$0]! }
+    }
+
+    // MARK: Writing
+
+    func enqueue(_ changes: StorageChanges) -> Int {
+        let schedule = state.withLock { state -> Bool in
+            guard !changes.isEmpty, !state.isClosed else { return false }
+            state.pending.merge(changes)
+            state.lastTicket += 1
+            guard !state.isWriterScheduled else { return false }
+            state.isWriterScheduled = true
+            return true
+        }
+        if schedule { queue.async { self.writePending() } }
+        return state.withLock { $0.lastTicket }
+    }
+
+    func waitUntilWritten(_ ticket: Int) async throws(ChatError) {
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = state.withLock { state -> Result<Void, ChatError>? in
+                    if state.committedThrough >= ticket { return .success(()) }
+                    if state.failedThrough >= ticket, let failure = state.failure { return .failure(failure) }
+                    if state.isClosed && !state.isWriterScheduled {
+                        return .failure(.unavailable("the server's storage '\(path)' is closed"))
+                    }
+                    state.waiters.append((ticket, continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } catch let error as ChatError {
+            throw error
+        } catch {
+            throw .unavailable("\(error)")
+        }
+    }
+
+    /// The writer: commits everything pending, batch after batch, until nothing is.
+    private func writePending() {
+        while true {
+            let (batch, through) = state.withLock { state -> (StorageChanges, Int) in
+                defer { state.pending = StorageChanges() }
+                return (state.pending, state.lastTicket)
+            }
+            if batch.isEmpty {
+                let again = state.withLock { state -> Bool in
+                    if state.pending.isEmpty {
+                        state.isWriterScheduled = false
+                        return false
+                    }
+                    return true
+                }
+                if again { continue }
+                return
+            }
+            let result: Result<Void, ChatError>
+            do {
+                try connection.withLock { connection throws in
+                    guard let connection else { throw ChatError.unavailable("the server's storage '\(path)' is closed") }
+                    try write(batch, to: connection)
+                }
+                result = .success(())
+            } catch {
+                result = .failure(failure(error, while: "writing"))
+            }
+            let resumed = state.withLock { state -> [(CheckedContinuation<Void, any Error>, Result<Void, ChatError>)] in
+                switch result {
+                case .success:
+                    state.committedThrough = through
+                case .failure(let error):
+                    var kept = batch
+                    kept.merge(state.pending)
+                    state.pending = kept
+                    state.failedThrough = through
+                    state.failure = error
+                }
+                let due = state.waiters.filter { $0.ticket <= through }
+                state.waiters.removeAll { $0.ticket <= through }
+                return due.map { ($0.continuation, result) }
+            }
+            for (continuation, outcome) in resumed { continuation.resume(with: outcome.mapError { $0 as any Error }) }
+            if case .failure = result {
+                // Try again in a second (or with the next batch, whichever comes first).
+                state.withLock { $0.isWriterScheduled = false }
+                queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.retry() }
+                return
+            }
+        }
+    }
+
+    private func retry() {
+        let schedule = state.withLock { state -> Bool in
+            guard !state.pending.isEmpty, !state.isWriterScheduled else { return false }
+            state.isWriterScheduled = true
+            return true
+        }
+        if schedule { writePending() }
+    }
+
+    private func write(_ batch: StorageChanges, to connection: SQLiteConnection) throws {
+        var writer = RowWriter()
+        func encoded(_ value: some RowCodable) throws -> [UInt8] {
+            writer.removeAll()
+            try value.encodeRow(to: &writer)
+            return writer.bytes
+        }
+        try connection.transaction {
+            let users = try connection.statement(ServerStoreSchema.upsertUser)
+            for (id, user) in batch.users { try users.run([id, try encoded(user)]) }
+            let channels = try connection.statement(ServerStoreSchema.upsertChannel)
+            for (id, write) in batch.channels {
+                try channels.bind(id, at: 1)
+                try channels.bind(try encoded(write.info), at: 2)
+                if let extras = write.extras { try channels.bind(try encoded(extras), at: 3) } else { try channels.bindNull(at: 3) }
+                try channels.runBound()
+            }
+            let members = try connection.statement(ServerStoreSchema.upsertMember)
+            let removed = try connection.statement(ServerStoreSchema.deleteMember)
+            for (key, member) in batch.members {
+                if let member {
+                    try members.run([key.channelId, key.userId, try encoded(member)])
+                } else {
+                    try removed.run([key.channelId, key.userId])
+                }
+            }
+            let messages = try connection.statement(ServerStoreSchema.upsertMessage)
+            for (key, message) in batch.messages { try messages.run([key.channelId, key.sequence, try encoded(message)]) }
+            if batch.countersChanged {
+                let meta = try connection.statement(ServerStoreSchema.upsertMeta)
+                let counters = batch.counters
+                try meta.run(["revision", counters.revision])
+                try meta.run(["nextChannelNumber", counters.nextChannelNumber])
+                try meta.run(["nextMessageNumber", counters.nextMessageNumber])
+                try meta.run(["eventSequenceCeiling", counters.eventSequenceCeiling])
+            }
+        }
+    }
+
+    // MARK: Closing
+
+    func close() async {
+        let first = state.withLock { state -> Bool in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        guard first else { return }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.state.withLock { $0.isWriterScheduled = true }
+                self.writePending()
+                let stranded = self.state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+                    defer { state.waiters = [] }
+                    state.isWriterScheduled = false
+                    return state.waiters.map(\.continuation)
+                }
+                for continuation in stranded {
+                    continuation.resume(throwing: ChatError.unavailable("the server's storage '\(self.path)' is closed"))
+                }
+                self.connection.withLock { $0 = nil }
+                done.resume()
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import ChatAPI
+import Foundation
+
+extension ServerState {
+    /// Returns the current values of everything changed since the last call (users, channels,
+    /// moderation state, members, messages, counters) and forgets the changes. The engine calls
+    /// it after every operation, under the server's lock; a server without a store discards
+    /// the result.
+    ///
+    /// - Complexity: O(changed users + changed channels + changed members + changed messages),
+    ///   plus O(moderation state) of a channel whose moderation state changed.
+    mutating func takeStorageChanges() -> StorageChanges {
+        var changes = StorageChanges()
+        for userId in users.takeChangedKeys() {
+            if let user = users[userId] { changes.users[userId] = user }
+        }
+        for channelId in channels.takeChangedKeys() {
+            channels.modifyUntracked(channelId) { record in
+                guard record != nil else { return }
+                let extras = record!.extrasChanged ? ChannelExtras(of: record!) : nil
+                record!.extrasChanged = false
+                changes.channels[channelId] = StorageChanges.ChannelWrite(info: record!.info, extras: extras)
+                for userId in record!.members.takeChangedKeys() {
+                    changes.members[StorageChanges.MemberKey(channelId: channelId, userId: userId)] = .some(
+                        record!.members[userId])
+                }
+            }
+        }
+        for location in changedMessages {
+            if let message = channels[location.channelId]?.messages[sequence: location.sequence] {
+                changes.messages[StorageChanges.MessageKey(channelId: location.channelId, sequence: location.sequence)] =
+                    message
+            }
+        }
+        changedMessages.removeAll(keepingCapacity: true)
+        let now = counters
+        if now != storedCounters {
+            changes.counters = now
+            changes.countersChanged = true
+            storedCounters = now
+        }
+        return changes
+    }
+
+    /// Forgets the changes without building them (a server without storage).
+    ///
+    /// - Complexity: O(changed channels + changed members + changed messages).
+    mutating func discardStorageChanges() {
+        _ = users.takeChangedKeys()
+        for channelId in channels.takeChangedKeys() {
+            channels.modifyUntracked(channelId) { record in
+                guard record != nil else { return }
+                record!.extrasChanged = false
+                _ = record!.members.takeChangedKeys()
+            }
+        }
+        changedMessages.removeAll(keepingCapacity: true)
+    }
+
+    /// The state a store loaded: users (all offline), channels with their members, moderation
+    /// state and newest messages, the counters; the indexes are rebuilt.
+    ///
+    /// - Complexity: O(users + channels × log channels + members + messages loaded).
+    init(configuration: ServerConfiguration, restoring stored: StoredState, now: Date) {
+        self.init(configuration: configuration)
+        var users: [String: User] = [:]
+        users.reserveCapacity(stored.users.count)
+        for var user in stored.users {
+            user.isOnline = false
+            users[user.userId] = user
+        }
+        self.users = ChangeTrackedDictionary(unchanged: users)
+        var channels: [String: ChannelRecord] = [:]
+        channels.reserveCapacity(stored.channels.count)
+        for channel in stored.channels {
+            var record = ChannelRecord(
+                info: channel.info,
+                messages: NumberedLog(
+                    capacity: configuration.messagesPerChannel, restoring: channel.messages,
+                    lastSequence: channel.info.lastSequence, at: now))
+            record.members = ChangeTrackedDictionary(
+                unchanged: Dictionary(uniqueKeysWithValues: channel.members.map { ($0.userId, $0) }))
+            channel.extras?.apply(to: &record)
+            let id = channel.info.channelId
+            for userId in record.members.keys { memberships[userId, default: []].insert(id) }
+            channelsByType[channel.info.type, default: []].insert(id)
+            for tag in Set(channel.info.tags) { channelsByTag[tag, default: []].insert(id) }
+            sortIndexes.insert(channel.info)
+            if channel.info.type == .conversation {
+                conversations[Self.conversationKey(record.members.keys)] = id
+            }
+            for message in record.messages.elements {
+                messageLocations[message.messageId] = MessageLocation(channelId: id, sequence: message.sequence)
+            }
+            if record.hasDeadlines { timedChannels.insert(id) }
+            channels[id] = record
+        }
+        self.channels = ChangeTrackedDictionary(unchanged: channels)
+        restore(stored.counters)
+    }
+}
+
+/// Everything a store keeps, as it loads it.
+struct StoredState: Sendable {
+    struct StoredChannel: Sendable {
+        var info: Channel
+        var extras: ChannelExtras?
+        var members: [MemberRecord]
+        /// The newest messages (at most ``ServerConfiguration/messagesPerChannel``), in order,
+        /// ending with the one numbered `info.lastSequence`.
+        var messages: [Message]
+    }
+
+    var users: [User] = []
+    var channels: [StoredChannel] = []
+    var counters = StoredCounters()
+}

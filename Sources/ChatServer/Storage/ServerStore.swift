@@ -1,0 +1,44 @@
+import ChatAPI
+import Foundation
+
+/// The seam between the engine and where its state lives: the SQLite file today
+/// (``SQLiteServerStore``), a shared database (PostgreSQL) when one node is not enough. Nothing
+/// above it knows which: the engine hands over ``StorageChanges`` and waits for tickets; the
+/// state reads old messages through ``MessageArchive``.
+///
+/// Contract:
+/// - ``enqueue(_:)`` is called under the server's lock, in the order the changes were made;
+///   it never blocks on the disk. Changes are written in that order, many batches per
+///   transaction (group commit).
+/// - ``waitUntilWritten(_:)`` returns once every batch up to the ticket is committed, or throws
+///   the `ChatError` of the commit that failed (the batch is then retried with the next one:
+///   it may be written later, but it was not acknowledged).
+/// - After ``close()`` every queued batch is written (or failed), and the store is released.
+protocol ServerStore: MessageArchive {
+    /// Reads the whole stored state (once, when the server starts).
+    ///
+    /// - Throws: `ChatError` when the store cannot be read.
+    func load() throws(ChatError) -> StoredState
+
+    /// Queues `changes` for writing and returns the ticket that ``waitUntilWritten(_:)``
+    /// waits for: the newest ticket when `changes` is empty (so a response waits for what it
+    /// has seen to be written).
+    func enqueue(_ changes: StorageChanges) -> Int
+
+    /// Returns when the batches up to `ticket` are committed.
+    ///
+    /// - Throws: `ChatError.unavailable` naming the store and the cause when their commit
+    ///   failed, or the store is closed before they were written.
+    func waitUntilWritten(_ ticket: Int) async throws(ChatError)
+
+    /// Writes what is queued and releases the store. Idempotent.
+    func close() async
+}
+
+/// Where the messages a channel no longer keeps in memory are read from.
+protocol MessageArchive: AnyObject, Sendable {
+    /// The stored messages of `channelId` numbered within `range`, in order.
+    ///
+    /// - Throws: `ChatError.unavailable` when the store cannot be read.
+    func messages(channelId: String, in range: ClosedRange<Int>) throws(ChatError) -> [Message]
+}

@@ -1,0 +1,67 @@
+/// A dictionary that remembers which keys were written since they were last taken: the
+/// server state's users, channels and each channel's members, so that the storage writes what
+/// an operation changed and nothing else.
+///
+/// Every write through the subscript — an assignment, a removal, or an in-place change of the
+/// value (`dictionary[key]!.field = x`) — records its key; reads record nothing. The record is
+/// not part of the value's identity: two dictionaries with the same entries are equal whatever
+/// they changed.
+///
+/// - Complexity: as `Dictionary`, plus amortized O(1) per write to record the key.
+struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private(set) var entries: [Key: Value] = [:]
+    /// The keys written since the last ``takeChangedKeys()``.
+    private(set) var changedKeys: Set<Key> = []
+
+    init() {}
+
+    /// A dictionary holding `entries`, with no key changed.
+    init(unchanged entries: [Key: Value]) {
+        self.entries = entries
+    }
+
+    subscript(key: Key) -> Value? {
+        get { entries[key] }
+        set {
+            changedKeys.insert(key)
+            entries[key] = newValue
+        }
+        _modify {
+            changedKeys.insert(key)
+            yield &entries[key]
+        }
+    }
+
+    /// Changes the value at `key` in place without recording the key (for bookkeeping that is
+    /// not a change of the value, such as taking the changes nested in it).
+    mutating func modifyUntracked<Result>(_ key: Key, _ body: (inout Value?) -> Result) -> Result {
+        body(&entries[key])
+    }
+
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+    var keys: Dictionary<Key, Value>.Keys { entries.keys }
+    var values: Dictionary<Key, Value>.Values { entries.values }
+
+    /// Returns the keys written since the last call and forgets them.
+    ///
+    /// - Complexity: O(1) (the set is handed over, not copied).
+    mutating func takeChangedKeys() -> Set<Key> {
+        defer { changedKeys = [] }
+        return changedKeys
+    }
+}
+
+extension ChangeTrackedDictionary: Sequence {
+    func makeIterator() -> Dictionary<Key, Value>.Iterator { entries.makeIterator() }
+}
+
+extension ChangeTrackedDictionary: Equatable where Value: Equatable {
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.entries == rhs.entries }
+}
+
+extension ChangeTrackedDictionary: ExpressibleByDictionaryLiteral {
+    init(dictionaryLiteral elements: (Key, Value)...) {
+        self.init(unchanged: Dictionary(uniqueKeysWithValues: elements))
+    }
+}
