@@ -39,7 +39,11 @@ final class SQLiteServerStore: ServerStore {
         var waiters: [(ticket: Int, continuation: CheckedContinuation<Void, any Error>)] = []
         var isWriterScheduled = false
         var isClosed = false
+        var commits = 0
     }
+
+    /// The number of transactions committed so far (each holds one or more batches).
+    var commitCount: Int { state.withLock { $0.commits } }
 
     /// Opens (creating if needed) the store at `url`.
     ///
@@ -257,6 +261,7 @@ final class SQLiteServerStore: ServerStore {
                 switch result {
                 case .success:
                     state.committedThrough = through
+                    state.commits += 1
                 case .failure(let error):
                     var kept = batch
                     kept.merge(state.pending)
@@ -324,6 +329,18 @@ final class SQLiteServerStore: ServerStore {
                 try meta.run(["eventSequenceCeiling", counters.eventSequenceCeiling])
             }
         }
+    }
+
+    // MARK: Testing
+
+    /// The file's size in pages.
+    func pageCount() throws -> Int {
+        try connection.withLock { connection throws -> Int in try connection?.integer("PRAGMA page_count") ?? 0 }
+    }
+
+    /// Makes the file refuse to grow past `pages` pages (`SQLITE_FULL`, as a full disk does).
+    func limitFileSize(toPages pages: Int) throws {
+        try connection.withLock { connection throws in _ = try connection?.integer("PRAGMA max_page_count = \(pages)") }
     }
 
     // MARK: Closing
