@@ -54,6 +54,9 @@ let package = Package(
         .executableTarget(
             name: "PersistenceProbe", dependencies: ["LiveChannels", "ChatServer"],
             path: "Examples/PersistenceProbe"),
+        // A server writing to its store until killed (the storage crash test).
+        .executableTarget(
+            name: "ServerStorageProbe", dependencies: ["ChatServer", "ChatAPI"], path: "Examples/ServerStorageProbe"),
         // A chat in the terminal: act as any user while panes show each user's live channel list.
         .executableTarget(
             name: "Playground", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/Playground"),
