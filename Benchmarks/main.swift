@@ -1,7 +1,7 @@
 // Benchmarks for LiveChannels. Run in release:
 //
 //     swift run -c release Benchmarks            # everything
-//     swift run -c release Benchmarks diff       # one group: diff, core, server, client, lists, persistence
+//     swift run -c release Benchmarks diff       # one group: diff, core, server, client, lists, persistence, storage
 //     swift run -c release Benchmarks soak       # only when named: server memory over 1,000,000 messages
 //                                                 # (soak.unbounded: the same, keeping every message)
 //
@@ -22,5 +22,6 @@ if groups.contains("client.lists") { try? await ClientBenchmark.liveQueries() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
 if wants("persistence") { await PersistenceBenchmark.run() }
+if wants("storage") { await StorageBenchmark.run() }
 if groups.contains("soak") { await SoakBenchmark.run() }
 if groups.contains("soak.unbounded") { await SoakBenchmark.run(unbounded: true) }

@@ -24,7 +24,9 @@ struct ChatServerCommand: AsyncParsableCommand {
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
-    @Option(help: "The server's SQLite file (without it, state is in memory).") var data: String?
+    @Option(help: "The server's SQLite file, created if missing (without it, state is in memory).") var data: String?
+    @Flag(help: "With --data: every commit waits for the disk (fsync), so not even a power loss loses an acknowledged change.")
+    var durableOnPowerLoss = false
     @Flag(help: "Accept dev tokens (dev:USER): for trying it out, never in production.") var dev = false
     @Option(help: "Register USER as an admin (repeatable).") var admin: [String] = []
     @Option(help: "Seconds between pings to each connection.") var pingInterval: Double = 15
@@ -41,9 +43,6 @@ struct ChatServerCommand: AsyncParsableCommand {
                 or pass --secret-file PATH (at least 32 bytes), or start with --dev to try it out with dev tokens.
                 """)
         }
-        guard data == nil else {
-            Secret.refuse("--data is not available in this version: the server keeps its state in memory (start without --data).")
-        }
         guard pingInterval > 0, (1...1_048_576 * 64).contains(maxFrameBytes), (0...65_535).contains(port) else {
             Secret.refuse("--ping-interval must be positive, --max-frame-bytes from 1 to 64 MiB, --port from 0 to 65535.")
         }
@@ -55,7 +54,16 @@ struct ChatServerCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(
                 "WARNING: --dev: dev tokens (dev:USER) are accepted; anyone can act as anyone. Never use this in production.\n".utf8))
         }
-        let server = ChatServer()
+        var serverConfiguration = ServerConfiguration()
+        serverConfiguration.durability = durableOnPowerLoss ? .powerLoss : .processCrash
+        let server: ChatServer
+        do {
+            server = try ChatServer(
+                configuration: serverConfiguration,
+                storage: data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory)
+        } catch {
+            Secret.refuse("cannot use --data \(data ?? ""): \(error)")
+        }
         for user in admin { try await server.registerUser(id: user, isAdmin: true) }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
         let gateway = ChatGateway(
@@ -71,6 +79,8 @@ struct ChatServerCommand: AsyncParsableCommand {
             }),
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+        // The gateway has closed every connection: write what is queued and release the file.
+        await server.close()
     }
 }
 
