@@ -97,6 +97,10 @@ package final class SQLiteConnection {
         guard code == SQLITE_OK else { throw error(code) }
     }
 
+    /// Whether SQLite opened the file read-only (it does, silently, when the file cannot be
+    /// written).
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
     /// Rows changed by the last statement.
     package var changes: Int { Int(sqlite3_changes(handle)) }
 

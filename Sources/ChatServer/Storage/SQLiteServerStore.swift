@@ -67,6 +67,9 @@ final class SQLiteServerStore: ServerStore {
         }
         do {
             let connection = try SQLiteConnection(path: path)
+            if connection.isReadOnly {
+                throw ChatError.unavailable("the server's storage '\(path)' cannot be opened: the file is readonly")
+            }
             // Read what the file is before changing anything (WAL mode rewrites the header).
             let application = try connection.integer("PRAGMA application_id")
             let version = try connection.integer("PRAGMA user_version")

@@ -216,6 +216,29 @@ import TestSupport
         #expect(try Data(contentsOf: directory.file) == bytes)
     }
 
+    /// A store on a file that cannot be written (read-only) is refused at `init` with an error
+    /// naming the file, and the file is left as it was.
+    @Test func aReadOnlyStoreIsRefusedWithAClearError() async throws {
+        let directory = StoreDirectory()
+        defer { directory.remove() }
+        let server = try ChatServer(storage: .sqlite(directory.file))
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
+        await server.close()
+        let bytes = try Data(contentsOf: directory.file)
+        guard ReadOnlyFile.protect(directory.file) else {
+            print("aReadOnlyStoreIsRefusedWithAClearError: this machine cannot make a file read-only for this user; not run")
+            return
+        }
+        defer { ReadOnlyFile.release(directory.file) }
+        #expect {
+            _ = try ChatServer(storage: .sqlite(directory.file))
+        } throws: { error in
+            guard case ChatError.unavailable(let reason) = error else { return false }
+            return reason.contains(directory.file.path) && reason.contains("readonly")
+        }
+        #expect(try Data(contentsOf: directory.file) == bytes)
+    }
+
     /// A full disk: the call whose change could not be written fails with a clear error and
     /// is not acknowledged; the server goes on, and once there is room again the next commit
     /// writes what was pending. Every acknowledged change is in the file.
