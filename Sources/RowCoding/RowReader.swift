@@ -95,6 +95,9 @@ package struct RowReader {
         let count = try count()
         let utf8 = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + count)])
         offset += count
+        // ASCII (ids, most text) is valid UTF-8 as it is: the unchecked decoding skips the
+        // generic validating initializer, a third of the cost of reading a stored message.
+        if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
         guard let value = String(validating: utf8, as: UTF8.self) else { throw .invalid("a string that is not UTF-8") }
         return value
     }

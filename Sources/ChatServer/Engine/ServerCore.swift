@@ -25,8 +25,8 @@ struct ServerCore: Sendable {
 
     /// The core of a server restarted from `stored`; its devices' events are numbered above
     /// every number given out before.
-    init(configuration: ServerConfiguration, restoring stored: StoredState, now: Date) {
-        state = ServerState(configuration: configuration, restoring: stored, now: now)
+    init(configuration: ServerConfiguration, restoring stored: StoredState) {
+        state = ServerState(configuration: configuration, restoring: stored)
         let base = stored.counters.eventSequenceCeiling
         hub = EventHub(
             logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention, sequenceBase: base)

@@ -1,4 +1,5 @@
 import ChatAPI
+import Dispatch
 import Foundation
 import Locking
 
@@ -30,8 +31,19 @@ final class ServerEngine: Sendable {
     /// - Throws: the store's `ChatError` when it cannot be read.
     init(clock: any ServerClock, configuration: ServerConfiguration, store: any ServerStore) throws(ChatError) {
         self.clock = clock
-        let stored = try store.load()
-        var core = ServerCore(configuration: configuration, restoring: stored, now: clock.now)
+        // The state is rebuilt on another thread while this one reads the messages.
+        let stored = try store.loadState()
+        let channelInfos = stored.channels.map(\.info)
+        let rebuilt = Lock<ServerCore?>(nil)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            let core = ServerCore(configuration: configuration, restoring: stored)
+            rebuilt.withLock { $0 = core }
+        }
+        let messages = Result { () throws(ChatError) in try store.loadMessages(of: channelInfos) }
+        group.wait()
+        var core = rebuilt.withLock { $0.take()! }
+        core.state.attach(try messages.get(), to: channelInfos.map(\.channelId))
         core.state.archive = store
         self.core = Lock(core)
         self.store = store

@@ -27,6 +27,15 @@ struct ChannelSortIndexes: Sendable {
 
     init() {}
 
+    /// The indexes of `channels`, each built at once (a restarted server's).
+    ///
+    /// - Complexity: O(k × n log n) for k indexed keys.
+    init(_ channels: [Channel]) {
+        indexes = Self.indexedKeys.map { key in
+            OrderedIndex(channels.map { OrderedIndex.Entry(key: key.sortValue(of: $0), id: $0.channelId) })
+        }
+    }
+
     /// The index of `key`, if it has one.
     ///
     /// - Complexity: O(number of indexed keys).

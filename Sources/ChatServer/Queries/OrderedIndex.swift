@@ -48,6 +48,18 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
 
     init() {}
 
+    /// An index of `entries` (ids unique), built at once: sorted, then cut into chunks half
+    /// full, so the inserts that follow rarely split.
+    ///
+    /// - Complexity: O(n log n), against O(n × (log n + c + n / c)) for n inserts.
+    init(_ entries: [Entry]) {
+        let sorted = entries.sorted { $0.precedes($1.key, $1.id) }
+        let size = Self.maximumChunkSize / 2
+        chunks = stride(from: 0, to: sorted.count, by: size).map { Array(sorted[$0..<min($0 + size, sorted.count)]) }
+        fences = chunks.map { $0[$0.count - 1] }
+        count = sorted.count
+    }
+
     /// The position after the last entry.
     var endPosition: Position { Position(chunk: chunks.count, offset: 0) }
 

@@ -113,18 +113,26 @@ final class SQLiteServerStore: ServerStore {
 
     // MARK: Loading
 
-    func load() throws(ChatError) -> StoredState {
+    func loadState() throws(ChatError) -> StoredState {
+        try reading { connection throws in try readState(from: connection) }
+    }
+
+    func loadMessages(of channels: [Channel]) throws(ChatError) -> StoredMessages {
+        try reading { connection throws in try readMessages(of: channels, from: connection) }
+    }
+
+    private func reading<Result: Sendable>(_ body: (SQLiteConnection) throws -> Result) throws(ChatError) -> Result {
         do {
-            return try connection.withLock { connection throws -> StoredState in
+            return try connection.withLock { connection throws -> Result in
                 guard let connection else { throw ChatError.unavailable("the server's storage '\(path)' is closed") }
-                return try read(from: connection)
+                return try body(connection)
             }
         } catch {
             throw failure(error, while: "reading")
         }
     }
 
-    private func read(from connection: SQLiteConnection) throws -> StoredState {
+    private func readState(from connection: SQLiteConnection) throws -> StoredState {
         var stored = StoredState()
         try connection.statement("SELECT key, value FROM meta").query { row in
             let value = row.int(at: 1)
@@ -144,25 +152,58 @@ final class SQLiteServerStore: ServerStore {
             let member = try row.withBlob(at: 1) { try decode(MemberRecord.self, $0, "a member") }
             members[row.string(at: 0), default: []].append(member)
         }
-        let messages = try connection.statement(ServerStoreSchema.messagesInRange)
         try connection.statement("SELECT info, extras FROM channels").query { row in
             let info = try row.withBlob(at: 0) { try decode(Channel.self, $0, "a channel") }
             let extras = row.isNull(at: 1) ? nil : try row.withBlob(at: 1) { try decode(ChannelExtras.self, $0, "a channel's moderation") }
-            let first = max(1, info.lastSequence - messagesPerChannel + 1)
-            var kept: [Message] = []
-            try messages.query([info.channelId, first, info.lastSequence]) { row in
-                kept.append(try row.withBlob(at: 0) { try decode(Message.self, $0, "a message") })
-            }
-            guard kept.count == info.lastSequence - first + 1 || info.lastSequence == 0,
-                kept.enumerated().allSatisfy({ $0.element.sequence == first + $0.offset })
-            else {
-                throw ChatError.unavailable(
-                    "the server's storage '\(path)' is damaged: channel '\(info.channelId)' lacks some of messages \(first)...\(info.lastSequence)")
-            }
             stored.channels.append(
-                StoredState.StoredChannel(info: info, extras: extras, members: members[info.channelId] ?? [], messages: kept))
+                StoredState.StoredChannel(info: info, extras: extras, members: members[info.channelId] ?? [], messages: emptyLog(of: info)))
         }
         return stored
+    }
+
+    /// The log of kept messages of a channel, before any is read: numbered to continue with its
+    /// oldest kept message.
+    private func emptyLog(of info: Channel) -> NumberedLog<Message> {
+        let first = max(1, info.lastSequence - messagesPerChannel + 1)
+        return NumberedLog(capacity: messagesPerChannel, restoring: [], lastSequence: first - 1, at: .distantPast)
+    }
+
+    private func readMessages(of channels: [Channel], from connection: SQLiteConnection) throws -> StoredMessages {
+        var logs = channels.map(emptyLog)
+        var locations: [String: ServerState.MessageLocation] = [:]
+        locations.reserveCapacity(channels.reduce(0) { $0 + min($1.lastSequence, messagesPerChannel) })
+        func append(_ row: SQLiteStatement, to index: Int, valueColumn: Int32) throws {
+            let message = try row.withBlob(at: valueColumn) { try decode(Message.self, $0, "a message") }
+            let channelId = channels[index].channelId
+            guard message.sequence == logs[index].lastSequence + 1, message.channelId == channelId else {
+                throw ChatError.unavailable(
+                    "the server's storage '\(path)' is damaged: channel '\(channelId)' lacks message \(logs[index].lastSequence + 1)")
+            }
+            logs[index].append(at: .distantPast) { _ in message }
+            locations[message.messageId] = ServerState.MessageLocation(channelId: channelId, sequence: message.sequence)
+        }
+        // Every message ever sent is stored: when memory keeps most of them, one scan in key
+        // order (channel, sequence) reads them fastest; else each channel's newest are sought.
+        let total = channels.reduce(0) { $0 + $1.lastSequence }
+        if total <= 2 * locations.capacity {
+            let indexes = Dictionary(uniqueKeysWithValues: channels.indices.map { (channels[$0].channelId, $0) })
+            try connection.statement("SELECT channel, sequence, value FROM messages ORDER BY channel, sequence").query { row in
+                guard let index = indexes[row.string(at: 0)], row.int(at: 1) > logs[index].lastSequence else { return }
+                try append(row, to: index, valueColumn: 2)
+            }
+        } else {
+            let statement = try connection.statement(ServerStoreSchema.messagesInRange)
+            for index in channels.indices where channels[index].lastSequence > 0 {
+                try statement.query([channels[index].channelId, logs[index].lastSequence + 1, channels[index].lastSequence]) { row in
+                    try append(row, to: index, valueColumn: 0)
+                }
+            }
+        }
+        for (index, channel) in channels.enumerated() where logs[index].lastSequence != channel.lastSequence {
+            throw ChatError.unavailable(
+                "the server's storage '\(path)' is damaged: channel '\(channel.channelId)' lacks messages up to \(channel.lastSequence)")
+        }
+        return StoredMessages(logs: logs, locations: locations)
     }
 
     private func decode<Value: RowCodable>(_ type: Value.Type, _ bytes: UnsafeRawBufferPointer, _ what: String) throws -> Value {

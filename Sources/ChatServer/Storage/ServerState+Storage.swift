@@ -61,7 +61,7 @@ extension ServerState {
     /// state and newest messages, the counters; the indexes are rebuilt.
     ///
     /// - Complexity: O(users + channels × log channels + members + messages loaded).
-    init(configuration: ServerConfiguration, restoring stored: StoredState, now: Date) {
+    init(configuration: ServerConfiguration, restoring stored: StoredState) {
         self.init(configuration: configuration)
         var users: [String: User] = [:]
         users.reserveCapacity(stored.users.count)
@@ -72,12 +72,9 @@ extension ServerState {
         self.users = ChangeTrackedDictionary(unchanged: users)
         var channels: [String: ChannelRecord] = [:]
         channels.reserveCapacity(stored.channels.count)
+        sortIndexes = ChannelSortIndexes(stored.channels.map(\.info))
         for channel in stored.channels {
-            var record = ChannelRecord(
-                info: channel.info,
-                messages: NumberedLog(
-                    capacity: configuration.messagesPerChannel, restoring: channel.messages,
-                    lastSequence: channel.info.lastSequence, at: now))
+            var record = ChannelRecord(info: channel.info, messages: channel.messages)
             record.members = ChangeTrackedDictionary(
                 unchanged: Dictionary(uniqueKeysWithValues: channel.members.map { ($0.userId, $0) }))
             channel.extras?.apply(to: &record)
@@ -85,11 +82,10 @@ extension ServerState {
             for userId in record.members.keys { memberships[userId, default: []].insert(id) }
             channelsByType[channel.info.type, default: []].insert(id)
             for tag in Set(channel.info.tags) { channelsByTag[tag, default: []].insert(id) }
-            sortIndexes.insert(channel.info)
             if channel.info.type == .conversation {
                 conversations[Self.conversationKey(record.members.keys)] = id
             }
-            for message in record.messages.elements {
+            record.messages.forEachElement { message in
                 messageLocations[message.messageId] = MessageLocation(channelId: id, sequence: message.sequence)
             }
             if record.hasDeadlines { timedChannels.insert(id) }
@@ -100,15 +96,35 @@ extension ServerState {
     }
 }
 
+extension ServerState {
+    /// Puts the loaded messages in their channels (`messages.logs` in the order of `channelIds`).
+    ///
+    /// - Complexity: O(channels).
+    mutating func attach(_ messages: StoredMessages, to channelIds: [String]) {
+        for (index, channelId) in channelIds.enumerated() {
+            channels.modifyUntracked(channelId) { $0!.messages = messages.logs[index] }
+        }
+        messageLocations = messages.locations
+    }
+}
+
+/// The kept messages of every channel, as a store loads them beside ``StoredState``.
+struct StoredMessages: Sendable {
+    /// One log per channel, in the order the channels were given.
+    var logs: [NumberedLog<Message>]
+    /// Where each loaded message is, by message id.
+    var locations: [String: ServerState.MessageLocation]
+}
+
 /// Everything a store keeps, as it loads it.
 struct StoredState: Sendable {
     struct StoredChannel: Sendable {
         var info: Channel
         var extras: ChannelExtras?
         var members: [MemberRecord]
-        /// The newest messages (at most ``ServerConfiguration/messagesPerChannel``), in order,
-        /// ending with the one numbered `info.lastSequence`.
-        var messages: [Message]
+        /// The newest messages (at most ``ServerConfiguration/messagesPerChannel``), ending
+        /// with the one numbered `info.lastSequence`: the log the channel keeps.
+        var messages: NumberedLog<Message>
     }
 
     var users: [User] = []

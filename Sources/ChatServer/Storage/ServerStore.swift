@@ -15,10 +15,17 @@ import Foundation
 ///   it may be written later, but it was not acknowledged).
 /// - After ``close()`` every queued batch is written (or failed), and the store is released.
 protocol ServerStore: MessageArchive {
-    /// Reads the whole stored state (once, when the server starts).
+    /// Reads the stored state but the messages (once, when the server starts): each channel's
+    /// log of kept messages is empty, numbered to continue with its oldest kept message.
     ///
     /// - Throws: `ChatError` when the store cannot be read.
-    func load() throws(ChatError) -> StoredState
+    func loadState() throws(ChatError) -> StoredState
+
+    /// Reads the newest ``ServerConfiguration/messagesPerChannel`` messages of each channel
+    /// (run while the state is rebuilt from ``loadState()`` on another thread).
+    ///
+    /// - Throws: `ChatError` when the store cannot be read or a message is missing.
+    func loadMessages(of channels: [Channel]) throws(ChatError) -> StoredMessages
 
     /// Queues `changes` for writing and returns the ticket that ``waitUntilWritten(_:)``
     /// waits for: the newest ticket when `changes` is empty (so a response waits for what it

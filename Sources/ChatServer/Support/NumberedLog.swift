@@ -106,6 +106,13 @@ struct NumberedLog<Element: Sendable>: Sendable {
     /// Every element held, oldest first.
     var elements: [Element] { entries[start...].map { $0!.element } }
 
+    /// Calls `body` with every element held, oldest first, without copying them into an array.
+    ///
+    /// - Complexity: O(count).
+    func forEachElement(_ body: (Element) -> Void) {
+        for index in start..<entries.count { body(entries[index]!.element) }
+    }
+
     /// The elements numbered `sequence + 1` through `lastSequence`, oldest first; `nil` when
     /// some of them are no longer held, or `sequence` is negative or beyond `lastSequence`.
     ///
