@@ -92,6 +92,15 @@ public final class ChatServer: Sendable {
         return ServerConnection(engine: engine, userId: userId, deviceId: deviceId)
     }
 
+    /// Checks, without connecting, whether a device of `userId` may connect now: what a network
+    /// front asks before it accepts a connection (``ServerConfiguration/maxDevicesPerUser``).
+    /// The connect checks again.
+    ///
+    /// - Throws: `limitExceeded` when the user has as many other devices connected as allowed.
+    public func checkCanConnect(userId: String, deviceId: String = ChatServer.defaultDeviceId) throws(ChatError) {
+        try engine.checkDeviceCap(of: ServerState.DeviceKey(userId: userId, deviceId: deviceId))
+    }
+
     /// Expires typing indicators, mutes and rate limits whose time has passed, and releases
     /// late events. The server does this before every operation and on every ``ManualClock``
     /// advance; call it to push those events out without other activity.

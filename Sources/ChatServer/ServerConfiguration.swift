@@ -34,6 +34,49 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// ``StorageDurability/processCrash`` (the default) or ``StorageDurability/powerLoss``.
     public var durability: StorageDurability = .processCrash
 
+    // MARK: Limits (`nil`: none; ``standard`` sets them all)
+
+    /// Events a connection may have pending — queued for the device and not yet taken from its
+    /// `events` — before the server disconnects it as too slow (`.disconnected(.connectionLost(
+    /// .limitExceeded))`; over the wire, close 4009). The events stay in the device's replay
+    /// log, so it comes back through catch-up or a resync. Memory per connection stays bounded
+    /// by this however slowly a device reads.
+    public var maxPendingEvents: Int?
+    /// Requests per second per device: a token bucket that bursts to twice the rate. Beyond,
+    /// a request is refused with `rateLimited(retryAfter:)` (the seconds until one passes) and
+    /// changes nothing; the 100th refusal in a row disconnects the device
+    /// (`.connectionLost(.rateLimited)`; over the wire, close 4008). Console calls are never
+    /// limited.
+    public var requestsPerSecond: Double?
+    /// Messages per second per user (`sendMessage` and `editMessage`, over all the user's
+    /// devices): a token bucket that bursts to twice the rate; beyond, `rateLimited`.
+    public var messagesPerSecond: Double?
+    /// Devices of one user connected at once; one more is refused at connect with
+    /// `limitExceeded` (over the wire, HTTP 429 before the upgrade).
+    public var maxDevicesPerUser: Int?
+    /// A message's text and metadata together, in UTF-8 bytes (text bytes plus the metadata's
+    /// encoded size); beyond, `limitExceeded`. Each field keeps its own limit too
+    /// (``InputLimits``).
+    public var maxMessageBytes: Int?
+    /// Channels one user may create per hour (bursts of as many); beyond, `rateLimited`.
+    /// Returning an existing conversation does not count.
+    public var channelsPerUserPerHour: Int?
+
+    /// Every limit on, with the defaults `chat-server` runs with: 10,000 pending events per
+    /// connection, 100 requests per second per device, 20 messages per second per user,
+    /// 20 devices per user, 64 KiB per message, 100 new channels per user per hour, and a
+    /// replay log of 10,000 events per device.
+    public static var standard: ServerConfiguration {
+        var configuration = ServerConfiguration(eventLogCapacity: 10_000)
+        configuration.maxPendingEvents = 10_000
+        configuration.requestsPerSecond = 100
+        configuration.messagesPerSecond = 20
+        configuration.maxDevicesPerUser = 20
+        configuration.maxMessageBytes = 65_536
+        configuration.channelsPerUserPerHour = 100
+        return configuration
+    }
+
     /// - Parameters:
     ///   - typingExpiry: seconds a typing indicator lasts without renewal (default 5).
     ///   - eventLogCapacity: events kept per device for resuming (default 1,024; at least 1).

@@ -26,7 +26,8 @@ final class ServerConnection: ChatTransport {
         self.engine = engine
         self.userId = userId
         self.deviceId = deviceId
-        (events, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self, bufferingPolicy: .unbounded)
+        (events, continuation) = AsyncStream.makeStream(
+            of: ConnectionEvent.self, bufferingPolicy: EventHub.bufferingPolicy(maxPendingEvents: engine.configuration.maxPendingEvents))
     }
 
     deinit {

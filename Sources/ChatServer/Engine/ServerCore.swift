@@ -7,6 +7,8 @@ struct ServerCore: Sendable {
     var state: ServerState
     var hub: EventHub
     var faults = FaultPlan()
+    /// Request, message and creation rates of devices and users.
+    var limits: ServerLimits
     /// Set by ``ServerEngine/close()``: every later operation throws `unavailable`.
     var isClosed = false
     /// The event ceiling last handed to the storage (``StoredCounters/eventSequenceCeiling``).
@@ -19,7 +21,10 @@ struct ServerCore: Sendable {
 
     init(configuration: ServerConfiguration) {
         state = ServerState(configuration: configuration)
-        hub = EventHub(logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention)
+        hub = EventHub(
+            logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention,
+            maxPendingEvents: configuration.maxPendingEvents)
+        limits = ServerLimits(configuration: configuration)
         eventSequenceCeiling = 0
     }
 
@@ -29,7 +34,9 @@ struct ServerCore: Sendable {
         state = ServerState(configuration: configuration, restoring: stored)
         let base = stored.counters.eventSequenceCeiling
         hub = EventHub(
-            logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention, sequenceBase: base)
+            logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention, sequenceBase: base,
+            maxPendingEvents: configuration.maxPendingEvents)
+        limits = ServerLimits(configuration: configuration)
         eventSequenceCeiling = base
     }
 
@@ -60,12 +67,26 @@ struct ServerCore: Sendable {
         publishOutbox(now: now)
         hub.releaseHeld(now: now)
         hub.sweepLogsIfDue(now: now)
+        disconnectSlowDevices(now: now)
     }
 
-    /// Turns the state's pending changes into events.
+    /// Turns the state's pending changes into events, and disconnects the devices that fell
+    /// too far behind reading them.
     mutating func publishOutbox(now: Date) {
         let emissions = state.drainOutbox()
         if !emissions.isEmpty { hub.publish(emissions, state: state, faults: &faults, now: now) }
+        disconnectSlowDevices(now: now)
+    }
+
+    /// Disconnects every device with more than ``ServerConfiguration/maxPendingEvents`` events
+    /// pending: `.connectionLost(.limitExceeded)` (over the wire, close 4009).
+    mutating func disconnectSlowDevices(now: Date) {
+        for device in hub.takeSlowDevices() {
+            guard let linkId = hub.linkId(of: device), let limit = hub.maxPendingEvents else { continue }
+            let error = ChatError.limitExceeded(
+                "device '\(device.deviceId)' of user '\(device.userId)' is too slow: more than \(limit) events pending")
+            detach(device, linkId: linkId, reason: .connectionLost(error), now: now)
+        }
     }
 
     /// Ends a device's connection: its reading stops, and so does its user's typing when no

@@ -13,6 +13,7 @@ final class ServerEngine: Sendable {
     typealias DeviceKey = ServerState.DeviceKey
 
     let clock: any ServerClock
+    let configuration: ServerConfiguration
     /// Guards the whole server: state, sessions and faults change together or not at all.
     let core: Lock<ServerCore>
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
@@ -22,6 +23,7 @@ final class ServerEngine: Sendable {
     /// An in-memory engine.
     init(clock: any ServerClock, configuration: ServerConfiguration) {
         self.clock = clock
+        self.configuration = configuration
         core = Lock(ServerCore(configuration: configuration))
         store = nil
     }
@@ -31,6 +33,7 @@ final class ServerEngine: Sendable {
     /// - Throws: the store's `ChatError` when it cannot be read.
     init(clock: any ServerClock, configuration: ServerConfiguration, store: any ServerStore) throws(ChatError) {
         self.clock = clock
+        self.configuration = configuration
         // The state is rebuilt on another thread while this one reads the messages.
         let stored = try store.loadState()
         let channelInfos = stored.channels.map(\.info)
@@ -160,18 +163,38 @@ final class ServerEngine: Sendable {
             let now = clock.now
             if let error = core.faults.takeConnectFailure(for: device) { throw error }
             core.housekeep(now: now)
+            try Self.checkDeviceCap(of: device, in: core)
             if let previous {
                 core.detach(device, linkId: previous, reason: .requested, now: now, updatingPresence: false)
             }
             core.state.ensureUser(device.userId, now: now)
             let attachment = core.hub.attach(device, continuation: continuation, resumingAfter: sequence, now: now)
             core.updatePresence(of: device.userId, now: now)
+            core.disconnectSlowDevices(now: now)  // a replay longer than the pending limit
             let result = ConnectResult(
                 status: attachment.status, currentUser: core.state.users[device.userId]!,
                 lastSequence: attachment.lastSequence)
             return (result, attachment.linkId)
         }
         return (result, linkId, ticket)
+    }
+
+    /// - Throws: `limitExceeded` when the user has ``ServerConfiguration/maxDevicesPerUser``
+    ///   other devices connected (this device's own connection does not count: it is replaced).
+    private static func checkDeviceCap(of device: DeviceKey, in core: ServerCore) throws(ChatError) {
+        guard let cap = core.state.configuration.maxDevicesPerUser else { return }
+        let others = core.hub.connectedDeviceCount(of: device.userId) - (core.hub.linkId(of: device) == nil ? 0 : 1)
+        if others >= cap {
+            throw .limitExceeded("user '\(device.userId)' has \(others) devices connected; the limit is \(cap)")
+        }
+    }
+
+    /// Whether a connect of `device` would pass the device cap now: what a network front asks
+    /// before it upgrades a connection.
+    ///
+    /// - Throws: `limitExceeded` as ``connect(_:replacing:continuation:resumingAfter:)`` would.
+    func checkDeviceCap(of device: DeviceKey) throws(ChatError) {
+        try core.withLock { (core: inout ServerCore) throws(ChatError) in try Self.checkDeviceCap(of: device, in: core) }
     }
 
     /// Ends connection `linkId` of `device` (no effect if it is not the current one).
@@ -197,10 +220,24 @@ final class ServerEngine: Sendable {
                 throw .unavailable("the connection of device '\(device.deviceId)' has ended")
             }
             core.housekeep(now: now)
+            do throws(ServerLimits.Refusal) {
+                try core.limits.admit(request, from: device, now: now)
+            } catch {
+                switch error {
+                case .refuse(let error):
+                    throw error
+                case .refuseAndDisconnect(let error):
+                    core.detach(device, linkId: linkId, reason: .connectionLost(error), now: now)
+                    throw error
+                }
+            }
             let response: ChatResponse
             do {
                 defer { core.publishOutbox(now: now) }
+                let channelCount = core.state.channels.count
                 response = try core.state.handle(request, from: device, now: now)
+                core.limits.spend(
+                    after: request, by: device.userId, created: core.state.channels.count > channelCount, now: now)
             }
             return ResponseEnvelope(
                 position: core.hub.lastSequence(of: device), revision: core.state.revision, response: response)

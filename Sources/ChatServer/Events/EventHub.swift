@@ -36,12 +36,50 @@ struct EventHub: Sendable {
     let sequenceBase: Int
     /// The highest event number given to any device.
     private(set) var highestSequence: Int
+    /// The most events a connection may have pending (``ServerConfiguration/maxPendingEvents``).
+    let maxPendingEvents: Int?
+    /// Connections past ``maxPendingEvents``: nothing more is put on their stream; the server
+    /// disconnects them (``takeSlowDevices()``).
+    private var slowDevices: Set<DeviceKey> = []
 
-    init(logCapacity: Int, logRetention: TimeInterval, sequenceBase: Int = 0) {
+    /// Room a connection's stream keeps beyond ``maxPendingEvents``, so that the
+    /// `.disconnected` that ends a slow connection (and a duplicated event) always fits.
+    static let pendingReserve = 4
+
+    /// How a connection's event stream buffers: bounded (``maxPendingEvents`` plus
+    /// ``pendingReserve``) when the pending events are limited, so the stream itself says how
+    /// many are pending.
+    static func bufferingPolicy(maxPendingEvents: Int?) -> AsyncStream<ConnectionEvent>.Continuation.BufferingPolicy {
+        maxPendingEvents.map { .bufferingOldest($0 + pendingReserve) } ?? .unbounded
+    }
+
+    init(logCapacity: Int, logRetention: TimeInterval, sequenceBase: Int = 0, maxPendingEvents: Int? = nil) {
         self.logCapacity = logCapacity
         self.logRetention = logRetention
         self.sequenceBase = sequenceBase
+        self.maxPendingEvents = maxPendingEvents
         highestSequence = sequenceBase
+    }
+
+    /// Puts an event on a connection's stream, unless the connection is already too slow;
+    /// marks it slow when this leaves more than ``maxPendingEvents`` pending.
+    private mutating func yield(_ envelope: EventEnvelope, to device: DeviceKey, on link: ConnectionLink) {
+        guard maxPendingEvents != nil else {
+            link.continuation.yield(.event(envelope))
+            return
+        }
+        guard !slowDevices.contains(device) else { return }
+        switch link.continuation.yield(.event(envelope)) {
+        case .enqueued(let remaining) where remaining >= Self.pendingReserve: break
+        default: slowDevices.insert(device)
+        }
+    }
+
+    /// The connected devices found too slow since the last call (the caller disconnects them).
+    mutating func takeSlowDevices() -> [DeviceKey] {
+        guard !slowDevices.isEmpty else { return [] }
+        defer { slowDevices = [] }
+        return slowDevices.filter { links[$0] != nil }
     }
 
     /// The number of the device's newest event (0 if none).
@@ -78,19 +116,20 @@ struct EventHub: Sendable {
         }
         logs[device]!.trim(appendedBefore: now - logRetention)
         let log = logs[device]!
-        var status = ConnectResult.Status.new
-        if let sequence {
-            if let missed = log.elements(after: sequence) {
-                status = .resumed
-                for envelope in missed { continuation.yield(.event(envelope)) }
-            } else {
-                status = .resyncRequired
-            }
-        }
         let link = ConnectionLink(id: nextLinkId, continuation: continuation)
         nextLinkId += 1
         links[device] = link
         held[device] = nil
+        slowDevices.remove(device)
+        var status = ConnectResult.Status.new
+        if let sequence {
+            if let missed = log.elements(after: sequence) {
+                status = .resumed
+                for envelope in missed { yield(envelope, to: device, on: link) }
+            } else {
+                status = .resyncRequired
+            }
+        }
         return Attachment(linkId: link.id, status: status, lastSequence: log.lastSequence)
     }
 
@@ -98,6 +137,7 @@ struct EventHub: Sendable {
     @discardableResult
     mutating func detach(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) -> Bool {
         guard let link = links[device], link.id == linkId else { return false }
+        slowDevices.remove(device)
         link.continuation.yield(.disconnected(reason))
         links[device] = nil
         held[device] = nil
@@ -106,6 +146,13 @@ struct EventHub: Sendable {
 
     /// The current connection id of `device`, if connected.
     func linkId(of device: DeviceKey) -> UInt64? { links[device]?.id }
+
+    /// The number of the user's devices connected now.
+    ///
+    /// - Complexity: O(devices of the user with a log).
+    func connectedDeviceCount(of userId: String) -> Int {
+        devicesByUser[userId, default: []].count { links[$0] != nil }
+    }
 
     /// Whether any device of the user is connected.
     func isConnected(userId: String) -> Bool {
@@ -160,8 +207,8 @@ struct EventHub: Sendable {
         } else if held[device] != nil {
             held[device]!.append(Held(envelope: envelope, until: now))
         } else {
-            link.continuation.yield(.event(envelope))
-            if faults.takeDuplication(for: device) { link.continuation.yield(.event(envelope)) }
+            yield(envelope, to: device, on: link)
+            if faults.takeDuplication(for: device) { yield(envelope, to: device, on: link) }
         }
     }
 
@@ -185,7 +232,7 @@ struct EventHub: Sendable {
             guard let link = links[device] else { continue }
             var queue = held[device]!
             let due = queue.prefix { $0.until <= now }
-            for item in due { link.continuation.yield(.event(item.envelope)) }
+            for item in due { yield(item.envelope, to: device, on: link) }
             queue.removeFirst(due.count)
             held[device] = queue.isEmpty ? nil : queue
         }

@@ -139,6 +139,12 @@ extension ServerState {
         try InputCheck.ids(draft.mentionedUserIds, field: "mentionedUserIds")
         try requireKnownUsers(draft.mentionedUserIds, field: "mentionedUserIds")
         try InputCheck.metadata(draft.metadata)
+        if let limit = configuration.maxMessageBytes {
+            let size = draft.text.utf8.count + JSON.object(draft.metadata).encodedSize
+            if size > limit {
+                throw .limitExceeded("a message of \(size) bytes (text and metadata); the limit is \(limit)")
+            }
+        }
     }
 
     private mutating func flagMentions(_ message: Message) {

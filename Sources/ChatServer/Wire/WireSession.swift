@@ -16,8 +16,10 @@ import Locking
 ///   `failure` with its `id`; a request that cannot be decoded gets a `failure`
 ///   (`invalidArgument`), a bad `id` or a frame that is not the protocol closes with 1002.
 /// - The device's events are sent as `event` frames as they are queued. A device taken over
-///   by another connection closes with 4003; a dropped engine connection (fault injection)
-///   with 1011.
+///   by another connection closes with 4003; one too slow to take its events
+///   (``ServerConfiguration/maxPendingEvents``) with 4009; one whose requests kept being
+///   refused (``ServerConfiguration/requestsPerSecond``) with 4008; a dropped engine
+///   connection (fault injection, a closed server) with 1011.
 ///
 /// - Threading: every member is thread-safe; `receive` is meant to be called by one reader, in
 ///   frame order.
@@ -193,6 +195,12 @@ public final class WireSession: Sendable {
                 return
             case .disconnected(.replaced):
                 await close(code: WireCloseCode.replaced.rawValue, reason: "another connection of this user and device took over")
+                return
+            case .disconnected(.connectionLost(.limitExceeded(let reason))):
+                await close(code: WireCloseCode.tooSlow.rawValue, reason: reason)
+                return
+            case .disconnected(.connectionLost(.rateLimited)):
+                await close(code: WireCloseCode.rateLimited.rawValue, reason: "too many requests refused in a row")
                 return
             case .disconnected(.connectionLost(let error)):
                 await close(code: 1011, reason: "connection lost: \(error)")
