@@ -3,6 +3,7 @@ import ChatServer
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import HTTPTypes
 import Logging
 import Foundation
 import NIOCore
@@ -64,16 +65,25 @@ public struct ChatGateway: Sendable {
         // refused upgrade's status asks here why (401 or 426 Upgrade Required).
         router.get(RouterPath(stringLiteral: WireProtocol.connectPath)) { request, _ -> Response in
             let token = Self.bearer(request.headers[.authorization]) ?? request.uri.queryParameters["token"].map(String.init)
-            do {
-                _ = try await authority.identity(for: token)
-                return Response(status: .upgradeRequired, headers: [.upgrade: "websocket"])
-            } catch {
-                let refusal = error as? ChatError ?? .unauthorized("\(error)")
+            func refused(_ refusal: ChatError, _ status: HTTPResponse.Status) -> Response {
                 let body = (try? JSONEncoder().encode(["error": refusal])) ?? Data()
                 return Response(
-                    status: .unauthorized, headers: [.contentType: "application/json; charset=utf-8"],
+                    status: status, headers: [.contentType: "application/json; charset=utf-8"],
                     body: .init(byteBuffer: ByteBuffer(bytes: body)))
             }
+            let identity: TokenAuthority.Identity
+            do {
+                identity = try await authority.identity(for: token)
+            } catch {
+                return refused(error as? ChatError ?? .unauthorized("\(error)"), .unauthorized)
+            }
+            let deviceId = request.uri.queryParameters["device"].map(String.init) ?? ChatServer.defaultDeviceId
+            do throws(ChatError) {
+                try server.checkCanConnect(userId: identity.userId, deviceId: deviceId)
+            } catch {
+                return refused(error, .tooManyRequests)
+            }
+            return Response(status: .upgradeRequired, headers: [.upgrade: "websocket"])
         }
         let refusals = UpgradeRefusals()
         let port = configuration.port
@@ -93,15 +103,24 @@ public struct ChatGateway: Sendable {
                 guard uri.path == WireProtocol.connectPath else { return .dontUpgrade }
                 let token = Self.bearer(head.headerFields[.authorization]) ?? uri.queryParameters["token"].map(String.init)
                 let deviceId = uri.queryParameters["device"].map(String.init) ?? ChatServer.defaultDeviceId
+                let identity: TokenAuthority.Identity
                 do {
-                    let identity = try await authority.identity(for: token)
-                    return .upgrade([:]) { inbound, outbound, _ in
-                        await connection.run(inbound: inbound, outbound: outbound, identity: identity, deviceId: deviceId)
-                    }
+                    identity = try await authority.identity(for: token)
                 } catch {
                     metrics.rejected("unauthorized")
                     refusals.refuse(channel, with: error as? ChatError ?? .unauthorized("\(error)"), status: .unauthorized)
                     return .dontUpgrade
+                }
+                // Past the device cap: 429 before the upgrade (the connect checks again).
+                do throws(ChatError) {
+                    try server.checkCanConnect(userId: identity.userId, deviceId: deviceId)
+                } catch {
+                    metrics.rejected("limitExceeded")
+                    refusals.refuse(channel, with: error, status: .tooManyRequests)
+                    return .dontUpgrade
+                }
+                return .upgrade([:]) { inbound, outbound, _ in
+                    await connection.run(inbound: inbound, outbound: outbound, identity: identity, deviceId: deviceId)
                 }
             },
             configuration: .init(address: .hostname(configuration.host, port: port), serverName: "chat-server"),

@@ -32,7 +32,16 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds between pings to each connection.") var pingInterval: Double = 15
     @Option(help: "A file holding the secret (instead of CHAT_SERVER_SECRET).") var secretFile: String?
     @Option(help: "The largest frame a client may send, in bytes.") var maxFrameBytes = 1_048_576
-    @Flag(help: "Turn off the rate limits and the device cap, for load tests (this version has neither yet).")
+    @Option(help: "Events a connection may have pending before it is closed as too slow (4009).")
+    var maxPendingEvents = 10_000
+    @Option(help: "Requests per second per device (bursts of twice as many).") var requestsPerSecond: Double = 100
+    @Option(help: "Messages (sends and edits) per second per user (bursts of twice as many).")
+    var messagesPerSecond: Double = 20
+    @Option(help: "Devices of one user connected at once.") var maxDevices = 20
+    @Option(help: "Events kept per device for resuming; a device further behind resyncs.") var replayLog = 10_000
+    @Option(help: "A message's text and metadata together, in bytes.") var maxMessageBytes = 65_536
+    @Option(help: "Channels one user may create per hour.") var channelsPerHour = 100
+    @Flag(help: "Turn off the rate limits, the channel quota and the device cap, for load tests (the caps that protect memory stay).")
     var noLimits = false
 
     mutating func run() async throws {
@@ -46,6 +55,11 @@ struct ChatServerCommand: AsyncParsableCommand {
         guard pingInterval > 0, (1...1_048_576 * 64).contains(maxFrameBytes), (0...65_535).contains(port) else {
             Secret.refuse("--ping-interval must be positive, --max-frame-bytes from 1 to 64 MiB, --port from 0 to 65535.")
         }
+        guard maxPendingEvents > 0, requestsPerSecond > 0, messagesPerSecond > 0, maxDevices > 0, replayLog > 0,
+            maxMessageBytes > 0, channelsPerHour > 0
+        else {
+            Secret.refuse("--max-pending-events, --requests-per-second, --messages-per-second, --max-devices, --replay-log, --max-message-bytes and --channels-per-hour must be positive.")
+        }
         var logger = Logger(label: "chat-server")
         logger.logLevel = .info
         let metrics = GatewayMetrics()
@@ -54,8 +68,15 @@ struct ChatServerCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(
                 "WARNING: --dev: dev tokens (dev:USER) are accepted; anyone can act as anyone. Never use this in production.\n".utf8))
         }
-        var serverConfiguration = ServerConfiguration()
+        var serverConfiguration = ServerConfiguration.standard
         serverConfiguration.durability = durableOnPowerLoss ? .powerLoss : .processCrash
+        serverConfiguration.eventLogCapacity = replayLog
+        serverConfiguration.maxPendingEvents = maxPendingEvents
+        serverConfiguration.maxMessageBytes = maxMessageBytes
+        serverConfiguration.requestsPerSecond = noLimits ? nil : requestsPerSecond
+        serverConfiguration.messagesPerSecond = noLimits ? nil : messagesPerSecond
+        serverConfiguration.maxDevicesPerUser = noLimits ? nil : maxDevices
+        serverConfiguration.channelsPerUserPerHour = noLimits ? nil : channelsPerHour
         let server: ChatServer
         do {
             server = try ChatServer(

@@ -29,6 +29,7 @@ struct GatewayConnection {
                 case .request: metrics.requestReceived()
                 case .event: metrics.eventDelivered()
                 case .failure(.rateLimited): metrics.rejected("rateLimited")
+                case .failure(.limitExceeded): metrics.rejected("limitExceeded")
                 case .failure: break
                 case .closed(let code):
                     // Only the closes that refuse the client count (not a shutdown or a takeover).
