@@ -26,6 +26,13 @@ public enum ChatError: Error, Sendable, Hashable, Codable {
     /// for another user, or expired. The reason says which. Ask the token provider for a new
     /// token; retrying with the same one fails the same way.
     case unauthorized(String)
+
+    /// The seconds to wait before trying again: the `retryAfter` of ``rateLimited(retryAfter:)``,
+    /// `nil` for every other case.
+    public var retryAfter: Double? {
+        if case .rateLimited(let retryAfter) = self { return retryAfter }
+        return nil
+    }
 }
 
 extension ChatError: CustomStringConvertible, LocalizedError {

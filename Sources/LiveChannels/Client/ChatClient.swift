@@ -217,20 +217,25 @@ public final class ChatClient: Sendable {
                     Task {
                         await Self.reconnect(
                             transport: transport, sync: sync, connection: connection, policy: policy,
-                            disconnects: disconnects)
+                            disconnects: disconnects, after: error)
                     }
                 }
             }
         }
     }
 
+    /// Reconnects after a lost connection, as `policy` says. A server that said how long to
+    /// wait (`ChatError.rateLimited(retryAfter:)`, as the reason the connection was lost or the
+    /// answer to an attempt) is waited for, on top of the policy's wait.
     private static func reconnect(
         transport: any ChatTransport, sync: SyncEngine, connection: LiveObjectSource<ConnectionState>,
-        policy: ReconnectPolicy, disconnects: DisconnectCounter
+        policy: ReconnectPolicy, disconnects: DisconnectCounter, after lost: ChatError
     ) async {
         let epoch = disconnects.value
+        var retryAfter = lost.retryAfter
         for attempt in 1...max(1, policy.maximumAttempts) {
             do {
+                if let retryAfter { try await Task.sleep(for: .seconds(retryAfter)) }
                 try await policy.wait(attempt)
             } catch {
                 break
@@ -250,6 +255,7 @@ public final class ChatClient: Sendable {
                 await sync.recover(after: result.status)
                 return
             } catch {
+                retryAfter = (error as? ChatError)?.retryAfter
                 connection.publish(error: error)
             }
         }

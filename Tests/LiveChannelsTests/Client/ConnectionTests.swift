@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatServer
+import Foundation
 import LiveChannels
 import Locking
 import Testing
@@ -43,6 +44,39 @@ import Testing
         // Taking over again works, in turn.
         try await first.connect()
         #expect(first.connectionState.snapshot == .connected)
+        token.invalidate()
+    }
+
+    /// A device disconnected for its rate (`.connectionLost(.rateLimited(retryAfter:))`) waits
+    /// the retry-after before it reconnects, whatever its policy.
+    @Test func reconnectingHonoursTheServersRetryAfter() async throws {
+        var configuration = ServerConfiguration()
+        configuration.requestsPerSecond = 1
+        let server = ChatServer(configuration: configuration)
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
+        let client = ChatClient(transport: server.connection(userId: "ann"), reconnectPolicy: .immediate)
+        try await client.connect()
+        let lostAt = Lock<(Date, Double)?>(nil)
+        let connectedAgainAt = Lock<Date?>(nil)
+        let token = client.connectionState.observe(on: .synchronous) { _, _ in
+            let state = client.connectionState.snapshot
+            if state == .reconnecting, case .rateLimited(let retryAfter)? = client.connectionState.error as? ChatError {
+                lostAt.withLock { $0 = $0 ?? (Date(), retryAfter) }
+            }
+            if state == .connected, lostAt.withLock({ $0 }) != nil {
+                connectedAgainAt.withLock { $0 = $0 ?? Date() }
+            }
+        }
+        let channels = ChannelRepository(client: client)
+        for _ in 0..<102 where lostAt.withLock({ $0 }) == nil {
+            _ = try? await channels.getChannel(channelId: "room")
+        }
+        let state = await client.connectionState.value { $0 == .connected && connectedAgainAt.withLock { $0 } != nil }
+        #expect(state == .connected)
+        let (lost, retryAfter) = try #require(lostAt.withLock { $0 })
+        let again = try #require(connectedAgainAt.withLock { $0 })
+        #expect(retryAfter > 0)
+        #expect(again.timeIntervalSince(lost) >= retryAfter, "reconnected \(again.timeIntervalSince(lost)) s after, retry-after \(retryAfter) s")
         token.invalidate()
     }
 }
