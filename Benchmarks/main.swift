@@ -3,6 +3,7 @@
 //     swift run -c release Benchmarks            # everything
 //     swift run -c release Benchmarks diff       # one group: diff, core, server, client, lists, persistence, storage
 //     swift run -c release Benchmarks soak       # only when named: server memory over 1,000,000 messages
+//     swift run -c release Benchmarks hostile    # only when named: one careless client against the limits
 //                                                 # (soak.unbounded: the same, keeping every message)
 //
 // Every figure is printed next to a baseline measured in the same run.
@@ -23,5 +24,6 @@ if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
 if wants("persistence") { await PersistenceBenchmark.run() }
 if wants("storage") { await StorageBenchmark.run() }
+if groups.contains("hostile") { await HostileBenchmark.run() }
 if groups.contains("soak") { await SoakBenchmark.run() }
 if groups.contains("soak.unbounded") { await SoakBenchmark.run(unbounded: true) }
