@@ -6,11 +6,11 @@ import ChatAPI
 /// (``ServerState/walkedPage(_:after:by:among:budget:)``).
 ///
 /// Indexed keys (``indexedKeys``): `default`, `lastMessageAt`, `createdAt`, `updatedAt`,
-/// `lastActivity`, `memberCount` and `displayName`, either direction. A sort whose first
-/// criterion is one of them walks its index: with one criterion in the index's own order (the
-/// `channelId` tie-break is the index's), with more run by run of equal first values, each run
-/// put in the full order by the walker. Not indexed: the viewer's `unreadCount` and `hasUnread`
-/// (different for every viewer), metadata paths (any path may be sorted by) and `channelId`;
+/// `lastActivity`, `memberCount`, `displayName` and `channelId`, either direction. A sort whose
+/// first criterion is one of them walks its index: with one criterion in the index's own order
+/// (the `channelId` tie-break is the index's), with more run by run of equal first values, each
+/// run put in the full order by the walker. Not indexed: the viewer's `unreadCount` and
+/// `hasUnread` (different for every viewer) and metadata paths (any path may be sorted by);
 /// queries sorted first by those scan.
 ///
 /// - Complexity: per channel change O(k × (log n + c + n / c)) for the k keys whose value
@@ -19,7 +19,7 @@ import ChatAPI
 struct ChannelSortIndexes: Sendable {
     /// The keys with an index, in the order of ``indexes``.
     static let indexedKeys: [ChannelSortingKey] = [
-        .default, .lastMessageAt, .createdAt, .updatedAt, .lastActivity, .memberCount, .displayName,
+        .default, .lastMessageAt, .createdAt, .updatedAt, .lastActivity, .memberCount, .displayName, .channelId,
     ]
 
     /// One index per key of ``indexedKeys``, of each channel's sort value under that key.
@@ -68,6 +68,7 @@ struct ChannelSortIndexes: Sendable {
         for (number, key) in Self.indexedKeys.enumerated() {
             // Folding a display name is the one costly sort value: skip it when unchanged.
             if key == .displayName, old.displayName == new.displayName { continue }
+            if key == .channelId { continue }  // never changes
             indexes[number].move(id: new.channelId, from: key.sortValue(of: old), to: key.sortValue(of: new))
         }
     }

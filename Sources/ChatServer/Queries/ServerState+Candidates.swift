@@ -8,7 +8,7 @@ extension ServerState {
     ///
     /// Indexed conditions: the viewer's membership (`joined == true`, `membership == member`),
     /// `members` containing given users, `type` equal to / in given types, `tags` containing /
-    /// equal to / in given tags. The smallest candidate set wins, if it holds at most a quarter
+    /// equal to / in given tags, a top-level metadata key equal to / in given scalar values. The smallest candidate set wins, if it holds at most a quarter
     /// of the channels (beyond that a scan is cheaper).
     ///
     /// - Complexity: O(filter size) to plan; the set returned is the index's own.
@@ -54,8 +54,18 @@ extension ServerState {
         case (.type, .in(let types)): return Self.sets(types, ofType)
         case (.tags, .equal(let tag)), (.tags, .contains(let tag)): return Self.sets([tag], tagged)
         case (.tags, .in(let tags)): return Self.sets(tags, tagged)
+        case (.metadata(let key), .equal(let value)) where Self.isIndexedMetadata(key, [value]):
+            return [channelsByMetadata[MetadataIndexEntry(key: key, value: value), default: []]]
+        case (.metadata(let key), .in(let values)) where Self.isIndexedMetadata(key, values):
+            return values.map { channelsByMetadata[MetadataIndexEntry(key: key, value: $0), default: []] }
         default: return nil
         }
+    }
+
+    /// Whether the metadata index answers an `equal`/`in` on `path` with `values`: a top-level
+    /// key (no dot) and scalar operands (a `null` also matches channels without the key).
+    private static func isIndexedMetadata(_ path: String, _ values: [JSON]) -> Bool {
+        !path.contains(".") && values.allSatisfy(MetadataIndexEntry.isIndexable)
     }
 
     /// The index sets of string operands (a non-string operand matches nothing).

@@ -63,6 +63,7 @@ extension ServerState {
         sortIndexes.insert(record.info)
         channelsByType[draft.type, default: []].insert(channelId)
         indexTags(of: channelId, old: [], new: draft.tags)
+        indexMetadata(of: channelId, old: [:], new: draft.metadata)
         if draft.type == .conversation {
             conversations[Self.conversationKey(memberIds)] = channelId
         }
@@ -119,8 +120,9 @@ extension ServerState {
         if let tags = changes.tags { try InputCheck.tags(tags) }
         if let avatar = changes.avatarFileId { try InputCheck.id(avatar, field: "avatarFileId") }
         let channelId = changes.channelId
-        let oldTags = try authorizedRecord(channelId, .editChannel, by: caller, now: now).info.tags
-        if let tags = changes.tags { indexTags(of: channelId, old: oldTags, new: tags) }
+        let old = try authorizedRecord(channelId, .editChannel, by: caller, now: now).info
+        if let tags = changes.tags { indexTags(of: channelId, old: old.tags, new: tags) }
+        if let metadata = changes.metadata { indexMetadata(of: channelId, old: old.metadata, new: metadata) }
         modifyChannel(channelId) { info in
             if let displayName = changes.displayName { info.displayName = displayName }
             if let metadata = changes.metadata { info.metadata = metadata }
@@ -166,6 +168,19 @@ extension ServerState {
             if channelsByTag[tag]?.isEmpty == true { channelsByTag[tag] = nil }
         }
         for tag in Set(new).subtracting(old) { channelsByTag[tag, default: []].insert(channelId) }
+    }
+
+    /// Moves a channel in the metadata index from the entries of `old` to those of `new`.
+    ///
+    /// - Complexity: O(top-level keys and array elements of both).
+    mutating func indexMetadata(of channelId: String, old: [String: JSON], new: [String: JSON]) {
+        let before = MetadataIndexEntry.entries(of: old)
+        let after = MetadataIndexEntry.entries(of: new)
+        for entry in before.subtracting(after) {
+            channelsByMetadata[entry]?.remove(channelId)
+            if channelsByMetadata[entry]?.isEmpty == true { channelsByMetadata[entry] = nil }
+        }
+        for entry in after.subtracting(before) { channelsByMetadata[entry, default: []].insert(channelId) }
     }
 
     /// Changes a channel's stored fields and moves it in the sort indexes. Every change of a

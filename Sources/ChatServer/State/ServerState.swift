@@ -34,6 +34,9 @@ struct ServerState: Sendable {
     /// Channel ids by type and by tag: indexes for queries (``candidateIds(for:viewer:)``).
     var channelsByType: [ChannelType: Set<String>] = [:]
     var channelsByTag: [String: Set<String>] = [:]
+    /// Channel ids by top-level metadata key and scalar value (``MetadataIndexEntry``): the
+    /// index for metadata equality filters.
+    var channelsByMetadata: [MetadataIndexEntry: Set<String>] = [:]
     /// Channel ids in the order of each indexed sort key, for sorted queries
     /// (``walkedPage(_:after:by:among:budget:)``). Kept by ``createChannel(_:by:now:)`` and
     /// ``modifyChannel(_:_:)``, the only places that change a channel's sort fields.

@@ -82,6 +82,9 @@ extension ServerState {
             for userId in record.members.keys { memberships[userId, default: []].insert(id) }
             channelsByType[channel.info.type, default: []].insert(id)
             for tag in Set(channel.info.tags) { channelsByTag[tag, default: []].insert(id) }
+            for entry in MetadataIndexEntry.entries(of: channel.info.metadata) {
+                channelsByMetadata[entry, default: []].insert(id)
+            }
             if channel.info.type == .conversation {
                 conversations[Self.conversationKey(record.members.keys)] = id
             }
