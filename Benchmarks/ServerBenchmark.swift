@@ -128,8 +128,12 @@ enum ServerBenchmark {
         let byMembersThenName = ChannelListQuery(
             filter: .equal(.type, to: .community),
             sort: [Sorting(key: .memberCount, isAscending: false), Sorting(key: .displayName, isAscending: true)], pageSize: 20)
+        let scoreEquals = ChannelListQuery(filter: .equal(.metadata("score"), to: .number(42)), sort: byLastMessage, pageSize: 20)
+        let byId = ChannelListQuery(filter: .all, sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 20)
         let queries = [
             ("every channel", every),
+            ("metadata score = 42 (metadata index, 1 in 100)", scoreEquals),
+            ("every channel, by channel id (id index)", byId),
             ("community", community),
             ("community, tag blue, score ≥ 50", broad),
             ("my channels with tag blue (membership index)", mine),
@@ -139,12 +143,14 @@ enum ServerBenchmark {
         let counts = [10_000, 100_000, 1_000_000]
         var rows: [[String]] = []
         var perQuery: [String: [Int: Double]] = [:]
+        var lastServer: ChatServer?
         for count in counts {
             var server: ChatServer?
             var viewer: (any ChatTransport)?
             let processorTime = processorSeconds()
             let populating = try await Harness.once { (server, viewer) = try await populatedServer(channels: count) }
             guard let server, let viewer else { continue }
+            if count == counts.last { lastServer = server }
             print("populated \(count) channels in \(Harness.format(populating)) (processor time \(Harness.format(processorSeconds() - processorTime)))")
             let all = everyChannel(of: server, count: count)
             // Fewer runs where a run takes seconds (the full sort at a million).
@@ -172,6 +178,7 @@ enum ServerBenchmark {
         Harness.table(
             ["query (sorted by last message unless named)", "channels", "first page", "page after a cursor", "baseline: filter + full sort in memory", "baseline/ours"],
             rows)
+        if let server = lastServer { try await stalls(server) }
         print()
         for (name, _) in queries {
             if let small = perQuery[name]?[10_000], let large = perQuery[name]?[1_000_000] {
@@ -179,6 +186,53 @@ enum ServerBenchmark {
             }
         }
         print()
+    }
+
+    /// Another user's `getChannel` (p50/p99 of 100, at most 100 a second) while a viewer runs one kind
+    /// of query in a loop over the biggest server, beside the same user with nothing else going.
+    static func stalls() async throws {
+        let (server, _) = try await populatedServer(channels: 1_000_000)
+        try await stalls(server)
+    }
+
+    private static func stalls(_ server: ChatServer) async throws {
+        print("## server — another user's getChannel while a viewer queries in a loop\n")
+        let other = server.connection(userId: "poster", deviceId: "latency")
+        _ = try await other.connect(resumingAfter: nil)
+        let scanner = server.connection(userId: "viewer", deviceId: "scanner")
+        _ = try await scanner.connect(resumingAfter: nil)
+        func latencies(_ count: Int) async throws -> (String, String) {
+            var samples: [Double] = []
+            for _ in 0..<count {
+                let start = ContinuousClock.now
+                _ = try await other.send(.getChannel(channelId: "ch5"))
+                samples.append(Harness.seconds(ContinuousClock.now - start))
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            samples.sort()
+            return (Harness.format(samples[samples.count / 2]), Harness.format(samples[samples.count * 99 / 100]))
+        }
+        let loads: [(String, ChannelListQuery?)] = [
+            ("nothing else", nil),
+            ("metadata score = 42 (indexed)", ChannelListQuery(filter: .equal(.metadata("score"), to: .number(42)), sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)),
+            ("sorted by channel id (indexed)", ChannelListQuery(filter: .all, sort: [Sorting(key: .channelId, isAscending: false)], pageSize: 20)),
+            ("sorted by metadata score (a scan)", ChannelListQuery(filter: .all, sort: [Sorting(key: .metadata("score"), isAscending: false)], pageSize: 20)),
+        ]
+        var rows: [[String]] = []
+        for (name, query) in loads {
+            let stop = ManagedFlag()
+            let load = Task {
+                guard let query else { return }
+                while !stop.isSet { _ = try? await scanner.send(.queryChannels(query, after: nil)) }
+            }
+            // A scan holds the lock for a second or more each: fewer samples there.
+            let (p50, p99) = try await latencies(name.contains("scan") ? 20 : 100)
+            stop.set()
+            await load.value
+            rows.append([name, p50, p99])
+            print("| \(name) | \(p50) | \(p99) |")
+        }
+        Harness.table(["beside a viewer querying", "getChannel p50", "getChannel p99"], rows)
     }
 
     /// A server with `channels` channels (community and live, tags, a metadata score, a

@@ -17,6 +17,9 @@ if groups.contains("core.reduction") { CoreBenchmark.reduction() }
 if groups.contains("core.tree") { TreeProbe.run() }
 if wants("server") { await runServerBenchmark() }
 if groups.contains("server.queries") { try? await ServerBenchmark.queries() }
+if groups.contains("server.stalls") {
+    do { try await ServerBenchmark.stalls() } catch { print("server.stalls failed: \(error)") }
+}
 if wants("client") { await ClientBenchmark.run() }
 if wants("lists") { await LiveListBenchmark.run() }
 if groups.contains("client.lists") { try? await ClientBenchmark.liveQueries() }
