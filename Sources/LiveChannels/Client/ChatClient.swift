@@ -126,7 +126,7 @@ public final class ChatClient: Sendable {
                 session.hasConnected = true
                 if session.eventLoop == nil { session.eventLoop = startEventLoop() }
             }
-            connection.publish(snapshot: .connected)
+            connection.publish(snapshot: .connected, dataStatus: .fresh)  // clears the last error
             await sync.recover(after: result.status)
         } catch {
             connection.publish(snapshot: .disconnected, error: error)
@@ -143,6 +143,12 @@ public final class ChatClient: Sendable {
         await sync.waitUntilApplied(await transport.lastQueuedEventSequence())
         await sync.retries.runAll()
         await sync.waitUntilApplied(await transport.lastQueuedEventSequence())
+    }
+
+    /// Runs again every load that failed (live lists' pages, live objects' requests): what a
+    /// controller's second `synchronize()` does after a failed one.
+    func retryFailedLoads() async {
+        await sync.retries.runAll()
     }
 
     /// Deletes every row of the cache file (on log-out, say): the next start shows nothing
@@ -251,7 +257,7 @@ public final class ChatClient: Sendable {
                     // connection over; disconnecting here could end one the user made since).
                     return
                 }
-                connection.publish(snapshot: .connected)
+                connection.publish(snapshot: .connected, dataStatus: .fresh)  // clears the last error
                 await sync.recover(after: result.status)
                 return
             } catch {

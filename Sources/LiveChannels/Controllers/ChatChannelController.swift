@@ -108,6 +108,7 @@ public final class ChatChannelController: DataController {
     /// - Throws: `ChatError.notFound` (no such channel, or not visible), the conversation's
     ///   creation errors (`.invalidArgument` for unknown users), `.unavailable`.
     public func synchronize() async throws {
+        let isRepeated = starting != nil
         let task: Task<Void, any Error>
         if let starting {
             task = starting
@@ -123,6 +124,12 @@ public final class ChatChannelController: DataController {
         }
         await messageBinding.settled()
         await channelSettled()
+        if isRepeated, (try? checkLoaded()) == nil {
+            // A failed load: a repeated call asks the server again.
+            await client.retryFailedLoads()
+            await messageBinding.settled()
+            await channelSettled()
+        }
         try checkLoaded()
     }
 

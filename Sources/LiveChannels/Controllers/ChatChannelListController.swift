@@ -83,7 +83,7 @@ public final class ChatChannelListController: DataController {
             start()
             await binding.load(limit: nil)
         } else {
-            await binding.settled()
+            await binding.settledRetryingFailure(through: client)
         }
         if let error = binding.loadError { throw error }
     }

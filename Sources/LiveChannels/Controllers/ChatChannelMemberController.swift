@@ -69,7 +69,7 @@ public final class ChatChannelMemberController: DataController {
             binding.start(collection, query: liveQuery)
             await binding.load(limit: nil)
         } else {
-            await binding.settled()
+            await binding.settledRetryingFailure(through: client)
         }
         if let error = binding.loadError { throw error }
     }

@@ -68,7 +68,7 @@ public final class ChatChannelMemberListController: DataController {
             start()
             await binding.load(limit: nil)
         } else {
-            await binding.settled()
+            await binding.settledRetryingFailure(through: client)
         }
         if let error = binding.loadError { throw error }
     }

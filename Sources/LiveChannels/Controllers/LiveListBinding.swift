@@ -91,6 +91,15 @@ final class LiveListBinding<Item: Identifiable & Equatable & Sendable> {
         }
     }
 
+    /// Returns once the list is settled; when its last load failed, asks the server again first
+    /// (what a second `synchronize()` does after a failed one).
+    func settledRetryingFailure(through client: ChatClient) async {
+        await settled()
+        guard loadError != nil else { return }
+        await client.retryFailedLoads()
+        await settled()
+    }
+
     /// The error of the last load, if it failed.
     var loadError: (any Error)? {
         guard let collection, collection.loadingStatus == .error || collection.dataStatus == .error else { return nil }

@@ -163,9 +163,7 @@ final class ReductionCell<Result: Sendable & Equatable>: @unchecked Sendable {
             }
             guard let latest else { return nil }
             state.snapshot = SnapshotBox<Result?>(latest.aggregate)
-            state.dataStatus = latest.dataStatus
-            state.loadingStatus = latest.loadingStatus
-            state.error = latest.error ?? state.error
+            state.apply(dataStatus: latest.dataStatus, loadingStatus: latest.loadingStatus, error: latest.error)
             return .empty
         }
     }
@@ -207,7 +205,7 @@ struct ReductionMemory<Result: Sendable>: Sendable {
         self.aggregate = aggregate
         dataStatus = state.dataStatus
         loadingStatus = state.loadingStatus
-        error = state.error ?? error
+        error = state.error
         isPending = true
     }
 }

@@ -24,9 +24,10 @@ extension LiveObject {
                 guard let first, let second else { return nil }
                 state.snapshot = SnapshotBox(
                     transform(SnapshotBox<Value?>.unbox(first.snapshot), SnapshotBox<Other?>.unbox(second.snapshot)))
-                state.dataStatus = Self.combine(first.dataStatus, second.dataStatus)
-                state.loadingStatus = Self.combine(first.loadingStatus, second.loadingStatus)
-                state.error = first.error ?? second.error ?? state.error
+                state.apply(
+                    dataStatus: Self.combine(first.dataStatus, second.dataStatus),
+                    loadingStatus: Self.combine(first.loadingStatus, second.loadingStatus),
+                    error: first.error ?? second.error)
                 return .empty
             }
         }

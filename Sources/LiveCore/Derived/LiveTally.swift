@@ -60,9 +60,7 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
                 }
                 guard let (total, dataStatus, loadingStatus, error) = latest else { return nil }
                 state.snapshot = SnapshotBox<Value?>(total)
-                state.dataStatus = dataStatus
-                state.loadingStatus = loadingStatus
-                state.error = error ?? state.error
+                state.apply(dataStatus: dataStatus, loadingStatus: loadingStatus, error: error)
                 return .empty
             }
         }
@@ -132,7 +130,11 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
         let publishes = shared.parts.withLock { parts in
             if let dataStatus { parts.dataStatus = dataStatus }
             if let loadingStatus { parts.loadingStatus = loadingStatus }
-            if let error { parts.error = error }
+            if let error {
+                parts.error = error
+            } else if dataStatus != nil || loadingStatus != nil, parts.dataStatus == .fresh, parts.loadingStatus != .error {
+                parts.error = nil  // recovered, as a source's error clears
+            }
             parts.isPending = true
             return parts.isObserved
         }

@@ -61,7 +61,8 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
     @inlinable public var dataStatus: DataStatus { state.dataStatus }
     /// Whether a page load is under way.
     @inlinable public var loadingStatus: LoadingStatus { state.loadingStatus }
-    /// The last error reported, if any.
+    /// The last error reported, if any; `nil` again once the handle is fresh after a failure
+    /// (`dataStatus == .fresh`, `loadingStatus != .error`).
     @inlinable public var error: (any Error)? { state.error }
     /// Whether more elements can be loaded after the last one (``nextPage()``).
     @inlinable public var hasNext: Bool { state.hasNext }

@@ -61,7 +61,9 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
     ///   - loadingStatus: whether a page load is now under way.
     ///   - hasNext: whether more elements can now be loaded after the last one.
     ///   - hasPrevious: whether more elements can now be loaded before the first one.
-    ///   - error: a new error; the last error stays until another replaces it.
+    ///   - error: a new error. Without one, the last error stays until another replaces
+    ///     it, or until the handle recovers: a publish giving a status clears it when `dataStatus`
+    ///     is then `.fresh` and `loadingStatus` not `.error`.
     @inlinable
     public func publish(
         snapshots: [Element]? = nil, change: CollectionChange? = nil,
@@ -83,11 +85,9 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
             } else {
                 delta = .empty
             }
-            if let dataStatus { state.dataStatus = dataStatus }
-            if let loadingStatus { state.loadingStatus = loadingStatus }
             if let hasNext { state.hasNext = hasNext }
             if let hasPrevious { state.hasPrevious = hasPrevious }
-            if let error { state.error = error }
+            state.apply(dataStatus: dataStatus, loadingStatus: loadingStatus, error: error)
             return delta
         }
     }
@@ -133,11 +133,9 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
                 change.isValid(oldCount: ListSnapshot<Element>.unbox(state.snapshot).count, newCount: snapshot.count),
                 "\(change) does not fit the current elements -> \(snapshot.count) elements")
             state.replaceSnapshot(with: snapshot)
-            if let dataStatus { state.dataStatus = dataStatus }
-            if let loadingStatus { state.loadingStatus = loadingStatus }
             if let hasNext { state.hasNext = hasNext }
             if let hasPrevious { state.hasPrevious = hasPrevious }
-            if let error { state.error = error }
+            state.apply(dataStatus: dataStatus, loadingStatus: loadingStatus, error: error)
             return change
         }
     }

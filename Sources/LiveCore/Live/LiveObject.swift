@@ -37,7 +37,8 @@ public final class LiveObject<Value: Sendable>: Sendable {
     @inlinable public var dataStatus: DataStatus { state.dataStatus }
     /// Whether a request for the data is under way.
     @inlinable public var loadingStatus: LoadingStatus { state.loadingStatus }
-    /// The last error reported, if any.
+    /// The last error reported, if any; `nil` again once the handle is fresh after a failure
+    /// (`dataStatus == .fresh`, `loadingStatus != .error`).
     @inlinable public var error: (any Error)? { state.error }
 
     /// Observes on the main actor. The block first receives the current state, then each change.

@@ -59,7 +59,9 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
     ///   - snapshot: the new value; pass `.some(nil)` to clear it.
     ///   - dataStatus: where the data now comes from.
     ///   - loadingStatus: whether a request is now under way.
-    ///   - error: a new error; the last error stays until another replaces it.
+    ///   - error: a new error. Without one, the last error stays until another replaces
+    ///     it, or until the handle recovers: a publish giving a status clears it when `dataStatus`
+    ///     is then `.fresh` and `loadingStatus` not `.error`.
     @inlinable
     public func publish(
         snapshot: Value?? = .none, dataStatus: DataStatus? = nil,
@@ -67,9 +69,7 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
     ) {
         center.commit { state in
             if case .some(let value) = snapshot { state.snapshot = SnapshotBox(value) }
-            if let dataStatus { state.dataStatus = dataStatus }
-            if let loadingStatus { state.loadingStatus = loadingStatus }
-            if let error { state.error = error }
+            state.apply(dataStatus: dataStatus, loadingStatus: loadingStatus, error: error)
             return .empty
         }
     }

@@ -47,6 +47,20 @@ struct LiveState: Sendable {
     }
 
     /// Replaces the snapshot box during a commit, keeping the old one in ``retired``.
+    /// Applies a publish's statuses and error: a new error replaces the last one; without one,
+    /// a publish that gives a status clears the last error once the data is `.fresh` and no
+    /// load is in error (the handle recovered). Otherwise the error stays.
+    @inlinable
+    mutating func apply(dataStatus: DataStatus?, loadingStatus: LoadingStatus?, error: (any Error)?) {
+        if let dataStatus { self.dataStatus = dataStatus }
+        if let loadingStatus { self.loadingStatus = loadingStatus }
+        if let error {
+            self.error = error
+        } else if self.error != nil, dataStatus != nil || loadingStatus != nil, self.dataStatus == .fresh, self.loadingStatus != .error {
+            self.error = nil
+        }
+    }
+
     @inlinable
     mutating func replaceSnapshot(with box: any AnyObject & Sendable) {
         var box = box
