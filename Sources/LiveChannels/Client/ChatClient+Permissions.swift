@@ -9,6 +9,7 @@ extension ChatClient {
     /// - Throws: `ChatError.notFound` for a channel the user cannot see; `.unavailable` when the
     ///   server cannot be reached.
     public func hasPermission(_ permission: Permission, forChannel channelId: String) async throws -> Bool {
+        try sync.checkOpen()
         guard let allowed = try await transport.send(.hasPermission(permission, channelId: channelId)).boolValue else {
             throw ChatError.unavailable("the server answered a permission question with something else")
         }

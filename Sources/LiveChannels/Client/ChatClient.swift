@@ -32,7 +32,8 @@ public final class ChatClient: Sendable {
     private let disconnects = DisconnectCounter()
 
     private struct Session: Sendable {
-        var currentUser: User?
+        /// Set by ``close()``, or when the client is freed.
+        var isClosed = false
         var eventLoop: Task<Void, Never>?
         var hasConnected = false
         /// The connect under way, which concurrent `connect()` calls share.
@@ -71,18 +72,23 @@ public final class ChatClient: Sendable {
 
     deinit {
         session.withLock { $0.eventLoop?.cancel() }
+        sync.close()
+        // The file is released before the last reference's release returns: a new client on
+        // the same file right after opens it.
+        store?.closeNow()
     }
+
+    /// What every call of a closed client throws.
+    static let closedError = ChatError.notAllowed("the client is closed; make a new ChatClient")
 
     /// The id of the user this client acts for.
     public var currentUserId: String { transport.userId }
 
     /// The user this client acts for, once connected.
-    public var currentUser: User? { session.withLock { $0.currentUser } }
+    public var currentUser: User? { sync.currentUser }
 
     /// What live queries need to know about the user (visibility depends on it).
-    var queryContext: QueryContext {
-        QueryContext(viewerId: currentUserId, isAdmin: currentUser?.isAdmin ?? false)
-    }
+    var queryContext: QueryContext { sync.queryContext }
 
     /// The connection state, as a live value.
     public var connectionState: LiveObject<ConnectionState> { connection.object }
@@ -110,6 +116,7 @@ public final class ChatClient: Sendable {
 
     private func establishConnection() async throws {
         defer { session.withLock { $0.connecting = nil } }
+        try sync.checkOpen()
         if connection.snapshot == .connected { return }
         if let failure = store?.failure {
             connection.publish(snapshot: .disconnected, error: failure)
@@ -122,7 +129,6 @@ public final class ChatClient: Sendable {
             let result = try await transport.connect(resumingAfter: resumeAfter)
             await sync.didConnect(result)
             session.withLock { session in
-                session.currentUser = result.currentUser
                 session.hasConnected = true
                 if session.eventLoop == nil { session.eventLoop = startEventLoop() }
             }
@@ -170,14 +176,40 @@ public final class ChatClient: Sendable {
         await store?.flush()
     }
 
-    /// Writes what is pending and closes the cache file, so that another client can open it
-    /// (a restart, in tests). The client keeps working in memory.
     /// What the cache file's writer has done so far (zero with `.inMemory`).
     @_spi(Persistence) public var persistenceStatistics: PersistenceStatistics {
         store?.statistics ?? PersistenceStatistics()
     }
 
+    /// Writes what is pending and closes the cache file, so that another client can open it
+    /// (a restart, in tests). The client keeps working in memory.
     @_spi(Persistence) public func closePersistence() async {
+        await sync.restoration.wait()
+        await sync.finishCurrentWork()
+        await store?.close()
+    }
+
+    /// Ends the client: disconnects, writes what the cache has pending and releases its file
+    /// (a new client on the same file opens it as soon as this returns). Afterwards
+    /// ``connect()`` and every request throw `ChatError.notAllowed`; live handles keep their
+    /// last state and receive nothing more. A second call returns at once. Freeing the last
+    /// reference to a client does the same (without waiting for the disconnect to be sent).
+    public func close() async {
+        let isFirst = session.withLock { session -> Bool in
+            if session.isClosed { return false }
+            session.isClosed = true
+            return true
+        }
+        guard isFirst else { return }
+        sync.close()
+        disconnects.increment()
+        let loop = session.withLock { session -> Task<Void, Never>? in
+            defer { session.eventLoop = nil }
+            return session.eventLoop
+        }
+        loop?.cancel()
+        await transport.disconnect()
+        connection.publish(snapshot: .disconnected)
         await sync.restoration.wait()
         await sync.finishCurrentWork()
         await store?.close()

@@ -7,7 +7,8 @@ import Locking
 /// paging entry point (``SyncEngine/loadPages(of:startingWith:)``), and is the source's pager,
 /// so `nextPage()`/`previousPage()` land here.
 ///
-/// The source keeps the query alive, and the query keeps its client alive. The cache holds it
+/// The source keeps the query and its client alive (the query itself refers only to the sync
+/// engine, so a page load in flight does not keep a client nobody holds). The cache holds it
 /// too, until the source goes away (a ``Registration`` the source retains then unregisters
 /// it); the engine refers to it weakly. So a list nobody holds is freed.
 ///
@@ -19,7 +20,7 @@ import Locking
 final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObserver, Sendable {
     typealias Entity = Spec.Entity
 
-    let client: ChatClient
+    let sync: SyncEngine
     let cache: EntityCache<Entity>
     let channelScope: String?
     /// The list's name in the cache file, if it is remembered there.
@@ -39,7 +40,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     private init(
         client: ChatClient, spec: Spec, pageSize: Int, cache: EntityCache<Entity>, source: LiveCollectionSource<Entity>
     ) {
-        self.client = client
+        sync = client.sync
         self.cache = cache
         self.source = source
         channelScope = spec.channelScope
@@ -75,6 +76,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             dataStatus: .notExist, loadingStatus: .loading, hasNext: forward, hasPrevious: !forward)
         let query = LiveQuery(client: client, spec: spec, pageSize: pageSize, cache: cache, source: source)
         source.setPager(query)
+        source.retain(client)
         let cached = cache.register(query)
         source.retain(Registration(cache: cache, query: ObjectIdentifier(query)))
         // The first page stored for this list: the server listed those, so they show even for
@@ -147,8 +149,8 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     /// loading; the request runs on the sync engine.
     func requestPage() {
         guard let request = beginPageLoad() else { return }
-        let client = client
-        Task { await client.sync.loadPages(of: self, startingWith: request) }
+        let sync = sync
+        Task { await sync.loadPages(of: self, startingWith: request) }
     }
 
     /// Loads the next page (or the first, or retries a failed one) of `limit` elements (the
@@ -157,14 +159,14 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     /// way, or the list is complete).
     func loadPage(limit: Int?) async {
         guard let request = beginPageLoad(limit: limit) else { return }
-        await client.sync.loadPages(of: self, startingWith: request)
+        await sync.loadPages(of: self, startingWith: request)
     }
 
     /// Marks a page load as started; the collection shows `.loading` when this returns (even
     /// while another thread delivers earlier changes: statuses are read from the state when
     /// delivered, so none of those can show an older one). The request to send, if any.
     func beginPageLoad(limit: Int? = nil) -> ChatRequest? {
-        let context = client.queryContext
+        let context = sync.queryContext
         let request = shared.withLock { shared -> ChatRequest? in
             shared.query.context = context
             return shared.query.beginPageLoad(limit: limit)
@@ -235,7 +237,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             }
             return ((first, next), publication)
         }
-        if let storageKey, let store = client.store {
+        if let storageKey, let store = sync.store {
             store.recordList(storageKey, kind: Entity.storedKind, keys: first.map(\.cacheKey))
         }
         return next
@@ -254,20 +256,20 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
                 source.publish(dataStatus: dataStatus, loadingStatus: self?.currentLoadingStatus, error: error)
             })
         }
-        client.sync.retries.add(startedIn: connection) { [weak self] in await self?.retry() }
+        sync.retries.add(startedIn: connection) { [weak self] in await self?.retry() }
     }
 
     /// Loads again what failed: the page that failed, or the first page.
     func retry() async {
         guard let request = beginPageLoad() else { return }
-        await client.sync.loadPages(of: self, startingWith: request)
+        await sync.loadPages(of: self, startingWith: request)
     }
 
     /// Reloads from the first page as far as the window reached (after a resync).
     func reload() async {
         shared.withLock { $0.query.beginReload() }
         guard let request = beginPageLoad() else { return }
-        await client.sync.loadPages(of: self, startingWith: request)
+        await sync.loadPages(of: self, startingWith: request)
     }
 }
 

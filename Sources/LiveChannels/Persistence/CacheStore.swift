@@ -349,6 +349,20 @@ final class CacheStore: Sendable {
         }
     }
 
+    /// ``close()`` for a client being freed: writes what is pending and closes the file before
+    /// it returns, so a new client can open the file at once. Waits for the writer's current
+    /// batch. A unit of work under way (which would be the caller's own if the client were
+    /// freed inside one) is waited for at most `unitWait`; past it, what is pending is left
+    /// unwritten (the file keeps the last batch written: a state the client had). Must not be
+    /// called on the store's queue.
+    func closeNow(unitWait: Duration = .milliseconds(100)) {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync {
+            self.writePending(unitWait: unitWait)
+            self.file.withLock { $0.connection = nil }
+        }
+    }
+
     /// SQLite's `PRAGMA integrity_check` answer ("ok" for a sound file). For tests.
     func integrityCheck() async -> String {
         await onQueue {
@@ -411,12 +425,16 @@ final class CacheStore: Sendable {
 
     /// Takes the batch — once no unit is under way: units do not suspend, so the wait is a
     /// unit's few microseconds — and writes it in one transaction.
-    private func writePending() {
+    /// - Parameter unitWait: how long to wait for a unit under way; past it nothing is written
+    ///   (`nil`: as long as it takes).
+    private func writePending(unitWait: Duration? = nil) {
         var spare = file.withLock { state in
             defer { state.spare = PendingWrites() }
             return state.spare
         }
         var writes = PendingWrites()
+        let clock = ContinuousClock()
+        let deadline = unitWait.map { clock.now + $0 }
         while true {
             let taken = pending.withLock { pending -> Bool in
                 guard pending.depth == 0 else { return false }
@@ -425,6 +443,10 @@ final class CacheStore: Sendable {
                 return true
             }
             if taken { break }
+            if let deadline, clock.now >= deadline {
+                file.withLock { $0.spare = spare }
+                return
+            }
             usleep(20)
         }
         swap(&writes, &spare)
@@ -433,7 +455,6 @@ final class CacheStore: Sendable {
             file.withLock { $0.spare = writes }
         }
         guard !writes.isEmpty else { return }
-        let clock = ContinuousClock()
         let start = clock.now
         file.withLock { state in
             guard let connection = state.connection else { return }

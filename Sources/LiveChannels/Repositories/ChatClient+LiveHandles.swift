@@ -18,32 +18,11 @@ extension ChatClient {
         let source = LiveObjectSource<Entity>(loadingStatus: request == nil ? .notLoading : .loading, owner: self)
         cache.register(source, for: key)
         if let request {
-            Task { await self.load(request, retrying: retry ?? request, into: source, in: cache, value: value) }
+            // The load refers to the engine, not the client: a client freed meanwhile goes.
+            let (sync, target) = (sync, WeakReference(source))
+            Task { await sync.load(request, retrying: retry ?? request, into: target, in: cache, value: value) }
         }
         return source.object
-    }
-
-    /// Sends `request` and shows its answer in `source`; on failure, reports it and retries once
-    /// connected.
-    private func load<Entity: CachedEntity>(
-        _ request: ChatRequest, retrying retry: ChatRequest, into source: LiveObjectSource<Entity>,
-        in cache: EntityCache<Entity>, value: @escaping @Sendable (ChatResponse) -> Entity?
-    ) async {
-        let connection = sync.retries.connection
-        do {
-            // Published on the engine, in order with events: an event applied after the answer
-            // is never overwritten by it.
-            _ = try await entity(answering: request, in: cache, value: value) { entity in
-                source.publish(snapshot: entity, dataStatus: .fresh, loadingStatus: .loaded)
-            }
-        } catch {
-            source.publish(dataStatus: source.snapshot == nil ? .error : nil, loadingStatus: .error, error: error)
-            sync.retries.add(startedIn: connection) { [weak source, weak self] in
-                guard let source, let self else { return }
-                source.publish(loadingStatus: .loading)
-                await self.load(retry, retrying: retry, into: source, in: cache, value: value)
-            }
-        }
     }
 
     /// Sends a request answered with an entity, stores the answer (so every live handle shows
@@ -56,15 +35,7 @@ extension ChatClient {
         value: @escaping @Sendable (ChatResponse) -> Entity?,
         then: (@Sendable (Entity) -> Void)? = nil
     ) async throws -> Entity {
-        try await sync.perform(request) { _, envelope in
-            guard let entity = value(envelope.response) else {
-                throw ChatError.unavailable("the server answered \(request) with something else")
-            }
-            cache.upsert([entity])
-            let cached = cache.entity(entity.cacheKey) ?? entity
-            then?(cached)
-            return cached
-        }
+        try await sync.entity(answering: request, in: cache, value: value, then: then)
     }
 
     // MARK: Channels
@@ -81,10 +52,11 @@ extension ChatClient {
     /// answered. Not retried: a creation is not idempotent.
     func liveChannel(creating request: ChatRequest) -> LiveObject<Channel> {
         let source = LiveObjectSource<Channel>(loadingStatus: .loading, owner: self)
+        let sync = sync
         Task {
             do {
                 let channels = sync.channels
-                _ = try await entity(answering: request, in: channels, value: \.channelValue) { channel in
+                _ = try await sync.entity(answering: request, in: channels, value: \.channelValue) { channel in
                     source.publish(snapshot: channel, dataStatus: .fresh, loadingStatus: .loaded)
                     channels.register(source, for: channel.channelId)
                 }

@@ -1,5 +1,6 @@
 import ChatAPI
 import LiveCore
+import Locking
 
 /// Applies what the server says to the caches, in order and exactly once, and publishes every
 /// resulting change to the live handles.
@@ -37,6 +38,10 @@ actor SyncEngine {
     nonisolated let unread = LiveTally<String, Int>(dataStatus: .local, loadingStatus: .loading)
     /// What to run again once connected.
     nonisolated let retries = RetryList()
+    /// The user the client acts for, as the last connect answered (`nil` before).
+    private nonisolated let signedIn = Lock<User?>(nil)
+    /// Set by `ChatClient.close()`: every request throws from then on.
+    private nonisolated let isClosed = Lock(false)
     /// The cache file the caches write behind to, if any.
     nonisolated let store: CacheStore?
     /// Opens once the caches hold everything the file held: nothing from the server is applied
@@ -139,6 +144,7 @@ actor SyncEngine {
         _ request: ChatRequest,
         applying apply: @escaping @Sendable (isolated SyncEngine, ResponseEnvelope) throws -> Result
     ) async throws -> Result {
+        try checkOpen()
         await restoration.wait()
         let envelope = try await transport.send(request)
         return try await run(after: envelope.position) { engine in
@@ -147,6 +153,24 @@ actor SyncEngine {
             defer { engine.store?.endUnit(sequence: nil) }
             return try apply(engine, envelope)
         }
+    }
+
+    /// The user the client acts for, once connected.
+    nonisolated var currentUser: User? { signedIn.withLock { $0 } }
+
+    /// What live queries need to know about the user (visibility depends on it).
+    nonisolated var queryContext: QueryContext {
+        QueryContext(viewerId: transport.userId, isAdmin: currentUser?.isAdmin ?? false)
+    }
+
+    /// Makes every later request throw (the client closed).
+    nonisolated func close() {
+        isClosed.withLock { $0 = true }
+    }
+
+    /// - Throws: `ChatError.notAllowed` once the client is closed.
+    nonisolated func checkOpen() throws(ChatError) {
+        if isClosed.withLock({ $0 }) { throw ChatClient.closedError }
     }
 
     /// Returns once the engine has finished what it was doing (an event or response being
@@ -182,6 +206,7 @@ actor SyncEngine {
     /// restarts from `result.lastSequence` and the waiting responses run now (their events will
     /// never come; the caller then resyncs, which reloads what they showed).
     func didConnect(_ result: ConnectResult) {
+        signedIn.withLock { $0 = result.currentUser }
         isRestored = false
         guard result.status != .resumed else { return }
         storesSequence = false
