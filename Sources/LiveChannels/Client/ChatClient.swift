@@ -151,6 +151,15 @@ public final class ChatClient: Sendable {
         await sync.waitUntilApplied(await transport.lastQueuedEventSequence())
     }
 
+    /// The cache file's problem, if it has one, naming the file: why it cannot be used (see
+    /// ``init(transport:persistence:reconnectPolicy:)``; ``connect()`` throws it), or the last
+    /// failed write — `.limitExceeded` for a full disk, `.invalidArgument(field: "persistence")`
+    /// for a file or file system that turned read-only. `nil` with `.inMemory`, and again once a
+    /// write succeeds. A failed write loses nothing: what it held is kept and written with the
+    /// next batch (tried again every second), and meanwhile the file keeps the last state it
+    /// held whole — a state the client really had.
+    public var persistenceError: ChatError? { store?.failure ?? store?.lastError }
+
     /// Runs again every load that failed (live lists' pages, live objects' requests): what a
     /// controller's second `synchronize()` does after a failed one.
     func retryFailedLoads() async {

@@ -92,6 +92,8 @@ final class CacheStore: Sendable {
     /// How long the writer lets a batch gather before writing it: values changed again
     /// meanwhile are written once. `flush()` does not wait.
     static let gathering = DispatchTimeInterval.milliseconds(20)
+    /// How long the writer waits before trying again after a failed write (a full disk).
+    static let retryAfterFailure = DispatchTimeInterval.seconds(1)
 
     /// Opens (creating, migrating or rebuilding) the file at `url` and reads what a fast start
     /// needs: the event sequence, and the values shown by the first pages of the lists that were
@@ -124,7 +126,7 @@ final class CacheStore: Sendable {
             failure = error
         } catch {
             connection = nil
-            failure = .unavailable("the cache file '\(path)' cannot be used: \(error)")
+            failure = .invalidArgument(field: "persistence", reason: "the cache file '\(path)' cannot be used: \(error)")
         }
         self.failure = failure
         self.start = start
@@ -141,18 +143,25 @@ final class CacheStore: Sendable {
         let connection = try SQLiteConnection(path: path)
         try sizeChange.define(on: connection)
         do {
-            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
-            try connection.execute("PRAGMA journal_mode = WAL")
-            try connection.execute("PRAGMA synchronous = NORMAL")
+            // What the file is, read before anything changes it: switching to WAL rewrites the
+            // header, which a file that is not ours must never see.
             let application = try connection.integer("PRAGMA application_id")
             let version = try connection.integer("PRAGMA user_version")
             let objects = try connection.integer("SELECT count(*) FROM sqlite_master")
-            if application == 0 && version == 0 && objects == 0 {
-                try CacheSchema.migrate(connection, from: 0)
-            } else if application != CacheSchema.applicationId {
+            let isEmpty = application == 0 && version == 0 && objects == 0
+            if !isEmpty && application != CacheSchema.applicationId {
                 throw ChatError.invalidArgument(
                     field: "persistence",
                     reason: "'\(path)' is not a LiveChannels cache (an SQLite database of something else); it was left untouched")
+            }
+            if connection.isReadOnly {
+                throw SQLiteError(code: SQLITE_READONLY, message: "the file opened read-only")
+            }
+            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            try connection.execute("PRAGMA journal_mode = WAL")
+            try connection.execute("PRAGMA synchronous = NORMAL")
+            if isEmpty {
+                try CacheSchema.migrate(connection, from: 0)
             } else if version > CacheSchema.version {
                 throw StoreDamage.newerSchema(version)
             } else if version < CacheSchema.version {
@@ -255,7 +264,7 @@ final class CacheStore: Sendable {
     /// Whether the file still holds what it held at start (it was not rebuilt).
     var isIntact: Bool { file.withLock { !$0.wasRebuilt } }
 
-    /// The last write failure (a full disk, say), if any.
+    /// The last write failure (a full disk, say), if any; `nil` again once a write succeeds.
     var lastError: ChatError? { file.withLock { $0.lastError } }
 
     // MARK: Writing behind (delivery path)
@@ -363,6 +372,16 @@ final class CacheStore: Sendable {
         }
     }
 
+    /// The file's size in pages. For tests.
+    func pageCount() async -> Int {
+        await onQueue { self.file.withLock { (try? $0.connection?.integer("PRAGMA page_count")) ?? 0 } }
+    }
+
+    /// Caps the file at `pages` pages, as a full disk would (SQLite's `max_page_count`). For tests.
+    func limitFileSize(toPages pages: Int) async {
+        await onQueue { self.file.withLock { _ = try? $0.connection?.integer("PRAGMA max_page_count = \(pages)") } }
+    }
+
     /// SQLite's `PRAGMA integrity_check` answer ("ok" for a sound file). For tests.
     func integrityCheck() async -> String {
         await onQueue {
@@ -456,13 +475,29 @@ final class CacheStore: Sendable {
         }
         guard !writes.isEmpty else { return }
         let start = clock.now
-        file.withLock { state in
-            guard let connection = state.connection else { return }
+        let failed = file.withLock { state -> Bool in
+            guard let connection = state.connection else { return false }
             do {
                 try connection.transaction { try write(writes, to: connection) }
+                state.lastError = nil
+                return false
             } catch {
-                handle(error, in: &state)
+                return handle(error, in: &state)
             }
+        }
+        if failed {
+            // Nothing of the batch was written (one transaction): it goes back under what was
+            // recorded since, and is written with the next batch — the file keeps a prefix of
+            // what the client had, and loses nothing once the disk has room again.
+            let schedule = pending.withLock { pending -> Bool in
+                var merged = writes
+                merged.add(pending.writes)
+                pending.writes = merged
+                return pending.scheduleIfNeeded()
+            }
+            if schedule { queue.asyncAfter(deadline: .now() + Self.retryAfterFailure) { self.writePending() } }
+            writes = PendingWrites()
+            return
         }
         let elapsed = clock.now - start
         stats.withLock { stats in
@@ -568,12 +603,15 @@ final class CacheStore: Sendable {
     }
 
     /// A failed read or write: a damaged file is rebuilt empty (it stores again); anything else
-    /// is kept as ``lastError``.
-    private func handle(_ error: any Error, in state: inout FileState) {
+    /// is kept as ``lastError``. Whether what failed to be written should be written again (not
+    /// after a rebuild: the rebuilt file no longer holds what came before it).
+    @discardableResult
+    private func handle(_ error: any Error, in state: inout FileState) -> Bool {
         let isDamage = error is StoreDamage || (error as? SQLiteError)?.code == SQLITE_CORRUPT
         guard isDamage else {
-            state.lastError = (error as? SQLiteError)?.chatError(path: path) ?? .unavailable("\(error)")
-            return
+            state.lastError = (error as? SQLiteError)?.chatError(path: path)
+                ?? .invalidArgument(field: "persistence", reason: "the cache file '\(path)' failed: \(error)")
+            return true
         }
         state.connection = nil
         state.wasRebuilt = true
@@ -581,7 +619,9 @@ final class CacheStore: Sendable {
         do {
             state.connection = try Self.rebuild(path, sizeChange: sizeChange)
         } catch {
-            state.lastError = (error as? SQLiteError)?.chatError(path: path) ?? .unavailable("\(error)")
+            state.lastError = (error as? SQLiteError)?.chatError(path: path)
+                ?? .invalidArgument(field: "persistence", reason: "the cache file '\(path)' failed: \(error)")
         }
+        return false
     }
 }

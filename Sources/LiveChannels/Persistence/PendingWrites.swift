@@ -31,6 +31,17 @@ struct PendingWrites: Sendable {
         Self.add(values, to: &self[keyPath: Entity.pendingValues])
     }
 
+    /// Adds everything `later` holds, as if recorded after this batch: its values where newer,
+    /// its lists, and its sequence write if it has one.
+    mutating func add(_ later: PendingWrites) {
+        Self.add(later.channels.values, to: &channels)
+        Self.add(later.members.values, to: &members)
+        Self.add(later.messages.values, to: &messages)
+        Self.add(later.users.values, to: &users)
+        lists.merge(later.lists) { _, newer in newer }
+        if let write = later.sequence { sequence = write }
+    }
+
     private static func add<Entity: CachedEntity>(_ values: some Sequence<Entity>, to stored: inout [String: Entity]) {
         for value in values {
             keepNewer(value, in: &stored[value.cacheKey, default: value])
