@@ -102,8 +102,10 @@ public final class ChatServer: Sendable {
     }
 
     /// Expires typing indicators, mutes and rate limits whose time has passed, and releases
-    /// late events. The server does this before every operation and on every ``ManualClock``
-    /// advance; call it to push those events out without other activity.
+    /// late events. The server does this before every operation, on every ``ManualClock``
+    /// advance, and — with a clock whose time flows by itself (``ServerClock/needsWakeUps``) —
+    /// by itself at each deadline, so a typing indicator ends in a quiet chat too. Calling it
+    /// is never needed; it pushes out what is due now.
     public func runHousekeeping() {
         engine.housekeep()
     }

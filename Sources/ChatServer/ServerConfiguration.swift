@@ -78,7 +78,8 @@ public struct ServerConfiguration: Sendable, Hashable {
     }
 
     /// - Parameters:
-    ///   - typingExpiry: seconds a typing indicator lasts without renewal (default 5).
+    ///   - typingExpiry: seconds a typing indicator lasts without renewal (default 5); it then
+    ///     ends by itself (members are told `typingStopped`), with or without other traffic.
     ///   - eventLogCapacity: events kept per device for resuming (default 1,024; at least 1).
     ///   - eventLogRetention: seconds an event is kept for resuming (default 86,400, a day;
     ///     at least 1).

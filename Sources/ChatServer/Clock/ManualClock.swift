@@ -34,6 +34,9 @@ public final class ManualClock: ServerClock {
 
     public var now: Date { Self.wireExact(state.withLock { $0.now }) }
 
+    /// `false`: the server expires what is due at every ``advance(by:)`` (an advance handler).
+    public var needsWakeUps: Bool { false }
+
     /// The number of tasks currently suspended in `sleep(until:)`.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 

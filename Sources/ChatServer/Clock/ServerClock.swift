@@ -18,10 +18,18 @@ public protocol ServerClock: Sendable {
     /// initiative (``ManualClock/advance(by:)``). Clocks whose time flows continuously never
     /// call it; the server then checks for expiries lazily, on every request.
     func onAdvance(_ handler: @escaping @Sendable () -> Void)
+
+    /// Whether the server must wake itself at its deadlines (a typing indicator's expiry, a
+    /// mute's end) so that what expires is told without other traffic: `true` for a clock
+    /// whose time flows by itself (the default), `false` for one that runs the ``onAdvance(_:)``
+    /// handlers at every change of time (``ManualClock``).
+    var needsWakeUps: Bool { get }
 }
 
 extension ServerClock {
     public func onAdvance(_ handler: @escaping @Sendable () -> Void) {}
+
+    public var needsWakeUps: Bool { true }
 
     /// `date` rounded to a whole multiple of 2^-20 s (about a microsecond).
     ///

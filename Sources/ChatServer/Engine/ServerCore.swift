@@ -62,6 +62,17 @@ struct ServerCore: Sendable {
 
     /// Expires what has expired, releases held events whose delay has passed and, now and then,
     /// drops replay-log events older than the retention.
+    /// The deadlines set since the last call (typing, mutes, rate limits, held events), the
+    /// earliest; clears them.
+    mutating func takeNewDeadline() -> Date? {
+        let held = hub.newHeldRelease
+        hub.newHeldRelease = nil
+        return [state.takeNewDeadline(), held].compactMap { $0 }.min()
+    }
+
+    /// The earliest pending deadline of all.
+    var nextDeadline: Date? { [state.nextDeadline, hub.nextHeldRelease].compactMap { $0 }.min() }
+
     mutating func housekeep(now: Date) {
         state.expireTimers(now: now)
         publishOutbox(now: now)

@@ -19,6 +19,8 @@ final class ServerEngine: Sendable {
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
     /// store's own locks; the store never takes ``core``.
     let store: (any ServerStore)?
+    /// Wakes the engine at its deadlines (`nil` with a clock that tells of its advances).
+    private let wakeUps = Lock<WakeUpTimer?>(nil)
 
     /// An in-memory engine.
     init(clock: any ServerClock, configuration: ServerConfiguration) {
@@ -26,6 +28,7 @@ final class ServerEngine: Sendable {
         self.configuration = configuration
         core = Lock(ServerCore(configuration: configuration))
         store = nil
+        startWakeUps()
     }
 
     /// An engine on `store`, starting from what it holds.
@@ -50,6 +53,26 @@ final class ServerEngine: Sendable {
         core.state.archive = store
         self.core = Lock(core)
         self.store = store
+        startWakeUps()
+        // Deadlines restored from the file (mutes, rate limits) are woken for too.
+        if let next = self.core.withLock({ $0.nextDeadline }) { wakeUps.withLock { $0 }?.arm(at: next) }
+    }
+
+    private func startWakeUps() {
+        guard clock.needsWakeUps else { return }
+        wakeUps.withLock {
+            $0 = WakeUpTimer(clock: clock) { [weak self] in
+                guard let self else { return nil }
+                return self.withCore { core -> Date? in
+                    let now = self.clock.now
+                    core.housekeep(now: now)
+                    _ = core.takeNewDeadline()
+                    // A deadline that housekeeping could not end (an event held for a device
+                    // that is not connected) waits for other traffic, never spins.
+                    return core.nextDeadline.flatMap { $0 > now ? $0 : nil }
+                }.result
+            }
+        }
     }
 
     /// Runs `body` with the lock held and hands what it changed to the store (or forgets it,
@@ -58,9 +81,14 @@ final class ServerEngine: Sendable {
     private func withCore<Result, Failure: Error>(
         _ body: (inout ServerCore) throws(Failure) -> Result
     ) throws(Failure) -> (result: Result, ticket: Int) {
-        try core.withLock { (core: inout ServerCore) throws(Failure) -> (Result, Int) in
+        var deadline: Date?
+        defer {
+            if let deadline { wakeUps.withLock { $0 }?.arm(at: deadline) }
+        }
+        return try core.withLock { (core: inout ServerCore) throws(Failure) -> (Result, Int) in
             defer {
                 if store == nil { core.discardStorageChanges() }
+                deadline = core.takeNewDeadline()
             }
             let result: Result
             do throws(Failure) {
@@ -143,6 +171,7 @@ final class ServerEngine: Sendable {
                 core.detach(device, linkId: linkId, reason: .connectionLost(Self.closedError), now: now)
             }
         }
+        wakeUps.withLock { $0 }?.cancel()
         await store?.close()
     }
 

@@ -27,6 +27,8 @@ struct EventHub: Sendable {
     /// The devices of each user with a log.
     private var devicesByUser: [String: [DeviceKey]] = [:]
     private var nextLinkId: UInt64 = 1
+    /// The earliest release time of the events held since the engine last took it.
+    var newHeldRelease: Date?
     /// When ``sweepLogsIfDue(now:)`` next trims every log.
     private var nextSweep = Date.distantPast
     /// The number after which every device's first event is numbered: 0 for a new server; for
@@ -204,6 +206,7 @@ struct EventHub: Sendable {
         guard let link = links[device] else { return }
         if let until = faults.eventDelay(for: device, now: now) {
             held[device, default: []].append(Held(envelope: envelope, until: until))
+            if newHeldRelease.map({ until < $0 }) ?? true { newHeldRelease = until }
         } else if held[device] != nil {
             held[device]!.append(Held(envelope: envelope, until: now))
         } else {
@@ -227,6 +230,9 @@ struct EventHub: Sendable {
     /// overtakes an older held one).
     ///
     /// - Complexity: O(devices with held envelopes + envelopes released).
+    /// When the next held event is due, if any. O(devices with held events).
+    var nextHeldRelease: Date? { held.values.compactMap { $0.first?.until }.min() }
+
     mutating func releaseHeld(now: Date) {
         for device in held.keys {
             guard let link = links[device] else { continue }

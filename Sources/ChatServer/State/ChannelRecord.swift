@@ -64,6 +64,17 @@ struct ChannelRecord: Sendable {
             || rateLimit.map { $0.until != .distantFuture } ?? false
     }
 
+    /// The earliest time something in the channel expires (see ``hasDeadlines``), if any.
+    ///
+    /// - Complexity: O(typing users + timed mutes).
+    var nextDeadline: Date? {
+        var deadlines = Array(typing.values)
+        deadlines.append(contentsOf: timedMutes.compactMap { mutes[$0] })
+        if let mutedUntil, mutedUntil != .distantFuture { deadlines.append(mutedUntil) }
+        if let rateLimit, rateLimit.until != .distantFuture { deadlines.append(rateLimit.until) }
+        return deadlines.min()
+    }
+
     func isMuted(at now: Date) -> Bool {
         guard let mutedUntil else { return false }
         return mutedUntil > now

@@ -41,12 +41,32 @@ extension ServerState {
         }
     }
 
-    /// Keeps ``timedChannels`` in step with the channel's deadlines.
+    /// Keeps ``timedChannels`` in step with the channel's deadlines, and notes its earliest
+    /// one for the engine's wake-up (``newDeadline``).
     mutating func trackDeadlines(of channelId: String) {
         if channels[channelId]?.hasDeadlines ?? false {
             timedChannels.insert(channelId)
+            if let deadline = channels[channelId]?.nextDeadline { noteDeadline(deadline) }
         } else {
             timedChannels.remove(channelId)
         }
+    }
+
+    /// Notes a deadline for the engine's wake-up.
+    mutating func noteDeadline(_ deadline: Date) {
+        if newDeadline.map({ deadline < $0 }) ?? true { newDeadline = deadline }
+    }
+
+    /// The deadlines noted since the last call, the earliest; clears them.
+    mutating func takeNewDeadline() -> Date? {
+        defer { newDeadline = nil }
+        return newDeadline
+    }
+
+    /// The earliest deadline of every channel that has one.
+    ///
+    /// - Complexity: O(deadlines in channels that have any).
+    var nextDeadline: Date? {
+        timedChannels.compactMap { channels[$0]?.nextDeadline }.min()
     }
 }

@@ -12,6 +12,7 @@ extension ServerState {
         let wasTyping = channels[channelId]!.typing[userId].map { $0 > now } ?? false
         channels[channelId]!.typing[userId] = now + configuration.typingExpiry
         timedChannels.insert(channelId)
+        noteDeadline(now + configuration.typingExpiry)
         if !wasTyping {
             emit(.typingStarted(channelId: channelId, userId: userId), to: .channelMembers(channelId))
         }

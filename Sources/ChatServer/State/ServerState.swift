@@ -46,6 +46,9 @@ struct ServerState: Sendable {
     /// Channels where something expires with time (``ChannelRecord/hasDeadlines``), so expiry
     /// does not scan every channel.
     var timedChannels: Set<String> = []
+    /// The earliest deadline set since the engine last took it (``takeNewDeadline()``): the
+    /// engine wakes itself then, so what expires is told without other traffic.
+    var newDeadline: Date?
     /// Who looked each user up (`getUser`, `searchUsers`) while connected: they are told of
     /// that user's presence too (``presenceAudience(of:)``). Keyed by the user looked up.
     var presenceWatchers: [String: Set<String>] = [:]
