@@ -26,26 +26,23 @@ final class ChannelScreen: ChatChannelControllerDelegate {
         // Bob types, then sends: the typing indicator shows him, then clears.
         let bobs = other.channelController(for: "general")
         try await bobs.synchronize()
-        bobs.keystroke()
+        try await bobs.sendKeystroke()
         await waiter.until { self.typingText == "Bob is typing…" }
-        bobs.createNewMessage(text: "are you there?")
+        try await bobs.sendMessage(text: "are you there?")
         await waiter.until { controller.messages.first?.text == "are you there?" && self.typingText.isEmpty }
 
-        // We answer, and mark the channel read.
+        // We answer (with the completion form, as a Stream app written for it does), and mark
+        // the channel read (with the async form).
         let id: String = try await withCheckedThrowingContinuation { continuation in
             controller.createNewMessage(text: "yes!") { continuation.resume(with: $0) }
         }
         print("sent message", id)
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            controller.markRead { error in
-                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
-            }
-        }
+        try await controller.markAsRead()
         await waiter.until { controller.channel?.unreadCount == 0 }
         print("unread:", controller.channel?.unreadCount ?? -1)
 
         // Bob adds carol: a member event.
-        bobs.addMembers(userIds: ["carol"])
+        try await bobs.addMembers(["carol"])
         await waiter.until { controller.channel?.memberCount == 3 && self.addedMembers.contains("carol") }
     }
 

@@ -33,6 +33,12 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// What a committed change survives with ``ServerStorage/sqlite(_:)`` (ignored in memory):
     /// ``StorageDurability/processCrash`` (the default) or ``StorageDurability/powerLoss``.
     public var durability: StorageDurability = .processCrash
+    /// Up to how many members a channel tells every member when someone's read marker moves
+    /// (so other members' `readSequence` is live in member lists); in larger channels only
+    /// the reader's own devices are told (a marker that follows every new message would cost
+    /// members × readers events per message), and others see the marker when they next load
+    /// the member. Default 100.
+    public var maxMembersForReadEvents: Int = 100
 
     // MARK: Limits (`nil`: none; ``standard`` sets them all)
 

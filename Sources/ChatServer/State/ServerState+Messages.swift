@@ -59,7 +59,10 @@ extension ServerState {
         flagMentions(message)
         emit(.messageNew(channelId: channelId, sequence: sequence), to: .channelMembers(channelId))
         emit(.channelUpdated(channelId: channelId), to: .channelOutsiders(channelId))
-        for reader in readers { moveReadMarker(of: reader, in: channelId, to: sequence) }
+        for reader in readers {
+            // The sender's own marker needs no event for the others: `messageNew` implies it.
+            moveReadMarker(of: reader, in: channelId, to: sequence, tellingMembers: reader != userId)
+        }
         endTyping(userId: userId, in: channelId)
         return channels[channelId]!.messages[sequence: sequence]!
     }

@@ -65,10 +65,13 @@ extension ServerState {
         }
     }
 
-    /// Moves a member's marker forward to `sequence` and tells the user's devices.
-    mutating func moveReadMarker(of userId: String, in channelId: String, to sequence: Int) {
+    /// Moves a member's marker forward to `sequence` and tells the user's devices, and — with
+    /// `tellingMembers`, in a channel of up to ``ServerConfiguration/maxMembersForReadEvents``
+    /// members — every member (their member lists show it live).
+    mutating func moveReadMarker(of userId: String, in channelId: String, to sequence: Int, tellingMembers: Bool = true) {
         guard let current = channels[channelId]?.members[userId]?.readSequence, sequence > current else { return }
         channels[channelId]!.members[userId]!.readSequence = sequence
-        emit(.readMarkerMoved(channelId: channelId, userId: userId), to: .users([userId]))
+        let toEveryMember = tellingMembers && channels[channelId]!.members.count <= configuration.maxMembersForReadEvents
+        emit(.readMarkerMoved(channelId: channelId, userId: userId), to: toEveryMember ? .channelMembers(channelId) : .users([userId]))
     }
 }

@@ -51,7 +51,10 @@ extension User: CachedEntity {
 }
 
 extension ChannelMember: CachedEntity {
-    var cacheKey: String { channelId + "\u{1F}" + userId }
+    var cacheKey: String { Self.cacheKey(channelId: channelId, userId: userId) }
+
+    /// The cache key of a channel's member.
+    static func cacheKey(channelId: String, userId: String) -> String { channelId + "\u{1F}" + userId }
 
     /// Keeps the cached profile when it is newer than the one this value embeds.
     func merging(cached: ChannelMember) -> ChannelMember {

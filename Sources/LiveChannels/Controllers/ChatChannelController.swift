@@ -82,7 +82,7 @@ public final class ChatChannelController: DataController {
     /// When the typing indicator was last started (or renewed) by this controller.
     private var typingStartedAt: ContinuousClock.Instant?
     /// The typing requests, in the order they were made.
-    private var typingRequests: Task<Void, Never>?
+    private var typingRequests: Task<Void, any Error>?
     /// The time, for typing renewals (injected by tests).
     var now: () -> ContinuousClock.Instant = { ContinuousClock.now }
 
@@ -292,16 +292,30 @@ public final class ChatChannelController: DataController {
     ) {
         Task { @MainActor in
             do {
-                let channelId = try requireChannelId()
-                typingStartedAt = nil
-                let message = try await MessageRepository(client: client).sendMessage(
-                    channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: extraData)
-                if messageBinding.isStarted { await messageBinding.settled() }
-                completion?(.success(message.messageId))
+                let messageId = try await sendMessage(text: text, mentionedUserIds: mentionedUserIds, extraData: extraData)
+                completion?(.success(messageId))
             } catch {
                 completion?(.failure(error))
             }
         }
+    }
+
+    /// The async form of ``createNewMessage(text:mentionedUserIds:extraData:completion:)``
+    /// (named apart, so that a call without a completion stays fire-and-forget in async code):
+    /// sends a text message and returns its id once ``messages`` shows it (when the controller
+    /// follows its messages). Sending ends the current user's typing indicator.
+    /// - Throws: `ChatError` (`.forbidden` for a non-member, `.invalidArgument` for a bad
+    ///   text, `.notFound` for a direct-message controller not synchronized yet, ...).
+    @discardableResult
+    public func sendMessage(
+        text: String, mentionedUserIds: [String] = [], extraData: [String: JSON] = [:]
+    ) async throws -> String {
+        let channelId = try requireChannelId()
+        typingStartedAt = nil
+        let message = try await MessageRepository(client: client).sendMessage(
+            channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: extraData)
+        if messageBinding.isStarted { await messageBinding.settled() }
+        return message.messageId
     }
 
     // MARK: Typing
@@ -311,44 +325,64 @@ public final class ChatChannelController: DataController {
     /// with ``stopTyping(_:)``, a sent message, or the server's expiry. `completion` (main
     /// actor) gets `nil` or the error (`.forbidden` for a non-member).
     public func keystroke(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        let now = now()
-        if let started = typingStartedAt, now - started < typingRenewalInterval {
+        guard let request = typingRequest(keystroke: true) else {
             completion?(nil)
             return
         }
-        typingStartedAt = now
-        sendTyping(start: true, completion)
+        report(to: completion) { try await request.value }
+    }
+
+    /// The async form of ``keystroke(_:)`` (named apart, so that `keystroke()` stays
+    /// fire-and-forget in async code): returns once the server has the indicator (at once when
+    /// no request was needed: a renewal within ``typingRenewalInterval``).
+    /// - Throws: `ChatError` (`.forbidden` for a non-member, ...).
+    public func sendKeystroke() async throws {
+        try await typingRequest(keystroke: true)?.value
     }
 
     /// Ends the current user's typing indicator (if this controller started one).
     public func stopTyping(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        guard typingStartedAt != nil else {
+        guard let request = typingRequest(keystroke: false) else {
             completion?(nil)
             return
         }
-        typingStartedAt = nil
-        sendTyping(start: false, completion)
+        report(to: completion) { try await request.value }
     }
 
-    /// Sends a typing request after the previous ones (so a stop never overtakes its start).
-    private func sendTyping(start: Bool, _ completion: (@MainActor ((any Error)?) -> Void)?) {
+    /// The async form of ``stopTyping(_:)``: returns once the server has ended the indicator.
+    public func sendStopTyping() async throws {
+        try await typingRequest(keystroke: false)?.value
+    }
+
+    /// The typing request a keystroke (or a stop) needs, sent after the previous ones (so a
+    /// stop never overtakes its start); `nil` when none is needed.
+    private func typingRequest(keystroke: Bool) -> Task<Void, any Error>? {
+        if keystroke {
+            let now = now()
+            if let started = typingStartedAt, now - started < typingRenewalInterval { return nil }
+            typingStartedAt = now
+        } else {
+            guard typingStartedAt != nil else { return nil }
+            typingStartedAt = nil
+        }
         let previous = typingRequests
-        typingRequests = Task { @MainActor in
-            await previous?.value
+        let request = Task { @MainActor in
+            _ = await previous?.result
             do {
                 let channelId = try requireChannelId()
                 let messages = MessageRepository(client: client)
-                if start {
+                if keystroke {
                     try await messages.startTyping(channelId: channelId)
                 } else {
                     try await messages.stopTyping(channelId: channelId)
                 }
-                completion?(nil)
             } catch {
-                if start { typingStartedAt = nil }
-                completion?(error)
+                if keystroke { typingStartedAt = nil }
+                throw error
             }
         }
+        typingRequests = request
+        return request
     }
 
     // MARK: Reading and members
@@ -356,34 +390,39 @@ public final class ChatChannelController: DataController {
     /// Marks the channel read: the current user's read marker moves to the newest message
     /// (unread count 0). `completion` (main actor) gets `nil` once every handle shows it.
     public func markRead(_ completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        run(completion) { client, channelId in
-            let participation = ChannelParticipation(client: client, channelId: channelId)
-            try await participation.startReading()
-            try await participation.stopReading()
-        }
+        report(to: completion) { [self] in try await markAsRead() }
+    }
+
+    /// The async form of ``markRead(_:)`` (named apart, so that `markRead()` stays
+    /// fire-and-forget in async code): returns once every handle shows the marker moved.
+    public func markAsRead() async throws {
+        let participation = ChannelParticipation(client: client, channelId: try requireChannelId())
+        try await participation.startReading()
+        try await participation.stopReading()
     }
 
     /// Adds users as members (members already are skipped); each arrives as a
     /// `MemberEvent.added`. `completion` (main actor) gets `nil` or the error (`.notAllowed` in
     /// conversations, `.forbidden` without permission).
     public func addMembers(userIds: Set<String>, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        run(completion) { client, channelId in
-            try await ChannelParticipation(client: client, channelId: channelId).addMembers(userIds.sorted())
-        }
+        report(to: completion) { [self] in try await addMembers(userIds.sorted()) }
+    }
+
+    /// The async form of ``addMembers(userIds:completion:)``: returns once every handle shows
+    /// the new members.
+    public func addMembers(_ userIds: [String]) async throws {
+        try await ChannelParticipation(client: client, channelId: try requireChannelId()).addMembers(userIds)
     }
 
     /// Removes members (non-members are skipped); each leaves as a `MemberEvent.removed`.
     public func removeMembers(userIds: Set<String>, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
-        run(completion) { client, channelId in
-            try await ChannelParticipation(client: client, channelId: channelId).removeMembers(userIds.sorted())
-        }
+        report(to: completion) { [self] in try await removeMembers(userIds.sorted()) }
     }
 
-    private func run(
-        _ completion: (@MainActor ((any Error)?) -> Void)?,
-        _ body: @escaping @Sendable (ChatClient, String) async throws -> Void
-    ) {
-        report(to: completion) { [self] in try await body(client, try requireChannelId()) }
+    /// The async form of ``removeMembers(userIds:completion:)``: returns once every handle
+    /// shows them gone.
+    public func removeMembers(_ userIds: [String]) async throws {
+        try await ChannelParticipation(client: client, channelId: try requireChannelId()).removeMembers(userIds)
     }
 
     private func requireChannelId() throws -> String {

@@ -285,6 +285,7 @@ actor SyncEngine {
         case .messageNew(let message, let channel):
             channels.upsert([channel])
             messages.upsert([message])
+            advanceReadMarker(ofSenderOf: message)
         case .messageUpdated(let message), .messageDeleted(let message):
             messages.upsert([message])
         case .typingStarted, .typingStopped:
@@ -293,6 +294,17 @@ actor SyncEngine {
             users.upsert([user])
             refreshProfile(user)
         }
+    }
+
+    /// A member's own message moves their read marker to it. The server tells only the sender's
+    /// devices (`readMarkerMoved`); every other member's client infers it here, so a member
+    /// list shows it without one more event per message and member.
+    /// - Complexity: O(1) when the sender's member record is not cached or already there.
+    private func advanceReadMarker(ofSenderOf message: Message) {
+        let key = ChannelMember.cacheKey(channelId: message.channelId, userId: message.userId)
+        guard var member = members.entity(key), member.readSequence < message.sequence else { return }
+        member.readSequence = message.sequence
+        members.upsert([member])
     }
 
     /// Shows a changed user profile in the cached member records of that user (same version:
