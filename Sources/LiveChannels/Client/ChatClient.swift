@@ -114,6 +114,17 @@ public final class ChatClient: Sendable {
         try await attempt.value
     }
 
+    /// Connects as ``connect()`` does, then gives the user `displayName` if their profile has
+    /// another (Stream's `connectUser(userInfo:)` with a name): the name is the server's when
+    /// this returns, and every live handle shows it.
+    /// - Throws: what ``connect()`` throws; `ChatError.invalidArgument` for an unusable name.
+    public func connect(displayName: String) async throws {
+        try await connect()
+        if currentUser?.displayName != displayName {
+            _ = try await user(answering: .updateCurrentUser(displayName: displayName, metadata: nil))
+        }
+    }
+
     private func establishConnection() async throws {
         defer { session.withLock { $0.connecting = nil } }
         try sync.checkOpen()

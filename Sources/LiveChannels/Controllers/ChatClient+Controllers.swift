@@ -63,6 +63,12 @@ extension ChatClient {
         ChatChannelMemberController(client: self, userId: userId, channelId: channelId)
     }
 
+    /// The signed-in user's controller: their profile and total unread count, live.
+    @MainActor
+    public func currentUserController() -> CurrentChatUserController {
+        CurrentChatUserController(client: self)
+    }
+
     /// A user-search controller (search by any part of the id or display name).
     @MainActor
     public func userSearchController() -> ChatUserSearchController {

@@ -88,7 +88,9 @@ extension ChatClient {
 
     /// Sends a request answered with a user and returns it as cached.
     func user(answering request: ChatRequest) async throws -> User {
-        try await entity(answering: request, in: sync.users, value: \.userValue)
+        let user = try await entity(answering: request, in: sync.users, value: \.userValue)
+        if user.userId == currentUserId { sync.updateCurrentUser(user) }
+        return user
     }
 
     /// Sends a request answered with a message and returns it as cached.

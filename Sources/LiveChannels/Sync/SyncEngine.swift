@@ -158,6 +158,13 @@ actor SyncEngine {
     /// The user the client acts for, once connected.
     nonisolated var currentUser: User? { signedIn.withLock { $0 } }
 
+    /// Records a newer profile of the current user (a profile update it made).
+    nonisolated func updateCurrentUser(_ user: User) {
+        signedIn.withLock { current in
+            if (current?.version ?? -1) <= user.version { current = user }
+        }
+    }
+
     /// What live queries need to know about the user (visibility depends on it).
     nonisolated var queryContext: QueryContext {
         QueryContext(viewerId: transport.userId, isAdmin: currentUser?.isAdmin ?? false)
@@ -292,6 +299,7 @@ actor SyncEngine {
             typing.apply(event)
         case .userUpdated(let user), .presenceChanged(let user):
             users.upsert([user])
+            if user.userId == transport.userId { updateCurrentUser(user) }
             refreshProfile(user)
         }
     }
