@@ -65,6 +65,11 @@ let package = Package(
             name: "TopLevel", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/TopLevel",
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
 
+        // README's quick tour, verbatim (ExamplesTests checks it is): it compiles as a main.swift.
+        .executableTarget(
+            name: "ReadmeTour", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/ReadmeTour",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),
+
         // Executable documentation: the DocumentationTestsPlugin runs DocTestGenerator over
         // README.md and the DocC articles; every ```swift block becomes a test.
         .executableTarget(name: "DocTestGenerator", path: "Tools/DocTestGenerator"),

@@ -141,3 +141,27 @@ struct ExampleMissing: Error, CustomStringConvertible {
         #expect(output.contains("\u{1B}[1;30;43m"))
     }
 }
+
+/// README's quick tour compiles as a `main.swift` in Swift 6 (top-level code, warnings as
+/// errors) and runs: the `ReadmeTour` example is the tour, verbatim.
+@Suite(.timeLimit(.minutes(1))) struct ReadmeTourTests {
+    private static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func theExampleIsTheReadmesTourVerbatim() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let example = try String(
+            contentsOf: Self.root.appendingPathComponent("Examples/ReadmeTour/main.swift"), encoding: .utf8)
+        let tour = try #require(readme.range(of: "## A quick tour"))
+        let open = try #require(readme.range(of: "```swift\n", range: tour.upperBound..<readme.endIndex))
+        let close = try #require(readme.range(of: "\n```\n", range: open.upperBound..<readme.endIndex))
+        #expect(String(readme[open.upperBound...close.lowerBound]) == example,
+            "copy README's first tour block into Examples/ReadmeTour/main.swift")
+    }
+
+    @Test func theTourRunsAsTopLevelCode() throws {
+        let (status, output) = try runExample("ReadmeTour")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("0 \"world\""), "\(output)")
+    }
+}
