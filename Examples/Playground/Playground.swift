@@ -17,6 +17,11 @@ final class Participant {
     var typing: [String: LiveObject<Set<String>>] = [:]
     var tokens: [NotificationToken] = []
     var online = false
+    /// The channel whose messages the participant has open (shown below the panes while they
+    /// act), and its live message list.
+    var openChannel: String?
+    var messages: LiveCollection<Message>?
+    var messagesToken: NotificationToken?
 
     init(id: String, transport: any ChatTransport) {
         self.id = id
@@ -55,12 +60,16 @@ final class Playground {
             participant.online = true
             participant.tokens.append(participant.list.observe { [weak self] _, _, _ in self?.scheduleRedraw() })
         }
+        // The first user opens #general and moderates it (a creator is its moderator); on a
+        // shared server, whoever started first did.
         do {
             try await createChannel(as: participants[0], id: "general", members: participants.dropFirst().map(\.id))
+            lastMessage = "\(participants[0].id) moderates #general"
         } catch ChatError.alreadyExists {
             // A shared server: someone opened it already.
             _ = try await ChannelRepository(client: participants[0].client).joinChannel(channelId: "general")
         }
+        for participant in participants { open("general", for: participant) }
         await settle()
     }
 
@@ -95,11 +104,16 @@ final class Playground {
           as <user>                 act as alice, bob or carol
           create <ch> [users...]    create a community channel with members
           join <ch> | leave <ch>    join or leave a channel
-          send <ch> <text...>       send a message
+          send <ch> <text...>       send a message (@user mentions them)
+          open <ch> | close         show a channel's messages, live, below the panes
+          history <ch> [n]          print the channel's last n messages (default 10)
           read <ch> | unread <ch>   start / stop reading (unread count 0 while reading)
           type <ch> | stoptype <ch> start / stop typing
           rename <ch> <name...>     rename a channel
           ban <ch> <user>           ban a member (unban <ch> <user> to undo)
+          mute <ch> <user> [secs]   mute a member (unmute <ch> <user> to undo)
+          promote <ch> <user>       make a member a moderator (demote <ch> <user> to undo)
+        a channel's creator moderates it (#general: the first user); moderators promote others
           offline | online          disconnect / reconnect the acting user
           show | help | quit
         """
@@ -154,8 +168,24 @@ final class Playground {
             let id = try channel("send <ch> <text...>")
             let text = args.dropFirst().joined(separator: " ")
             guard !text.isEmpty else { throw UsageError(usage: "send <ch> <text...>") }
-            _ = try await messages.sendMessage(channelId: id, text: text, mentionedUserIds: [])
+            _ = try await messages.sendMessage(channelId: id, text: text, mentionedUserIds: Self.mentions(in: text))
             return "\(me.id) → #\(id): \(text)"
+        case "open":
+            let id = try channel("open <ch>")
+            _ = try await repository.getChannel(channelId: id)  // a clear error for a wrong id
+            open(id, for: me)
+            return "\(me.id) opened #\(id)"
+        case "close":
+            close(for: me)
+            return "\(me.id) closed the message pane"
+        case "history":
+            let id = try channel("history <ch> [n]")
+            let count = args.count > 1 ? Int(args[1]) ?? 10 : 10
+            let list = messages.getMessages(channelId: id, pageSize: max(1, min(count, 100)))
+            for await update in list.updates where update.loadingStatus != .loading { break }
+            if let error = list.error { throw error }
+            let lines = list.snapshots.suffix(count).map { Self.line(for: $0, viewer: me.id) }
+            return (["#\(id), the last \(lines.count):"] + lines).joined(separator: "\n")
         case "read":
             let id = try channel("read <ch>")
             try await ChannelParticipation(client: me.client, channelId: id).startReading()
@@ -189,6 +219,25 @@ final class Playground {
                 _ = try await moderation.unbanMembers([args[1]])
             }
             return "\(me.id) \(command)ned \(args[1]) in #\(args[0])"
+        case "mute", "unmute":
+            guard args.count >= 2 else { throw UsageError(usage: "\(command) <ch> <user>\(command == "mute" ? " [secs]" : "")") }
+            let moderation = ChannelModeration(client: me.client, channelId: args[0])
+            if command == "mute" {
+                let seconds = args.count > 2 ? TimeInterval(args[2]) ?? 60 : 60
+                _ = try await moderation.muteMembers([args[1]], mutePeriod: seconds)
+                return "\(me.id) muted \(args[1]) in #\(args[0]) for \(Int(seconds)) s"
+            }
+            _ = try await moderation.unmuteMembers([args[1]])
+            return "\(me.id) unmuted \(args[1]) in #\(args[0])"
+        case "promote", "demote":
+            guard args.count == 2 else { throw UsageError(usage: "\(command) <ch> <user>") }
+            let moderation = ChannelModeration(client: me.client, channelId: args[0])
+            if command == "promote" {
+                _ = try await moderation.addRole("moderator", userIds: [args[1]])
+                return "\(me.id) made \(args[1]) a moderator of #\(args[0])"
+            }
+            _ = try await moderation.removeRole("moderator", userIds: [args[1]])
+            return "\(me.id) made \(args[1]) a member of #\(args[0]) again"
         case "offline":
             await me.client.disconnect()
             me.online = false
@@ -207,6 +256,53 @@ final class Playground {
             throw UsageError(usage: "unknown command '\(command)'; type help")
         }
     }
+
+    /// The users a text mentions: each `@name` (letters, digits, `-`, `_`, `.`), once, in order.
+    static func mentions(in text: String) -> [String] {
+        var names: [String] = []
+        for word in text.split(whereSeparator: \.isWhitespace) where word.hasPrefix("@") {
+            let name = String(word.dropFirst().prefix { $0.isLetter || $0.isNumber || "-_.".contains($0) })
+                .trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            if !name.isEmpty, !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+
+    /// A message as the message pane and `history` show it; `@` marks one that mentions `viewer`.
+    static func line(for message: Message, viewer: String) -> String {
+        let mark = message.mentionedUserIds.contains(viewer) ? "@" : " "
+        let text = message.isDeleted ? "(deleted)" : message.text
+        return "\(mark) \(message.userId): \(text)"
+    }
+
+    /// Opens `channelId`'s messages for `participant`: a live list, redrawn as messages arrive.
+    private func open(_ channelId: String, for participant: Participant) {
+        close(for: participant)
+        let list = MessageRepository(client: participant.client).getMessages(channelId: channelId, pageSize: 20)
+        participant.openChannel = channelId
+        participant.messages = list
+        participant.messagesToken = list.observe { [weak self] _, _, _ in self?.scheduleRedraw() }
+    }
+
+    private func close(for participant: Participant) {
+        participant.messagesToken?.invalidate()
+        participant.messagesToken = nil
+        participant.messages = nil
+        participant.openChannel = nil
+    }
+
+    /// The acting user's open channel: its newest messages, oldest first.
+    private func messagePane() -> [String] {
+        guard let channelId = actor.openChannel, let messages = actor.messages else { return [] }
+        let shown = messages.snapshots.suffix(Self.messagePaneHeight)
+        var rows = ["── #\(channelId), as \(actor.id) " + String(repeating: "─", count: 20)]
+        if shown.isEmpty { rows.append("  (no messages)") }
+        rows += shown.map { Self.line(for: $0, viewer: actor.id) }
+        return rows
+    }
+
+    /// Messages the message pane shows.
+    static let messagePaneHeight = 8
 
     private func createChannel(as participant: Participant, id: String, members: [String]) async throws {
         let builder = CommunityChannelBuilder()
@@ -258,7 +354,7 @@ final class Playground {
         for channel in channels {
             var row = "  #\(channel.channelId) \(channel.displayName ?? "")"
             if channel.currentUserMembership == .banned { row += " [banned]" }
-            if channel.unreadCount > 0 { row += " (\(channel.unreadCount))" }
+            if channel.unreadCount > 0 { row += " (\(channel.unreadCount)\(channel.hasMention ? " @" : ""))" }
             let typing = (participant.typing[channel.channelId]?.snapshot ?? []).subtracting([participant.id])
             if !typing.isEmpty { row += " ✎\(typing.sorted().joined(separator: ","))" }
             rows.append(row)
@@ -303,6 +399,8 @@ final class Playground {
             output += panes.map { row < $0.count ? $0[row] : String(repeating: " ", count: width + 2) }
                 .joined(separator: " │ ") + "\n"
         }
+        let pane = messagePane()
+        if !pane.isEmpty { output += pane.joined(separator: "\n") + "\n" }
         if !lastMessage.isEmpty { output += lastMessage + "\n" }
         if interactive { output += "\n\(actor.id)> " }
         if !interactive { output += "\n" }

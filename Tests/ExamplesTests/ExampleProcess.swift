@@ -135,6 +135,46 @@ struct ExampleMissing: Error, CustomStringConvertible {
         #expect(!output.contains("\u{1B}["))  // no ANSI when stdout is a pipe (without --color)
     }
 
+    /// The playground is a chat: a live message pane, `@name` mentions, history, and a
+    /// moderator of #general who can make others moderators.
+    @Test func messagesMentionsHistoryAndModeration() throws {
+        let script = """
+            as bob
+            send general hi @alice, look
+            as alice
+            history general
+            as carol
+            ban general bob
+            as alice
+            promote general carol
+            as carol
+            mute general bob 30
+            as bob
+            send general still here?
+            quit
+            """
+        let (status, output) = try runExample("Playground", input: script + "\n")
+        #expect(status == 0, "\(output)")
+        let screens = output.components(separatedBy: "\n\n").filter { !$0.isEmpty }
+        func screen(after command: String) -> String {
+            screens.first { $0.hasPrefix(command + "\n") } ?? "(no screen after '\(command)')"
+        }
+        // #general opens at start; alice created it and moderates it.
+        #expect(screens.first?.contains("alice moderates #general") == true, "\(screens.first ?? "")")
+        // Bob's message reaches the others' message pane live; alice is mentioned (@).
+        let afterSend = screen(after: "bob> send general hi @alice, look")
+        #expect(afterSend.contains("── #general, as bob") && afterSend.contains("  bob: hi @alice, look"), "\(afterSend)")
+        #expect(afterSend.contains("#general General (1 @)"), "alice's row shows the mention: \(afterSend)")
+        let asAlice = screen(after: "bob> as alice")
+        #expect(asAlice.contains("@ bob: hi @alice, look"), "\(asAlice)")
+        #expect(screen(after: "alice> history general").contains("#general, the last 1:"))
+        // Carol cannot moderate until alice promotes her.
+        #expect(screen(after: "carol> ban general bob").contains("! Forbidden"))
+        #expect(screen(after: "alice> promote general carol").contains("alice made carol a moderator of #general"))
+        #expect(screen(after: "carol> mute general bob 30").contains("carol muted bob in #general for 30 s"))
+        #expect(screen(after: "bob> send general still here?").contains("! "), "a muted member cannot send")
+    }
+
     @Test func colorFlagHighlightsWithANSI() throws {
         let (status, output) = try runExample("Playground", input: "as bob\nsend general hi\nquit\n", arguments: ["--color"])
         #expect(status == 0)
