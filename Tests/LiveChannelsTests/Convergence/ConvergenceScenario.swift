@@ -63,6 +63,21 @@ final class ConvergenceScenario {
 
     /// How the clients reach the server.
     let door: Door
+    /// The variations this seed runs with (each drawn by the seed).
+    /// - `tinyHistory`: the server keeps 3 messages per channel (clients keep what they had).
+    /// - `clockJumps`: server time sometimes jumps an hour or more than a day (mutes end,
+    ///   replay logs are swept: devices must resync).
+    /// - `deepPaging`: lists are paged to their end, page after page.
+    /// - `restarts`: devices cache in SQLite files and are sometimes restarted (the client is
+    ///   closed, a new one opens the same file and the handles are opened again).
+    let tinyHistory: Bool
+    let clockJumps: Bool
+    let deepPaging: Bool
+    let restarts: Bool
+    /// How many times each variation acted.
+    private var variationCounts: [String: Int] = [:]
+    /// The cache files of the devices (with `restarts`).
+    private let files = TemporaryFiles()
 
     init(seed: UInt64, door: Door = .embedded) {
         self.seed = seed
@@ -72,9 +87,32 @@ final class ConvergenceScenario {
         if Bool.random(using: &random) { users.append("dave") }
         self.users = users
         let smallLog = Int.random(in: 0..<10, using: &random) == 0
-        server = ChatServer(
-            clock: clock, configuration: ServerConfiguration(eventLogCapacity: smallLog ? 6 : 1_024))
+        // The variations are drawn from a generator of their own, so that each seed's operations
+        // stay what they were before the variations existed.
+        var variations = SeededGenerator(seed: seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        tinyHistory = Int.random(in: 0..<8, using: &variations) == 0
+        clockJumps = Int.random(in: 0..<6, using: &variations) == 0
+        deepPaging = Int.random(in: 0..<6, using: &variations) == 0
+        restarts = door == .embedded && Int.random(in: 0..<6, using: &variations) == 0
+        var configuration = ServerConfiguration(eventLogCapacity: smallLog ? 6 : 1_024, messagesPerChannel: tinyHistory ? 3 : 10_000)
+        configuration.typingExpiry = 5
+        server = ChatServer(clock: clock, configuration: configuration)
         if smallLog { log.append("server keeps only 6 events per device (reconnects resync)") }
+        if tinyHistory {
+            log.append("server keeps only 3 messages per channel")
+            variationCounts["tiny-history seeds"] = 1
+        }
+        if clockJumps { log.append("server time jumps") }
+        if deepPaging { log.append("lists are paged deep") }
+        if restarts { log.append("devices cache in SQLite and restart") }
+    }
+
+    /// A client of `userId` on `deviceId`: in memory, or on the device's cache file.
+    private func makeClient(_ userId: String, _ deviceId: String) -> ChatClient {
+        let transport = door.transport(server, userId: userId, deviceId: deviceId)
+        guard restarts else { return ChatClient(transport: transport, reconnectPolicy: .immediate) }
+        return ChatClient(
+            transport: transport, persistence: .sqlite(files.file("\(userId)-\(deviceId).sqlite")), reconnectPolicy: .immediate)
     }
 
     // MARK: Running
@@ -86,8 +124,7 @@ final class ConvergenceScenario {
         let earlyDevice =
             Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 0..<deviceKeys.count, using: &random) : nil
         for (index, key) in deviceKeys.enumerated() {
-            let client = ChatClient(
-                transport: door.transport(server, userId: key.0, deviceId: key.1), reconnectPolicy: .immediate)
+            let client = makeClient(key.0, key.1)
             let device = Device(userId: key.0, deviceId: key.1, client: client)
             devices.append(device)
             if index == earlyDevice {
@@ -112,6 +149,15 @@ final class ConvergenceScenario {
             log.append("step \(step)")
             for _ in 0..<count { performRandomOperation() }
             clock.advance(by: Double(Int.random(in: 1...40, using: &random)) / 1_000)
+            if clockJumps, Int.random(in: 0..<8, using: &random) == 0 {
+                let jump: TimeInterval = Bool.random(using: &random) ? 3_700 : 90_000
+                log.append("server time jumps \(Int(jump)) s")
+                variationCounts["clock jumps", default: 0] += 1
+                clock.advance(by: jump)
+            }
+            if restarts, Int.random(in: 0..<10, using: &random) == 0 {
+                await restart(devices.randomElement(using: &random)!)
+            }
             if Bool.random(using: &random) { await awaitPending() }
         }
 
@@ -133,6 +179,8 @@ final class ConvergenceScenario {
             }
         }
         divergences += first
+        // How often each variation ran (the summary shows the soak is not vacuous).
+        for (variation, count) in variationCounts { checks[variation, default: 0] += count }
         for device in devices { await device.client.disconnect() }
         return divergences
     }
@@ -455,8 +503,23 @@ final class ConvergenceScenario {
         case 84..<87:
             guard !device.lists.isEmpty else { return }
             let open = device.lists.randomElement(using: &random)!
-            log.append("\(device.name) asks for the next page of '\(open.name)'")
-            open.list.nextPage()
+            if deepPaging {
+                log.append("\(device.name) pages '\(open.name)' to its end")
+                variationCounts["deep pagings", default: 0] += 1
+                let list = open.list
+                spawn {
+                    // Page after page while there is more (bounded: a list that stays loading
+                    // is caught as stuck when healing).
+                    for _ in 0..<12 {
+                        for await update in list.updates where update.loadingStatus != .loading { break }
+                        guard list.hasNext else { return }
+                        list.nextPage()
+                    }
+                }
+            } else {
+                log.append("\(device.name) asks for the next page of '\(open.name)'")
+                open.list.nextPage()
+            }
         case 87..<90:
             log.append("fault: drop \(device.name)")
             server.faults.dropConnection(userId: me, deviceId: device.deviceId)
@@ -485,6 +548,41 @@ final class ConvergenceScenario {
                 await client.disconnect()
                 try? await client.connect()
             }
+        }
+    }
+
+    /// Restarts a device: its client is closed (the cache written, the file released), a new
+    /// client opens the same file and connects (resuming after the stored event, or resyncing),
+    /// and the device's handles are opened again on it.
+    private func restart(_ device: Device) async {
+        log.append("\(device.name) restarts")
+        variationCounts["restarts", default: 0] += 1
+        await awaitPending()
+        await device.client.close()
+        let old = device.snapshotOfHandles()
+        device.replaceClient(makeClient(device.userId, device.deviceId))
+        for open in old.lists { device.lists.append(.init(name: open.name, query: open.query, list: device.channels.getChannels(query: open.query))) }
+        for open in old.objects { device.objects.append(.init(channelId: open.channelId, object: device.channels.getChannel(open.channelId))) }
+        for open in old.memberLists {
+            let participation = ChannelParticipation(client: device.client, channelId: open.channelId)
+            device.memberLists.append(
+                .init(
+                    channelId: open.channelId, filter: open.filter, sort: open.sort,
+                    list: participation.getMembers(filter: open.filter, sortBy: open.sort, pageSize: 20),
+                    memberAtOpen: open.memberAtOpen))
+        }
+        for open in old.messageLists {
+            device.messageLists.append(
+                .init(
+                    channelId: open.channelId, pageSize: open.pageSize,
+                    list: device.messages.getMessages(channelId: open.channelId, pageSize: open.pageSize),
+                    memberAtOpen: open.memberAtOpen))
+        }
+        for _ in old.totals { device.totals.append(device.channels.getTotalUnreadCount()) }
+        do {
+            try await device.client.connect()
+        } catch {
+            log.append("\(device.name) could not connect after its restart: \(error)")
         }
     }
 
@@ -804,6 +902,9 @@ final class ConvergenceScenario {
             && isMember(device.userId, open.channelId)
         if strict {
             checks["strict message lists", default: 0] += 1
+            // With a tiny history, what the server dropped may still be listed (clients keep
+            // what they have): only the messages the server keeps are compared.
+            let live = tinyHistory ? live.filter { $0.sequence >= (server.first?.sequence ?? .max) } : live
             let expectedTail = Array(server.suffix(live.count))
             if live != expectedTail || live.count < min(open.pageSize, server.count) {
                 return [
@@ -855,9 +956,9 @@ final class Device {
 
     let userId: String
     let deviceId: String
-    let client: ChatClient
-    let channels: ChannelRepository
-    let messages: MessageRepository
+    private(set) var client: ChatClient
+    private(set) var channels: ChannelRepository
+    private(set) var messages: MessageRepository
     var lists: [OpenList] = []
     var objects: [OpenObject] = []
     var memberLists: [OpenMemberList] = []
@@ -865,6 +966,26 @@ final class Device {
     var totals: [LiveObject<Int>] = []
 
     var name: String { "\(userId)/\(deviceId)" }
+
+    /// The handles opened, as they are (to open them again on a restarted client).
+    func snapshotOfHandles() -> (
+        lists: [OpenList], objects: [OpenObject], memberLists: [OpenMemberList], messageLists: [OpenMessageList],
+        totals: [LiveObject<Int>]
+    ) {
+        (lists, objects, memberLists, messageLists, totals)
+    }
+
+    /// Uses `client` from now on, with no handle open.
+    func replaceClient(_ client: ChatClient) {
+        self.client = client
+        channels = ChannelRepository(client: client)
+        messages = MessageRepository(client: client)
+        lists = []
+        objects = []
+        memberLists = []
+        messageLists = []
+        totals = []
+    }
 
     init(userId: String, deviceId: String, client: ChatClient) {
         self.userId = userId
@@ -883,4 +1004,16 @@ final class Flag: Sendable {
     var isSet: Bool { value.withLock { $0 } }
 
     func set() { value.withLock { $0 = true } }
+}
+
+/// A directory of cache files for one scenario, removed when the scenario is freed.
+final class TemporaryFiles: Sendable {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("convergence-\(UUID().uuidString)")
+
+    func file(_ name: String) -> URL {
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.appendingPathComponent(name)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
 }
