@@ -1,11 +1,11 @@
-#if canImport(Glibc) || canImport(Musl) || canImport(Android)
-#if canImport(Glibc)
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#else
+#elseif canImport(Android)
 import Android
-#endif
 #endif
 import Synchronization
 
@@ -22,8 +22,11 @@ import Synchronization
 /// it intercepts `sem_wait`/`sem_post` — and an uncontended `withLock` costs two atomic
 /// read-modify-writes, as a `Mutex` does (a `pthread_mutex_t` costs two library calls more).
 /// Count, semaphore and value share one allocation, so their addresses never move. On Apple
-/// platforms (and anywhere else) it is a `Mutex` (`os_unfair_lock`, which Thread Sanitizer
-/// understands).
+/// platforms it is a `pthread_mutex_t` (which Thread Sanitizer understands) sharing one
+/// allocation with the value: unlike `Mutex`, available on every system the package supports
+/// (iOS 16, macOS 13), not only from iOS 18 / macOS 15. Building with `-D LOCKING_PTHREAD`
+/// selects that path on Linux too, so it is compiled and tested here. Anywhere else it is a
+/// `Mutex`.
 ///
 /// Not recursive: the closure of ``withLock(_:)`` must not take the same lock again (it
 /// deadlocks). Not fair. Noncopyable, like `Mutex`: store it in a `let` of a class or capture
@@ -34,7 +37,54 @@ import Synchronization
 ///   it.
 @usableFromInline
 package struct Lock<Value>: ~Copyable {
-    #if canImport(Glibc) || canImport(Musl) || canImport(Android)
+    #if canImport(Darwin) || LOCKING_PTHREAD
+    /// One allocation: the `pthread_mutex_t` at offset 0, the value at ``valueOffset``.
+    @usableFromInline let address: UnsafeMutableRawPointer
+
+    @inlinable
+    static var valueOffset: Int {
+        let end = MemoryLayout<pthread_mutex_t>.stride
+        let alignment = MemoryLayout<Value>.alignment
+        return (end + alignment - 1) / alignment * alignment
+    }
+
+    /// Creates a lock guarding `initialValue`.
+    @inlinable
+    package init(_ initialValue: consuming sending Value) {
+        address = .allocate(
+            byteCount: Self.valueOffset + MemoryLayout<Value>.size,
+            alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<Value>.alignment))
+        let mutex = address.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(mutex, nil)
+        precondition(status == 0, "pthread_mutex_init failed")
+        (address + Self.valueOffset).bindMemory(to: Value.self, capacity: 1).initialize(to: initialValue)
+    }
+
+    @inlinable
+    deinit {
+        let mutex = address.assumingMemoryBound(to: pthread_mutex_t.self)
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        (address + Self.valueOffset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+        address.deallocate()
+    }
+
+    /// Runs `body` with the lock held and exclusive access to the value; returns its result.
+    /// Blocks while another thread holds the lock.
+    ///
+    /// - Throws: what `body` throws (the lock is released either way).
+    @inlinable
+    package borrowing func withLock<Result: ~Copyable, E: Error>(
+        _ body: (inout sending Value) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        let mutex = address.assumingMemoryBound(to: pthread_mutex_t.self)
+        let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value.pointee)
+    }
+    #elseif canImport(Glibc) || canImport(Musl) || canImport(Android)
     /// One allocation: the count (`Atomic<Int>`) at offset 0, the `sem_t` at
     /// ``semaphoreOffset``, the value at ``valueOffset``.
     @usableFromInline let address: UnsafeMutableRawPointer

@@ -1,7 +1,6 @@
 import ChatAPI
 import LiveCore
 import Locking
-import Synchronization
 
 /// Something that shows entities of a cache and hears of every change: a live query.
 protocol EntityCacheObserver<Entity>: AnyObject, Sendable {

@@ -1,7 +1,6 @@
 import ChatAPI
 import LiveCore
 import Locking
-import Synchronization
 
 /// Who is typing in which channel, as told by `typingStarted`/`typingStopped` events, and the
 /// live values that show it.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import SQLiteSupport
 
 /// How much the stored values' total size changed through updates since the writer last took
@@ -12,14 +12,14 @@ final class StoredSizeChange: Sendable {
     /// The SQL function's name.
     static let function = "lc_resized"
 
-    private let bytes = Atomic<Int>(0)
+    private let bytes = AtomicValue<Int>(0)
 
     /// Defines ``function`` on `connection`: `lc_resized(old, new)` adds `new - old` and returns
     /// `new`.
     /// - Throws: ``SQLiteError``.
     func define(on connection: SQLiteConnection) throws {
         try connection.defineFunction(Self.function) { [self] old, new in
-            bytes.add(new &- old, ordering: .relaxed)
+            bytes.add(new &- old)
             return new
         }
     }
@@ -27,6 +27,6 @@ final class StoredSizeChange: Sendable {
     /// The change counted since the last call, and a new count from 0. Call it before a write
     /// (dropping what a rolled-back write counted) and before its commit (to store the change).
     func take() -> Int {
-        bytes.exchange(0, ordering: .relaxed)
+        bytes.exchange(0)
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 extension LiveCollection {
     /// A live aggregate of this collection, maintained incrementally: each commit costs one
@@ -50,7 +50,7 @@ extension LiveCollection {
             cell.memory.pointee.record(whole, state)
             return ObservationCenter.Reducer(
                 fold: { (oldState: borrowing ObservationCenter.Reducer.Old, newState: borrowing LiveState, change) in
-                    guard cell.isAlive.load(ordering: .relaxed) else { return .gone }
+                    guard cell.isAlive.load() else { return .gone }
                     // The fold runs under the collection's lock, which guards the memory.
                     let memory = cell.memory
                     var aggregate = memory.pointee.aggregate
@@ -121,7 +121,7 @@ final class ReductionCell<Result: Sendable & Equatable>: @unchecked Sendable {
     /// The collection folded (weak: it holds this cell through its reducer).
     @usableFromInline weak let collection: ObservationCenter?
     /// Cleared when the derived value goes; the next fold then drops the reducer.
-    @usableFromInline let isAlive = Atomic(true)
+    @usableFromInline let isAlive = AtomicValue(true)
 
     @inlinable
     init(aggregate: Result, collection: ObservationCenter) {
@@ -179,7 +179,7 @@ final class ReductionCell<Result: Sendable & Equatable>: @unchecked Sendable {
             self.cell = cell
         }
 
-        deinit { cell.isAlive.store(false, ordering: .relaxed) }
+        deinit { cell.isAlive.store(false) }
     }
 }
 

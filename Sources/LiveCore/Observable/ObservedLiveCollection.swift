@@ -19,6 +19,8 @@ import Observation
 /// when their value changes, so a delivery that changes nothing a view read does not invalidate
 /// it.
 @MainActor
+// Observation exists from macOS 14 / iOS 17; the rest of the package needs macOS 13 / iOS 16.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable
 public final class ObservedLiveCollection<Element: Identifiable & Equatable & Sendable> {
     /// The elements, as last delivered on the main actor.

@@ -13,6 +13,8 @@ import Observation
 /// object on the main actor (`.main` delivery) from its creation and stops when it is released:
 /// its token is invalidated in `deinit`. Properties are assigned only when their value changes.
 @MainActor
+// Observation exists from macOS 14 / iOS 17; the rest of the package needs macOS 13 / iOS 16.
+@available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @Observable
 public final class ObservedLiveObject<Value: Sendable> {
     /// The value, as last delivered on the main actor; `nil` when it does not exist (yet).

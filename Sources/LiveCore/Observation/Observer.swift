@@ -1,15 +1,14 @@
 import Locking
-import Synchronization
 
 /// One registered callback and the gate that enforces token semantics: once ``close()``
 /// returns, the callback is not running on another thread and never starts again.
 final class Observer: Sendable {
     private let callback: @Sendable (Delivery) -> Void
     /// Cleared by `close()`; checked under `gate` before every callback.
-    private let isOpen = Atomic<Bool>(true)
+    private let isOpen = AtomicValue<Bool>(true)
     /// The thread running the callback, or 0. Lets `close()` called from inside the callback
     /// return without waiting for itself.
-    private let runningThread = Atomic<UInt>(0)
+    private let runningThread = AtomicValue<UInt>(0)
     /// Held while the callback runs (it serializes nothing else: deliveries to one observer are
     /// already serial), so that `close()` can wait for a running callback to finish.
     private let gate = Lock<Void>(())
@@ -18,22 +17,22 @@ final class Observer: Sendable {
         self.callback = callback
     }
 
-    var isClosed: Bool { !isOpen.load(ordering: .acquiring) }
+    var isClosed: Bool { !isOpen.load() }
 
     /// Runs the callback unless the observer was closed.
     func deliver(_ delivery: Delivery) {
         gate.withLock { _ in
-            guard isOpen.load(ordering: .sequentiallyConsistent) else { return }
-            runningThread.store(currentThreadID(), ordering: .sequentiallyConsistent)
+            guard isOpen.load() else { return }
+            runningThread.store(currentThreadID())
             callback(delivery)
-            runningThread.store(0, ordering: .sequentiallyConsistent)
+            runningThread.store(0)
         }
     }
 
     /// Stops all further callbacks; waits for one running on another thread to return.
     func close() {
-        isOpen.store(false, ordering: .sequentiallyConsistent)
-        if runningThread.load(ordering: .sequentiallyConsistent) == currentThreadID() { return }
+        isOpen.store(false)
+        if runningThread.load() == currentThreadID() { return }
         gate.withLock { _ in }
     }
 }

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Keeps an observation alive; invalidating it (or letting it be deallocated) ends it.
 ///
@@ -13,7 +13,7 @@ import Synchronization
 public final class NotificationToken: Sendable, Hashable {
     /// True until the first invalidation. Turning it off admits exactly one caller to
     /// ``cancellation``: no lock needed (one allocation fewer per observation).
-    private let isActive = Atomic<Bool>(true)
+    private let isActive = AtomicValue<Bool>(true)
     /// The cancellation to run once; `nil` after invalidation. Written at init, then read and
     /// cleared only by the one caller whose exchange turned ``isActive`` off, so it is never
     /// accessed by two threads at once.
@@ -26,12 +26,12 @@ public final class NotificationToken: Sendable, Hashable {
 
     /// Whether the token still observes.
     public var isValid: Bool {
-        isActive.load(ordering: .acquiring)
+        isActive.load()
     }
 
     /// Ends the observation. See the type's documentation for the guarantees.
     public func invalidate() {
-        guard isActive.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        guard isActive.exchange(false) else { return }
         let cancel = cancellation
         cancellation = nil
         cancel?()
