@@ -66,7 +66,7 @@ public struct CollectionUpdate<Element: Identifiable & Equatable & Sendable>: Se
 
     init(_ delivery: Delivery) {
         snapshot = ListSnapshot<Element>.unbox(delivery.state.snapshot)
-        change = delivery.change
+        change = delivery.collectionChange(Element.self)
         dataStatus = delivery.state.dataStatus
         loadingStatus = delivery.state.loadingStatus
         error = delivery.state.error

@@ -1,4 +1,10 @@
 extension CollectionChange {
+    /// The number of index entries the change holds (deletions, insertions, modifications and
+    /// moves). O(1).
+    var entryCount: Int {
+        storage.deletions.count + storage.insertions.count + storage.modifications.count + storage.moves.count
+    }
+
     /// The single change equivalent to this change (A → B) followed by `next` (B → C).
     ///
     /// Elements are followed through both changes; the unmoved ones of the result are a

@@ -95,7 +95,9 @@ public final class LiveCollection<Element: Identifiable & Equatable & Sendable>:
     ) -> NotificationToken {
         let source = source
         return source.center.observe(on: context) { delivery in
-            block(LiveCollection(source: source, pinned: delivery.state), delivery.change, delivery.state.error)
+            block(
+                LiveCollection(source: source, pinned: delivery.state), delivery.collectionChange(Element.self),
+                delivery.state.error)
         }
     }
 

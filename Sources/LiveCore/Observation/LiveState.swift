@@ -75,4 +75,24 @@ struct LiveState: Sendable {
 struct Delivery: Sendable {
     @usableFromInline var state: LiveState
     @usableFromInline var change: CollectionChange?
+    /// For an observer that fell far behind: the snapshot box it last saw, to diff from (see
+    /// ``collectionChange(_:)``).
+    @usableFromInline var rediffBase: (any AnyObject & Sendable)?
+
+    @usableFromInline
+    init(state: LiveState, change: CollectionChange?, rediffBase: (any AnyObject & Sendable)? = nil) {
+        self.state = state
+        self.change = change
+        self.rediffBase = rediffBase
+    }
+
+    /// The change a collection observer receives: the delivered change, or — for an observer
+    /// that fell far behind — the diff from the snapshot it last saw (O(n) once, for this
+    /// delivery); `nil` only for the first delivery.
+    @inlinable
+    func collectionChange<Element: Identifiable & Equatable & Sendable>(_ element: Element.Type) -> CollectionChange? {
+        guard let base = rediffBase else { return change }
+        return CollectionChange(
+            from: ListSnapshot<Element>.unbox(base).array, to: ListSnapshot<Element>.unbox(state.snapshot).array)
+    }
 }

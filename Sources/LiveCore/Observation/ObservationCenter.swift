@@ -200,8 +200,11 @@ final class ObservationCenter: Sendable {
     private func drain(_ id: Int, _ observer: Observer) {
         while true {
             let delivery = storage.withLock { storage -> Delivery? in
-                guard case .deliver(let change) = storage.registry.take(id) else { return nil }
-                return Delivery(state: storage.state, change: change)
+                switch storage.registry.take(id, current: storage.state.snapshot) {
+                case .deliver(let change): return Delivery(state: storage.state, change: change)
+                case .rediff(let base): return Delivery(state: storage.state, change: nil, rediffBase: base)
+                case .gone, .upToDate: return nil
+                }
             }
             guard let delivery, !observer.isClosed else { return }
             observer.deliver(delivery)
@@ -237,13 +240,16 @@ final class ObservationCenter: Sendable {
     func next(forIterator id: Int) async -> Delivery? {
         while true {
             let taken = storage.withLock { storage -> (ObserverRegistry.Take, LiveState?) in
-                let take = storage.registry.take(id)
-                guard case .deliver = take else { return (take, nil) }
-                return (take, storage.state)
+                let take = storage.registry.take(id, current: storage.state.snapshot)
+                switch take {
+                case .deliver, .rediff: return (take, storage.state)
+                case .gone, .upToDate: return (take, nil)
+                }
             }
             switch taken {
             case (.gone, _): return nil
             case (.deliver(let change), let state?): return Delivery(state: state, change: change)
+            case (.rediff(let base), let state?): return Delivery(state: state, change: nil, rediffBase: base)
             default: break
             }
             await withTaskCancellationHandler {

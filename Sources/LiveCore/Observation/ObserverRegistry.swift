@@ -16,6 +16,10 @@ struct ObserverRegistry: Sendable {
         case initial
         /// The composed change from its last delivered state to the current one.
         case change(CollectionChange)
+        /// It fell so far behind (``composedChangeLimit``) that its change is computed when it is
+        /// delivered, by diffing its last delivered snapshot (``Entry/lastSeen``) with the
+        /// current one.
+        case rediff
     }
 
     /// Push observers are drained by a job; pull observers (async iterators) take deliveries
@@ -47,10 +51,12 @@ struct ObserverRegistry: Sendable {
         /// Push observers: a drain is queued or running.
         var isScheduled = false
         var kind: Kind
+        /// The snapshot box of its last delivery: where a ``Pending/rediff`` diffs from.
+        var lastSeen: (any AnyObject & Sendable)?
 
-        /// Takes the pending delivery in place (no copy of the entry); with nothing pending,
-        /// marks a push observer idle.
-        mutating func takePending() -> Take {
+        /// Takes the pending delivery in place (no copy of the entry), noting `current` as the
+        /// snapshot it now sees; with nothing pending, marks a push observer idle.
+        mutating func takePending(current: any AnyObject & Sendable) -> Take {
             let taken = pending
             switch taken {
             case .none:
@@ -58,10 +64,17 @@ struct ObserverRegistry: Sendable {
                 return .upToDate
             case .initial:
                 pending = .none
+                lastSeen = current
                 return .deliver(nil)
             case .change(let change):
                 pending = .none
+                lastSeen = current
                 return .deliver(change)
+            case .rediff:
+                pending = .none
+                let base = lastSeen
+                lastSeen = current
+                return base.map(Take.rediff) ?? .deliver(nil)
             }
         }
     }
@@ -89,6 +102,9 @@ struct ObserverRegistry: Sendable {
         case upToDate
         /// Deliver the current state with this change (`nil`: the first delivery).
         case deliver(CollectionChange?)
+        /// Deliver the current state with the change from this snapshot box (the observer's
+        /// last delivered one), diffed by whoever knows the element type.
+        case rediff(any AnyObject & Sendable)
     }
 
     // Entries in registration order. Ids only grow, so `ids` is sorted and an id is found by
@@ -176,11 +192,23 @@ struct ObserverRegistry: Sendable {
         return effects
     }
 
+    /// The most index entries a composed pending change may hold: past it, an observer that is
+    /// not taking its deliveries (a `for await` loop whose body is slow, or one left after a
+    /// `break` in top-level code, whose iterator is never destroyed) is owed a reload instead
+    /// a diff instead, computed once when it takes its next delivery — so that every later
+    /// commit costs it O(1), not a composition as large as what it has not taken.
+    static let composedChangeLimit = 256
+
     private static func record(_ change: CollectionChange, in entry: inout Entry, into effects: inout Effects) {
         switch entry.pending {
         case .none: entry.pending = .change(change)
-        case .initial: break
-        case .change(let earlier): entry.pending = .change(earlier.followed(by: change))
+        case .initial, .rediff: break
+        case .change(let earlier):
+            if earlier.entryCount + change.entryCount > composedChangeLimit {
+                entry.pending = .rediff
+            } else {
+                entry.pending = .change(earlier.followed(by: change))
+            }
         }
         switch entry.kind {
         case .push(let context, let drain):
@@ -200,9 +228,16 @@ struct ObserverRegistry: Sendable {
 
     /// Takes what observer `id` has not been told yet. A push observer with nothing pending is
     /// marked idle, so the next commit schedules it again.
-    mutating func take(_ id: Int) -> Take {
+    mutating func take(_ id: Int, current: any AnyObject & Sendable) -> Take {
         guard let index = index(of: id) else { return .gone }
-        return entries[index].takePending()
+        return entries[index].takePending(current: current)
+    }
+
+    /// Whether observer `id` fell far enough behind to be owed a diff (``Pending/rediff``)
+    /// rather than a composed change. For tests.
+    func isOwedRediff(_ id: Int) -> Bool {
+        guard let index = index(of: id), case .rediff = entries[index].pending else { return false }
+        return true
     }
 
     /// Parks an iterator's continuation until the next commit. Returns `false` — and parks

@@ -2,6 +2,7 @@ import ChatAPI
 import ChatServer
 import Foundation
 import LiveChannels
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct TypingUsersTests {
@@ -75,17 +76,20 @@ import Testing
         try await bob.connect()
         try await server.createChannel(type: .community, channelId: "quiet", userIds: ["alice", "bob"])
         let aliceSees = MessageRepository(client: alice).getTypingUsers(channelId: "quiet")
+        // Every state alice's handle takes, in order (a synchronous observer misses none).
+        let seen = Recorder<Set<String>>()
+        let token = aliceSees.observe(on: .synchronous) { typing, _ in seen.append(typing.snapshot ?? []) }
         let started = ContinuousClock.now
         try await MessageRepository(client: bob).startTyping(channelId: "quiet")
-        await alice.synchronize()
-        #expect(aliceSees.snapshot == ["bob"])
-        #expect(server.typingUsers(channelId: "quiet") == ["bob"])
 
-        // Nothing else happens: the indicator goes once its time has passed (bounded wait).
-        for await users in aliceSees.values where users == [] { break }
+        // Nothing else happens: the indicator shows, then goes once its time has passed (bounded
+        // wait; however loaded the machine, never before the expiry).
+        for await users in aliceSees.values where users == [] && seen.values.contains(["bob"]) { break }
         let elapsed = ContinuousClock.now - started
+        #expect(seen.values.contains(["bob"]) && seen.values.last == [])
         #expect(elapsed >= .milliseconds(300), "gone after \(elapsed), before its expiry")
         #expect(server.typingUsers(channelId: "quiet") == [])
+        token.invalidate()
     }
 
     /// A clock moved by the test whose advances the server is not told of (it tells only a
