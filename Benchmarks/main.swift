@@ -15,6 +15,7 @@ if wants("diff") { DiffBenchmark.run() }
 if wants("core") { CoreBenchmark.run() }
 if groups.contains("core.reduction") { CoreBenchmark.reduction() }
 if groups.contains("core.tree") { TreeProbe.run() }
+if wants("core") || groups.contains("core.slow") { await SlowConsumerBenchmark.run() }
 if wants("server") { await runServerBenchmark() }
 if groups.contains("server.queries") { try? await ServerBenchmark.queries() }
 if groups.contains("server.stalls") {
