@@ -918,7 +918,10 @@ final class ConvergenceScenario {
             return []
         }
         let bySequence = Dictionary(server.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
-        let wrong = live.filter { bySequence[$0.sequence] != $0 }
+        // With a tiny history, a message the server dropped may still be listed (clients keep
+        // what they have): only the messages the server keeps are compared.
+        let oldestKept = tinyHistory ? server.first?.sequence ?? .max : .min
+        let wrong = live.filter { $0.sequence >= oldestKept && bySequence[$0.sequence] != $0 }
         if !wrong.isEmpty {
             return [.init(category: "messages", detail: "\(prefix): messages unlike the server's: \(wrong)")]
         }
