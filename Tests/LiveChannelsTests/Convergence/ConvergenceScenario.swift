@@ -796,7 +796,16 @@ final class ConvergenceScenario {
         if let difference = windowDivergence(
             live: live.map(ChannelView.init), hasNext: list.hasNext, expected: expected.items.map(ChannelView.init))
         {
-            found.append(.init(category: "list", detail: "\(prefix): \(difference)"))
+            // The server's own view of what the live window shows and the oracle's does not: tells
+            // a stale client from a query that missed a channel.
+            let expectedIds = Set(expected.items.map(\.channelId))
+            let extra = live.filter { !expectedIds.contains($0.channelId) }.map { channel in
+                "\(channel.channelId): server \(server.channel(channel.channelId, as: device.userId).map { "\(ChannelView($0))" } ?? "invisible")"
+            }
+            found.append(
+                .init(
+                    category: "list",
+                    detail: "\(prefix): \(difference)" + (extra.isEmpty ? "" : "\n      not in the oracle's list: \(extra)")))
         }
         for channel in live where !channel.isDeleted {
             let unread = server.unreadCount(userId: device.userId, channelId: channel.channelId)
