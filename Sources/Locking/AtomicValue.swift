@@ -32,6 +32,8 @@ extension UInt: AtomicWord {
 /// `-D LOCKING_PTHREAD`, so that path is compiled and tested on Linux too — the word sits behind
 /// a ``Lock``: each operation is one uncontended lock and unlock. Noncopyable, like `Atomic`:
 /// keep it in a `let` of a class.
+// @unchecked Sendable: the word is reached only through `Atomic` (Linux) or under the `Lock`
+// that guards it (Apple platforms); both are safe to share between threads.
 @usableFromInline
 package struct AtomicValue<Value: AtomicWord>: ~Copyable, @unchecked Sendable {
     #if canImport(Darwin) || LOCKING_PTHREAD

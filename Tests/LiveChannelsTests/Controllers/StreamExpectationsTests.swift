@@ -85,11 +85,16 @@ import Testing
         final class Spy: CurrentChatUserControllerDelegate {
             var users: [EntityChange<User>] = []
             var unread: [Int] = []
+            private var waiters: [CheckedContinuation<Void, Never>] = []
+            func nextUnreadChange() async { await withCheckedContinuation { waiters.append($0) } }
             func currentUserController(_ controller: CurrentChatUserController, didChangeCurrentUser change: EntityChange<User>) {
                 users.append(change)
             }
             func currentUserController(_ controller: CurrentChatUserController, didChangeCurrentUserUnreadCount count: Int) {
                 unread.append(count)
+                let waiting = waiters
+                waiters.removeAll()
+                for waiter in waiting { waiter.resume() }
             }
         }
         let controller = alice.currentUserController()
@@ -112,7 +117,8 @@ import Testing
         _ = try await MessageRepository(client: bob).sendMessage(channelId: "ops", text: "one", mentionedUserIds: [])
         _ = try await MessageRepository(client: bob).sendMessage(channelId: "ops", text: "two", mentionedUserIds: [])
         await alice.synchronize()
-        for _ in 0..<400 where controller.unreadCount != 2 { try await Task.sleep(for: .milliseconds(5)) }
+        // The controller shows it once the main actor has delivered what alice applied.
+        while controller.unreadCount != 2 { await spy.nextUnreadChange() }
         #expect(controller.unreadCount == 2)
         #expect(spy.unread.last == 2)
     }

@@ -50,7 +50,10 @@ import Testing
         try await channel.synchronize()
         try await channel.markAsRead()
         await alice.synchronize()
-        for _ in 0..<400 where one.member?.readSequence != 3 { try await Task.sleep(for: .milliseconds(5)) }
+        // The controllers show it once the main actor has delivered what alice applied.
+        let spy = MemberSpy()
+        one.delegate = spy
+        while one.member?.readSequence != 3 { await spy.nextChange() }
         #expect(one.member?.readSequence == 3)
         #expect(list.members.first { $0.userId == "bob" }?.readSequence == 3)
     }
@@ -75,5 +78,21 @@ import Testing
         let members = await ChannelParticipation(client: alice, andChannel: "big")
             .getMembers(filter: .all, sortBy: .firstCreated, roles: []).loaded()
         #expect(members.snapshots.first { $0.userId == "bob" }?.readSequence == 1)
+    }
+}
+
+/// Waits for a member controller's next change, without a clock.
+@MainActor
+private final class MemberSpy: ChatChannelMemberControllerDelegate {
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func nextChange() async {
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func memberController(_ controller: ChatChannelMemberController, didUpdateMember change: EntityChange<ChannelMember>) {
+        let waiting = waiters
+        waiters.removeAll()
+        for waiter in waiting { waiter.resume() }
     }
 }
