@@ -32,8 +32,6 @@ public final class ChatClient: Sendable {
     private let disconnects = DisconnectCounter()
 
     private struct Session: Sendable {
-        /// Set by ``close()``, or when the client is freed.
-        var isClosed = false
         var eventLoop: Task<Void, Never>?
         var hasConnected = false
         /// The connect under way, which concurrent `connect()` calls share.
@@ -215,13 +213,7 @@ public final class ChatClient: Sendable {
     /// last state and receive nothing more. A second call returns at once. Freeing the last
     /// reference to a client does the same (without waiting for the disconnect to be sent).
     public func close() async {
-        let isFirst = session.withLock { session -> Bool in
-            if session.isClosed { return false }
-            session.isClosed = true
-            return true
-        }
-        guard isFirst else { return }
-        sync.close()
+        guard sync.close() else { return }
         disconnects.increment()
         let loop = session.withLock { session -> Task<Void, Never>? in
             defer { session.eventLoop = nil }

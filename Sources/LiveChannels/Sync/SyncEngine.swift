@@ -170,9 +170,14 @@ actor SyncEngine {
         QueryContext(viewerId: transport.userId, isAdmin: currentUser?.isAdmin ?? false)
     }
 
-    /// Makes every later request throw (the client closed).
-    nonisolated func close() {
-        isClosed.withLock { $0 = true }
+    /// Makes every later request throw (the client closed); whether this call closed it (`false`
+    /// when it was closed already).
+    @discardableResult
+    nonisolated func close() -> Bool {
+        isClosed.withLock { isClosed in
+            defer { isClosed = true }
+            return !isClosed
+        }
     }
 
     /// - Throws: `ChatError.notAllowed` once the client is closed.

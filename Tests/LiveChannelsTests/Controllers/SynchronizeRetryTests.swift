@@ -85,10 +85,10 @@ import Testing
         let alice = try await scene()
         fixture.server.faults.failNext(1, with: .unavailable("injected"), userId: "alice")
         let channel = ChannelRepository(client: alice).getChannel("ops")
-        await until { channel.loadingStatus == .error }
+        await until(channel) { $0.loadingStatus == .error }
         #expect(channel.error != nil)
         await alice.synchronize()  // retries what failed
-        await until { channel.dataStatus == .fresh && channel.loadingStatus == .loaded }
+        await until(channel) { $0.dataStatus == .fresh && $0.loadingStatus == .loaded }
         #expect(channel.error == nil, "still \(String(describing: channel.error))")
     }
 
@@ -96,10 +96,10 @@ import Testing
         let alice = try await scene()
         fixture.server.faults.failNext(1, with: .unavailable("injected"), userId: "alice")
         let messages = MessageRepository(client: alice).getMessages(channelId: "ops")
-        await until { messages.loadingStatus == .error }
+        await until(messages) { $0.loadingStatus == .error }
         #expect(messages.error != nil)
         await alice.synchronize()
-        await until { messages.dataStatus == .fresh && messages.loadingStatus == .loaded }
+        await until(messages) { $0.dataStatus == .fresh && $0.loadingStatus == .loaded }
         #expect(messages.error == nil, "still \(String(describing: messages.error))")
         #expect(messages.snapshots.map(\.text) == ["hello"])
     }
@@ -112,14 +112,39 @@ import Testing
         }
         fixture.server.faults.failNextConnects(2, userId: "alice")
         #expect(fixture.server.faults.dropConnection(userId: "alice", deviceId: "phone"))
-        await until { seen.withLock { $0.contains { $0.1 } } && alice.connectionState.snapshot == .connected }
+        await until(alice.connectionState) { state in seen.withLock { $0.contains { $0.1 } } && state.snapshot == .connected }
         #expect(alice.connectionState.error == nil, "\(seen.withLock { $0 })")
         #expect(seen.withLock { $0.last?.0 == .connected && $0.last?.1 == false })
         token.invalidate()
     }
 
-    private func until(_ condition: () -> Bool) async {
-        for _ in 0..<2_000 where !condition() { try? await Task.sleep(for: .milliseconds(5)) }
-        #expect(condition())
+    /// Returns once `object`'s state satisfies `condition`, checked at every delivery (no clock).
+    private func until<Value>(_ object: LiveObject<Value>, _ condition: @escaping @Sendable (LiveObject<Value>) -> Bool) async {
+        let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let tokens = Mutex<[NotificationToken]>([])
+        await withCheckedContinuation { continuation in
+            waiter.withLock { $0 = continuation }
+            let token = object.observe(on: .synchronous) { object, _ in
+                if condition(object) { waiter.withLock { $0.take() }?.resume() }
+            }
+            tokens.withLock { $0.append(token) }
+        }
+        tokens.withLock { $0 }.forEach { $0.invalidate() }
+    }
+
+    /// Returns once `collection`'s state satisfies `condition`, checked at every delivery.
+    private func until<Element>(
+        _ collection: LiveCollection<Element>, _ condition: @escaping @Sendable (LiveCollection<Element>) -> Bool
+    ) async {
+        let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let tokens = Mutex<[NotificationToken]>([])
+        await withCheckedContinuation { continuation in
+            waiter.withLock { $0 = continuation }
+            let token = collection.observe(on: .synchronous) { collection, _, _ in
+                if condition(collection) { waiter.withLock { $0.take() }?.resume() }
+            }
+            tokens.withLock { $0.append(token) }
+        }
+        tokens.withLock { $0 }.forEach { $0.invalidate() }
     }
 }
