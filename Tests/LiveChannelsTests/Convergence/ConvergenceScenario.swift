@@ -166,6 +166,7 @@ final class ConvergenceScenario {
         log.append("compare")
         // Compare twice, a synchronize and settle apart: only what stays different counts, so a
         // value still on its way cannot pass for a divergence.
+        let serverBefore = serverFingerprint()
         let expected = await expectedLists()
         divergences += oracleProblems.map { .init(category: "stuck-paging", detail: $0) }
         var first = compareAll(expected)
@@ -179,6 +180,13 @@ final class ConvergenceScenario {
             }
         }
         divergences += first
+        // Healing waits for every request: a server that changes while the views are compared
+        // means a request outlived it (the expectation may then be stale).
+        let serverAfter = serverFingerprint()
+        if serverAfter != serverBefore {
+            let changed = zip(serverBefore, serverAfter).filter { $0 != $1 }.map { "\($0) → \($1)" }
+            divergences.append(.init(category: "late-write", detail: "the server changed after healing: \(changed)"))
+        }
         // How often each variation ran (the summary shows the soak is not vacuous).
         for (variation, count) in variationCounts { checks[variation, default: 0] += count }
         for device in devices { await device.client.disconnect() }
@@ -365,7 +373,9 @@ final class ConvergenceScenario {
                 builder.setMetadata(metadata)
                 let repository = ChannelRepository(client: client)
                 if asHandle {
-                    _ = repository.createChannel().community(with: builder)
+                    // The handle's request is awaited like the others (it may start late on a
+                    // busy machine: healing must not begin before it is answered).
+                    _ = await Settling.idle(repository.createChannel().community(with: builder))
                 } else {
                     _ = try? await repository.createChannel(with: builder)
                 }
@@ -400,7 +410,8 @@ final class ConvergenceScenario {
             let asHandle = Bool.random(using: &random)
             log.append("\(device.name) joins \(id)\(asHandle ? " (handle)" : "")")
             if asHandle {
-                _ = device.channels.joinChannel(id)
+                let handle = device.channels.joinChannel(id)
+                spawn { _ = await Settling.idle(handle) }
             } else {
                 spawn { _ = try? await ChannelRepository(client: client).joinChannel(channelId: id) }
             }
@@ -415,13 +426,13 @@ final class ConvergenceScenario {
             let metadata = displayName == nil || Bool.random(using: &random) ? metadata() : nil
             let asHandle = Bool.random(using: &random)
             log.append(
-                "\(device.name) updates \(id): name \(displayName ?? "-"), metadata \(metadata.map { "\($0)" } ?? "-")")
+                "\(device.name) updates \(id): name \(displayName ?? "-"), metadata \(metadata.map { "\($0)" } ?? "-")\(asHandle ? " (handle)" : "")")
             spawn {
                 let updater = ChannelUpdateBuilder(channelId: id, client: client)
                 if let displayName { updater.setDisplayName(displayName) }
                 if let metadata { updater.setMetadata(metadata) }
                 if asHandle {
-                    _ = updater.update()
+                    _ = await Settling.idle(updater.update())
                 } else {
                     _ = try? await ChannelRepository(client: client).updateChannel(with: updater)
                 }
@@ -663,6 +674,15 @@ final class ConvergenceScenario {
 
     // MARK: Comparing
 
+    /// Every channel the scenario may have touched as the console sees it, with its members.
+    private func serverFingerprint() -> [String] {
+        (channelPool + conversationIds).map { id in
+            let channel = server.channel(id).map { "\(ChannelView($0))" } ?? "none"
+            let members = server.members(channelId: id).map { "\($0.userId):\($0.membership):\($0.isMuted)" }
+            return "\(id) \(channel) \(members)"
+        }
+    }
+
     /// What a fresh client of each user (on a device of its own) lists for each open query,
     /// loaded to the end (`complete == false` when that failed).
     private func expectedLists() async -> [String: [ChannelListQuery: (items: [Channel], complete: Bool)]] {
@@ -681,7 +701,14 @@ final class ConvergenceScenario {
                     try? await oracle.connect()
                     oracles[device.userId] = oracle
                 }
-                expectedLists[device.userId, default: [:]][open.query] = await loadFully(open.query, on: oracle)
+                let loaded = await loadFully(open.query, on: oracle)
+                expectedLists[device.userId, default: [:]][open.query] = loaded
+                for channel in loaded.items {
+                    let now = server.channel(channel.channelId, as: device.userId).map(ChannelView.init)
+                    if now != ChannelView(channel) {
+                        log.append("oracle of \(device.userId) loaded \(ChannelView(channel)) for '\(open.name)'; server \(now.map { "\($0)" } ?? "invisible")")
+                    }
+                }
             }
         }
         for oracle in oracles.values { await oracle.disconnect() }
@@ -798,14 +825,20 @@ final class ConvergenceScenario {
         {
             // The server's own view of what the live window shows and the oracle's does not: tells
             // a stale client from a query that missed a channel.
-            let expectedIds = Set(expected.items.map(\.channelId))
-            let extra = live.filter { !expectedIds.contains($0.channelId) }.map { channel in
-                "\(channel.channelId): server \(server.channel(channel.channelId, as: device.userId).map { "\(ChannelView($0))" } ?? "invisible")"
+            // Also, for an item that differs from the oracle's, the server's view now and the
+            // device's own objects of that channel: tells a stale client from a stale query.
+            let expectedById = Dictionary(expected.items.map { ($0.channelId, ChannelView($0)) }, uniquingKeysWith: { a, _ in a })
+            let extra = live.filter { expectedById[$0.channelId] != ChannelView($0) }.map { channel in
+                let objects = device.objects.filter { $0.channelId == channel.channelId }
+                    .map { $0.object.snapshot.map { "\(ChannelView($0))" } ?? "nil" }
+                return "\(channel.channelId): server \(server.channel(channel.channelId, as: device.userId).map { "\(ChannelView($0))" } ?? "invisible")"
+                    + (expectedById[channel.channelId] == nil ? "" : " (in the oracle's list, differing)")
+                    + (objects.isEmpty ? "" : "; the device's objects: \(objects)")
             }
             found.append(
                 .init(
                     category: "list",
-                    detail: "\(prefix): \(difference)" + (extra.isEmpty ? "" : "\n      not in the oracle's list: \(extra)")))
+                    detail: "\(prefix): \(difference)" + (extra.isEmpty ? "" : "\n      unlike the oracle's list: \(extra)")))
         }
         for channel in live where !channel.isDeleted {
             let unread = server.unreadCount(userId: device.userId, channelId: channel.channelId)
