@@ -21,6 +21,12 @@ protocol EntityCacheObserver<Entity>: AnyObject, Sendable {
 ///   version is stored silently.
 /// - Publishing: every stored change is published once, to the live objects of that entity and
 ///   to every registered observer (live queries), outside the lock.
+/// - Retention (when given a limit): past it, the entities nothing shows leave memory, a whole
+///   scope (a message's channel) at a time, the least recently written scope first. A scope a
+///   live query shows stays whole (its pages are judged against what the cache holds), and so
+///   does every entity a live object shows. The disk cache keeps what leaves. Amortized O(1)
+///   per stored entity, plus O(s log s) per eviction pass for s scopes, one pass per
+///   `limit / 4` new entities at most.
 ///
 /// Read and register from any thread. Mutated only by the ``SyncEngine``, one change at a time
 /// in event order, so observers see changes in the order they were stored.
@@ -42,6 +48,10 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         var newestVersion = 0
         /// Cache keys by group, when the cache groups its entities (``entities(inGroup:)``).
         var groups: [String: [String]] = [:]
+        /// Keys by scope and scopes by age, when the cache has a retention limit.
+        var ledger = ScopeLedger()
+        /// The entity count past which the next eviction pass runs.
+        var nextEviction = Int.max
     }
 
     /// Guards every field.
@@ -54,14 +64,22 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     private let didStore: (@Sendable ([Entity]) -> Void)?
     /// The group of an entity, for ``entities(inGroup:)`` (a member's user id); fixed per entity.
     private let group: (@Sendable (Entity) -> String)?
+    /// How many entities the cache keeps before it evicts those nothing shows (`nil`: all).
+    let retentionLimit: Int?
 
+    /// - Parameter retentionLimit: past this many entities, those nothing shows leave memory
+    ///   (see the type's "Retention"); `nil` keeps every entity. Not for grouped caches.
     init(
-        groupedBy group: (@Sendable (Entity) -> String)? = nil, onChange: (@Sendable ([Change]) -> Void)? = nil,
-        didStore: (@Sendable ([Entity]) -> Void)? = nil
+        groupedBy group: (@Sendable (Entity) -> String)? = nil, retaining retentionLimit: Int? = nil,
+        onChange: (@Sendable ([Change]) -> Void)? = nil, didStore: (@Sendable ([Entity]) -> Void)? = nil
     ) {
+        precondition(group == nil || retentionLimit == nil, "a grouped cache keeps every entity")
+        precondition(retentionLimit.map { $0 >= 0 } ?? true, "a retention limit is 0 or more")
         self.group = group
+        self.retentionLimit = retentionLimit
         self.onChange = onChange
         self.didStore = didStore
+        if let retentionLimit { state.withLock { $0.nextEviction = Self.nextPass(after: 0, limit: retentionLimit) } }
     }
 
     // MARK: Reading (any thread)
@@ -81,6 +99,12 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// - Complexity: O(entities in the group).
     func entities(inGroup key: String) -> [Entity] {
         state.withLock { state in (state.groups[key] ?? []).compactMap { state.entities[$0] } }
+    }
+
+    /// How many entities the cache holds in memory.
+    /// - Complexity: O(1).
+    var count: Int {
+        state.withLock { $0.entities.count }
     }
 
     /// The highest version stored so far: when it is at or below a response's revision, no
@@ -164,6 +188,9 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
                 let value = old.map(incoming.merging(cached:)) ?? incoming
                 state.entities[key] = value
                 if old == nil, let group { state.groups[group(value), default: []].append(key) }
+                if retentionLimit != nil {
+                    if old == nil { state.ledger.insert(key, scope: value.storedScope) } else { state.ledger.touch(value.storedScope) }
+                }
                 state.newestVersion = max(state.newestVersion, value.version)
                 if recordsStores, old == nil || old!.version != value.version || old != value { stored.append(value) }
                 guard old != value else { continue }
@@ -174,6 +201,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             }
             let observers =
                 changes.isEmpty ? [] : excluded == nil ? state.observers : state.observers.filter { $0 !== excluded }
+            if let retentionLimit, state.entities.count > state.nextEviction { Self.evict(&state, downTo: retentionLimit) }
             return (changes, objects, observers, stored)
         }
         if !stored.isEmpty { didStore?(stored) }
@@ -184,5 +212,46 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             for observer in observers { observer.entitiesDidChange(changed) }
         }
         return changes
+    }
+
+    // MARK: Retention
+
+    /// Removes the entities nothing shows, whole scopes at a time from the least recently
+    /// written, until at most `limit` remain or only shown ones are left; schedules the next
+    /// pass.
+    /// - Complexity: O(s log s + evicted) for s scopes.
+    private static func evict(_ state: inout State, downTo limit: Int) {
+        defer {
+            state.nextEviction = nextPass(after: state.entities.count, limit: limit)
+            #if DEBUG
+                state.ledger.checkInvariants()
+            #endif
+        }
+        var shown: Set<String> = []
+        for observer in state.observers {
+            // A list not bound to one scope may show any entity: keep everything.
+            guard let scope = observer.channelScope else { return }
+            shown.insert(scope)
+        }
+        for scope in state.ledger.scopesByAge() where !shown.contains(scope) {
+            guard state.entities.count > limit else { break }
+            let age = state.ledger.lastTouch(of: scope)
+            var kept: [String] = []
+            for key in state.ledger.remove(scope) {
+                if let sources = state.objects[key], sources.contains(where: { $0.object != nil }) {
+                    kept.append(key)
+                    continue
+                }
+                state.entities[key] = nil
+                state.objects[key] = nil
+            }
+            state.ledger.restore(kept, in: scope, touched: age)
+        }
+    }
+
+    /// The entity count at which the pass after one that left `count` entities runs: a
+    /// quarter of the limit later (at least 16), so passes stay rare.
+    private static func nextPass(after count: Int, limit: Int) -> Int {
+        max(count, limit) + max(limit / 4, 16)
     }
 }

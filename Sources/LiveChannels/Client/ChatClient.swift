@@ -51,9 +51,20 @@ public final class ChatClient: Sendable {
     ///   - persistence: where the cache lives: `.inMemory` (default) or `.sqlite(url)`.
     ///   - reconnectPolicy: how to wait between reconnect attempts after the connection
     ///     drops.
-    public init(
+    public convenience init(
         transport: any ChatTransport, persistence: Persistence = .inMemory,
         reconnectPolicy: ReconnectPolicy = .exponential
+    ) {
+        self.init(
+            transport: transport, persistence: persistence, reconnectPolicy: reconnectPolicy,
+            messageRetention: SyncEngine.defaultMessageRetention)
+    }
+
+    /// As the public initializer, with how many messages stay in memory before those of
+    /// channels no live handle shows leave it (`nil`: all stay; see ``EntityCache``).
+    init(
+        transport: any ChatTransport, persistence: Persistence = .inMemory,
+        reconnectPolicy: ReconnectPolicy = .exponential, messageRetention: Int?
     ) {
         self.transport = transport
         self.reconnectPolicy = reconnectPolicy
@@ -63,7 +74,7 @@ public final class ChatClient: Sendable {
         case .sqlite(let url, let limits):
             store = CacheStore(url: url, limits: limits)
         }
-        let sync = SyncEngine(transport: transport, store: store)
+        let sync = SyncEngine(transport: transport, store: store, messageRetention: messageRetention)
         self.sync = sync
         if store != nil { Task { await sync.restore() } }
     }

@@ -59,9 +59,16 @@ actor SyncEngine {
     /// after that event, before any later one.
     private var waiters: [(target: Int, run: @Sendable (isolated SyncEngine) -> Void)] = []
 
-    /// - Parameter store: the cache file to write behind to; its start values are loaded now
-    ///   (synchronously: the lists made next show them) and the rest by ``restore()``.
-    init(transport: any ChatTransport, store: CacheStore? = nil) {
+    /// How many messages the client keeps in memory by default before those nothing shows
+    /// leave it (see ``EntityCache``'s "Retention"; the disk cache keeps them).
+    static let defaultMessageRetention = 2_000
+
+    /// - Parameters:
+    ///   - store: the cache file to write behind to; its start values are loaded now
+    ///     (synchronously: the lists made next show them) and the rest by ``restore()``.
+    ///   - messageRetention: past this many messages in memory, those of channels no live
+    ///     handle shows leave memory (`nil`: all stay).
+    init(transport: any ChatTransport, store: CacheStore? = nil, messageRetention: Int? = defaultMessageRetention) {
         self.transport = transport
         self.store = store
         let unread = unread
@@ -74,7 +81,7 @@ actor SyncEngine {
                 if !contributions.isEmpty { unread.set(contributions) }
             }, didStore: Self.recorder(store))
         members = EntityCache(groupedBy: { $0.userId }, didStore: Self.recorder(store))
-        messages = EntityCache(didStore: Self.recorder(store))
+        messages = EntityCache(retaining: messageRetention, didStore: Self.recorder(store))
         users = EntityCache(didStore: Self.recorder(store))
         guard let store, store.failure == nil else {
             restoration.open()

@@ -1,7 +1,7 @@
 import ChatAPI
 import ChatServer
 import Foundation
-import LiveChannels
+@testable import LiveChannels
 import LiveCore
 import Locking
 import TestSupport
@@ -15,8 +15,9 @@ import TestSupport
 /// concurrent requests is up to the scheduler, so a seed reproduces a failure often, not always
 /// (run it a few times with `CONVERGENCE_SEED`).
 ///
-/// Only public API is used: repositories and live handles on the client side, the console,
-/// inspection and fault calls on the server side.
+/// Only public API is used — repositories and live handles on the client side, the console,
+/// inspection and fault calls on the server side — but for the client's message retention limit
+/// (the `tinyRetention` variation).
 final class ConvergenceScenario {
     /// One way the client's view differs from the server's after healing.
     struct Divergence: CustomStringConvertible {
@@ -74,10 +75,15 @@ final class ConvergenceScenario {
     let clockJumps: Bool
     let deepPaging: Bool
     let restarts: Bool
+    /// - `tinyRetention`: clients keep only 0–5 messages in memory beyond what live handles show
+    ///   (the rest leaves memory, a channel at a time).
+    let tinyRetention: Bool
     /// How many times each variation acted.
     private var variationCounts: [String: Int] = [:]
     /// The cache files of the devices (with `restarts`).
     private let files = TemporaryFiles()
+    /// The clients' message retention limit.
+    private let messageRetention: Int
 
     init(seed: UInt64, door: Door = .embedded) {
         self.seed = seed
@@ -94,6 +100,8 @@ final class ConvergenceScenario {
         clockJumps = Int.random(in: 0..<6, using: &variations) == 0
         deepPaging = Int.random(in: 0..<6, using: &variations) == 0
         restarts = door == .embedded && Int.random(in: 0..<6, using: &variations) == 0
+        tinyRetention = Int.random(in: 0..<4, using: &variations) == 0
+        messageRetention = tinyRetention ? Int.random(in: 0...5, using: &variations) : SyncEngine.defaultMessageRetention
         var configuration = ServerConfiguration(eventLogCapacity: smallLog ? 6 : 1_024, messagesPerChannel: tinyHistory ? 3 : 10_000)
         configuration.typingExpiry = 5
         server = ChatServer(clock: clock, configuration: configuration)
@@ -105,14 +113,21 @@ final class ConvergenceScenario {
         if clockJumps { log.append("server time jumps") }
         if deepPaging { log.append("lists are paged deep") }
         if restarts { log.append("devices cache in SQLite and restart") }
+        if tinyRetention {
+            log.append("clients keep \(messageRetention) messages in memory beyond what is shown")
+            variationCounts["tiny-retention seeds"] = 1
+        }
     }
 
     /// A client of `userId` on `deviceId`: in memory, or on the device's cache file.
     private func makeClient(_ userId: String, _ deviceId: String) -> ChatClient {
         let transport = door.transport(server, userId: userId, deviceId: deviceId)
-        guard restarts else { return ChatClient(transport: transport, reconnectPolicy: .immediate) }
+        guard restarts else {
+            return ChatClient(transport: transport, reconnectPolicy: .immediate, messageRetention: messageRetention)
+        }
         return ChatClient(
-            transport: transport, persistence: .sqlite(files.file("\(userId)-\(deviceId).sqlite")), reconnectPolicy: .immediate)
+            transport: transport, persistence: .sqlite(files.file("\(userId)-\(deviceId).sqlite")), reconnectPolicy: .immediate,
+            messageRetention: messageRetention)
     }
 
     // MARK: Running

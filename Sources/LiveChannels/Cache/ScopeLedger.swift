@@ -1,0 +1,63 @@
+/// The keys of an ``EntityCache`` by scope (a message's channel), and the order in which the
+/// scopes were last written to: what eviction walks to free the entities nothing shows, the
+/// least recently written scope first.
+///
+/// A pure value, kept under the cache's lock.
+struct ScopeLedger: Sendable {
+    /// The keys stored per scope, in the order they arrived.
+    private var keys: [String: [String]] = [:]
+    /// When each scope was last written to (a counter, not a clock).
+    private var touched: [String: Int] = [:]
+    private var counter = 0
+
+    /// The number of scopes with keys.
+    var scopeCount: Int { keys.count }
+
+    /// Records a key stored for the first time.
+    /// - Complexity: O(1) amortized.
+    mutating func insert(_ key: String, scope: String) {
+        keys[scope, default: []].append(key)
+        touch(scope)
+    }
+
+    /// Records a write to a scope (its entities are wanted now).
+    /// - Complexity: O(1).
+    mutating func touch(_ scope: String) {
+        counter += 1
+        touched[scope] = counter
+    }
+
+    /// The scopes, the least recently written first.
+    /// - Complexity: O(s log s) for s scopes.
+    func scopesByAge() -> [String] {
+        touched.sorted { $0.value < $1.value }.map(\.key)
+    }
+
+    /// Forgets a scope and returns its keys.
+    /// - Complexity: O(1).
+    mutating func remove(_ scope: String) -> [String] {
+        touched[scope] = nil
+        return keys.removeValue(forKey: scope) ?? []
+    }
+
+    /// Records the keys of a scope that stay after it was removed (keeping its age).
+    /// - Complexity: O(kept).
+    mutating func restore(_ kept: [String], in scope: String, touched time: Int) {
+        guard !kept.isEmpty else { return }
+        keys[scope] = kept
+        touched[scope] = time
+    }
+
+    /// When the scope was last written to.
+    func lastTouch(of scope: String) -> Int { touched[scope] ?? 0 }
+
+    #if DEBUG
+        /// Checks that every scope with keys has an age and no key is listed twice.
+        func checkInvariants() {
+            assert(Set(keys.keys) == Set(touched.keys), "scopes with keys and scopes with an age differ")
+            for (scope, list) in keys {
+                assert(Set(list).count == list.count, "a key is listed twice in scope \(scope)")
+            }
+        }
+    #endif
+}
