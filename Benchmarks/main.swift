@@ -4,6 +4,7 @@
 //     swift run -c release Benchmarks diff       # one group: diff, core, server, client, lists, persistence, storage
 //     swift run -c release Benchmarks soak       # only when named: server memory over 1,000,000 messages
 //     swift run -c release Benchmarks hostile    # only when named: one careless client against the limits
+//     swift run -c release Benchmarks client.memory  # only when named: a client's memory over 300,000 messages
 //                                                 # (soak.unbounded: the same, keeping every message)
 //
 // Every figure is printed next to a baseline measured in the same run.
@@ -26,6 +27,7 @@ if wants("lists") { await LiveListBenchmark.run() }
 if groups.contains("client.lists") { try? await ClientBenchmark.liveQueries() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
+if groups.contains("client.memory") { await ClientMemoryBenchmark.run() }
 if wants("persistence") { await PersistenceBenchmark.run() }
 if wants("storage") { await StorageBenchmark.run() }
 if groups.contains("hostile") { await HostileBenchmark.run() }

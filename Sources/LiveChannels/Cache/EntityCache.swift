@@ -21,8 +21,10 @@ protocol EntityCacheObserver<Entity>: AnyObject, Sendable {
 ///   version is stored silently.
 /// - Publishing: every stored change is published once, to the live objects of that entity and
 ///   to every registered observer (live queries), outside the lock.
-/// - Retention (when given a limit): past it, the entities nothing shows leave memory, a whole
-///   scope (a message's channel) at a time, the least recently written scope first. A scope a
+/// - Retention (when given a limit): once the cache holds more than the limit (plus a quarter
+///   of it), the entities nothing shows leave memory, a whole scope (a message's channel) at a
+///   time, the least recently written scope first, until the limit is met or only shown
+///   entities are left (shown ones count towards the limit). A scope a
 ///   live query shows stays whole (its pages are judged against what the cache holds), and so
 ///   does every entity a live object shows. The disk cache keeps what leaves. Amortized O(1)
 ///   per stored entity, plus O(s log s) per eviction pass for s scopes, one pass per

@@ -9,3 +9,14 @@ extension ChatClient {
         await sync.handle(envelopes)
     }
 }
+
+extension ChatClient {
+    /// A client keeping `messageRetention` messages in memory beyond what live handles show
+    /// (`nil`: every message), for benchmarks that compare the two.
+    @_spi(Benchmarks) public static func withMessageRetention(_ messageRetention: Int?, transport: any ChatTransport) -> ChatClient {
+        ChatClient(transport: transport, messageRetention: messageRetention)
+    }
+
+    /// How many messages the client holds in memory.
+    @_spi(Benchmarks) public var messagesInMemory: Int { sync.messages.count }
+}
