@@ -12,8 +12,9 @@ let package = Package(
     ],
     targets: [
         // The package's one lock (not a product): a benaphore on Linux, which Thread Sanitizer
-        // understands (it does not model `Synchronization.Mutex`'s futexes there), and `Mutex`
-        // elsewhere. Declared `package`, so no product exports it.
+        // understands (it does not model `Synchronization.Mutex`'s futexes there); a pthread
+        // mutex on Apple platforms, or on Linux with `-D LOCKING_PTHREAD`; `Mutex` anywhere else.
+        // Declared `package`, so no product exports it.
         .target(name: "Locking"),
         // Reactive observation core. Knows nothing about chat.
         .target(name: "LiveCore", dependencies: ["Locking"]),

@@ -1,4 +1,3 @@
-import Dispatch
 import LiveCore
 
 /// Part 1 of the tour: the observation core on its own, with no chat involved.

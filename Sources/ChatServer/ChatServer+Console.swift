@@ -1,5 +1,4 @@
 import ChatAPI
-import Foundation
 
 /// The console: trusted server-side calls. They bypass permissions (not the rules of channel
 /// types) and produce the same events as requests do.

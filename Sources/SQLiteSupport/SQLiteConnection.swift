@@ -1,5 +1,4 @@
 import CSQLite
-import Foundation
 
 /// One connection to an SQLite file: statements (prepared once, cached by SQL text),
 /// transactions, and errors as ``SQLiteError``.

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A condition on channels: the one query language used by the server to answer channel
 /// queries and by the client to keep live lists current.
 ///

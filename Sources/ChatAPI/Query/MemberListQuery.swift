@@ -1,5 +1,3 @@
-import Foundation
-
 /// A page-wise member list of one channel, in the style of Amity's
 /// `getMembers(filter:sortBy:roles:)`. Ties of `joinedAt` are broken by `userId` ascending.
 public struct MemberListQuery: Sendable, Hashable, Codable, PageOrdering {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// One component of a sort key: a field's value reduced to a totally ordered form.
 ///
 /// Order: `missing` < numbers < text < objects < arrays < Booleans (MongoDB's type order, with

@@ -1,5 +1,4 @@
 import ChatAPI
-import Foundation
 
 /// Input checks shared by every request path. Each throws the error of the first rule broken,
 /// naming the field; see ``InputLimits`` for the rules.

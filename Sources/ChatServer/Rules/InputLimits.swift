@@ -1,5 +1,4 @@
 import ChatAPI
-import Foundation
 
 /// The documented limits on what clients (and the console) may send. Input outside them is
 /// rejected with `ChatError.invalidArgument(field:reason:)` naming the field, or

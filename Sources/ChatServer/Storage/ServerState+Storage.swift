@@ -1,5 +1,4 @@
 import ChatAPI
-import Foundation
 
 extension ServerState {
     /// Returns the current values of everything changed since the last call (users, channels,

@@ -1,5 +1,4 @@
 import ChatAPI
-import Foundation
 
 /// What the storage must write to catch up with the state: the current values of everything
 /// an operation changed (not the operations), so that writing them again is harmless and two

@@ -1,5 +1,4 @@
 import ChatAPI
-import Foundation
 import LiveCore
 
 /// Told about a ``ChatChannelListController``'s changes, on the main actor. Every method has

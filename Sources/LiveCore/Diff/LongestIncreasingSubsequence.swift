@@ -44,24 +44,4 @@ enum LongestIncreasingSubsequence {
         }
         return isMember
     }
-
-    /// The length of a longest strictly increasing subsequence of the non-negative entries.
-    /// - Complexity: O(k log k).
-    static func length(of values: [Int]) -> Int {
-        var tails: [Int] = []
-        for value in values where value >= 0 {
-            if let last = tails.last, last < value {
-                tails.append(value)
-                continue
-            }
-            var low = 0
-            var high = tails.count
-            while low < high {
-                let mid = (low + high) >> 1
-                if tails[mid] < value { low = mid + 1 } else { high = mid }
-            }
-            if low == tails.count { tails.append(value) } else { tails[low] = value }
-        }
-        return tails.count
-    }
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import LiveCore
-import Synchronization
 import TestSupport
 import Testing
 
