@@ -40,6 +40,14 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// the member. Default 100.
     public var maxMembersForReadEvents: Int = 100
 
+    /// How many channels a channel query that must test many of them (a sort by a metadata
+    /// path, a filter no index answers) tests per hold of the server's lock; between holds
+    /// other requests run, so such a query never holds up a small request of another user by
+    /// more than one step (the query's page is still exact as of its response). A query with
+    /// fewer candidates, or one an index answers within a few steps, runs in one hold.
+    /// Default 512.
+    public var channelsPerScanStep: Int = 512
+
     // MARK: Limits (`nil`: none; ``standard`` sets them all)
 
     /// Events a connection may have pending — queued for the device and not yet taken from its

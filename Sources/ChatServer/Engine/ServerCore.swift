@@ -123,3 +123,11 @@ struct ServerCore: Sendable {
         publishOutbox(now: now)
     }
 }
+
+extension ServerCore {
+    /// `response` for `device`, with its position in the device's event stream and the
+    /// revision it was read at.
+    func envelope(for device: ServerState.DeviceKey, _ response: ChatResponse) -> ResponseEnvelope {
+        ResponseEnvelope(position: hub.lastSequence(of: device), revision: state.revision, response: response)
+    }
+}

@@ -14,8 +14,10 @@ final class ServerEngine: Sendable {
 
     let clock: any ServerClock
     let configuration: ServerConfiguration
-    /// Guards the whole server: state, sessions and faults change together or not at all.
-    let core: Lock<ServerCore>
+    /// Guards the whole server: state, sessions and faults change together or not at all. Fair
+    /// (first come, first served): a client asking again and again never holds up another
+    /// client by more than the holds queued before it.
+    let core: FairLock<ServerCore>
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
     /// store's own locks; the store never takes ``core``.
     let store: (any ServerStore)?
@@ -26,7 +28,7 @@ final class ServerEngine: Sendable {
     init(clock: any ServerClock, configuration: ServerConfiguration) {
         self.clock = clock
         self.configuration = configuration
-        core = Lock(ServerCore(configuration: configuration))
+        core = FairLock(ServerCore(configuration: configuration))
         store = nil
         startWakeUps()
     }
@@ -51,7 +53,7 @@ final class ServerEngine: Sendable {
         var core = rebuilt.withLock { $0.take()! }
         core.state.attach(try messages.get(), to: channelInfos.map(\.channelId))
         core.state.archive = store
-        self.core = Lock(core)
+        self.core = FairLock(core)
         self.store = store
         startWakeUps()
         // Deadlines restored from the file (mutes, rate limits) are woken for too.
@@ -242,7 +244,7 @@ final class ServerEngine: Sendable {
     /// - Throws: `unavailable` when the connection has ended or the write failed; else the
     ///   request's error.
     func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError) -> ResponseEnvelope {
-        let (envelope, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
+        let (outcome, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> Outcome in
             if core.isClosed { throw Self.closedError }
             let now = clock.now
             guard core.hub.linkId(of: device) == linkId else {
@@ -260,6 +262,18 @@ final class ServerEngine: Sendable {
                     throw error
                 }
             }
+            if case .queryChannels(let query, let cursor) = request {
+                // A query that must test many channels runs in steps (see ``ChannelScan``).
+                let plan = try core.state.planChannelQuery(
+                    query, after: cursor, by: .user(device.userId), now: now, step: configuration.channelsPerScanStep)
+                switch plan {
+                case .answered(let page):
+                    core.limits.spend(after: request, by: device.userId, created: false, now: now)
+                    return .done(core.envelope(for: device, ChatResponse.channels(page)))
+                case .scanning(let scan):
+                    return .scanning(scan)
+                }
+            }
             let response: ChatResponse
             do {
                 defer { core.publishOutbox(now: now) }
@@ -268,11 +282,68 @@ final class ServerEngine: Sendable {
                 core.limits.spend(
                     after: request, by: device.userId, created: core.state.channels.count > channelCount, now: now)
             }
-            return ResponseEnvelope(
-                position: core.hub.lastSequence(of: device), revision: core.state.revision, response: response)
+            return .done(core.envelope(for: device, response))
+        }
+        switch outcome {
+        case .done(let envelope):
+            try await written(ticket)
+            return envelope
+        case .scanning(let scan):
+            return try await finishScan(scan, of: request, from: device, linkId: linkId)
+        }
+    }
+
+    /// What the first hold of a request ends with.
+    private enum Outcome {
+        case done(ResponseEnvelope)
+        case scanning(ChannelScan)
+    }
+
+    /// Runs a channel query's scan a step per hold of the lock (others run between steps), then
+    /// answers it as of the last hold.
+    private func finishScan(
+        _ scan: ChannelScan, of request: ChatRequest, from device: DeviceKey, linkId: UInt64
+    ) async throws(ChatError) -> ResponseEnvelope {
+        var scan = scan
+        let step = configuration.channelsPerScanStep
+        while !scan.isComplete {
+            await Task.yield()
+            scan = try withCore { (core: inout ServerCore) throws(ChatError) -> ChannelScan in
+                try Self.checkStillConnected(device, linkId: linkId, in: core)
+                var scan = scan
+                scan.step(in: core.state, limit: step)
+                return scan
+            }.result
+        }
+        let (envelope, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
+            try Self.checkStillConnected(device, linkId: linkId, in: core)
+            let now = clock.now
+            let page: Page<Channel>
+            if let finished = scan.finish(in: core.state) {
+                page = finished
+                #if DEBUG
+                    // The steps' page equals the one a single hold gives now.
+                    let reference = try core.state.queryChannels(scan.query, after: scan.cursor, by: scan.caller, now: now)
+                    assert(
+                        finished.items.map(\.channelId) == reference.items.map(\.channelId) && finished.hasNext == reference.hasNext,
+                        "a stepped scan's page differs from a single hold's: \(finished.items.map(\.channelId)) vs \(reference.items.map(\.channelId))")
+                #endif
+            } else {
+                page = try core.state.queryChannels(scan.query, after: scan.cursor, by: scan.caller, now: now)
+            }
+            core.limits.spend(after: request, by: device.userId, created: false, now: now)
+            return core.envelope(for: device, ChatResponse.channels(page))
         }
         try await written(ticket)
         return envelope
+    }
+
+    /// - Throws: `unavailable` when the server closed or the device's connection ended.
+    private static func checkStillConnected(_ device: DeviceKey, linkId: UInt64, in core: ServerCore) throws(ChatError) {
+        if core.isClosed { throw closedError }
+        guard core.hub.linkId(of: device) == linkId else {
+            throw .unavailable("the connection of device '\(device.deviceId)' has ended")
+        }
     }
 
     /// Consumes the request fault armed for `device`, if any.

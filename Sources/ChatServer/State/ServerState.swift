@@ -41,6 +41,8 @@ struct ServerState: Sendable {
     /// (``walkedPage(_:after:by:among:budget:)``). Kept by ``createChannel(_:by:now:)`` and
     /// ``modifyChannel(_:_:)``, the only places that change a channel's sort fields.
     var sortIndexes = ChannelSortIndexes()
+    /// The channels changed at recent revisions (for scans that release the lock).
+    var channelChanges = ChannelChangeLog()
     /// Where each kept message is, by message id (a dropped message leaves it).
     var messageLocations: [String: MessageLocation] = [:]
     /// Channels where something expires with time (``ChannelRecord/hasDeadlines``), so expiry
@@ -105,7 +107,10 @@ struct ServerState: Sendable {
         default:
             break
         }
-        if let channelId = change.channelId { channels[channelId]?.info.version = revision }
+        if let channelId = change.channelId {
+            channels[channelId]?.info.version = revision
+            channelChanges.record(channelId, at: revision)
+        }
         outbox.append(Emission(change: change, audience: audience))
     }
 
