@@ -101,8 +101,8 @@ struct ChannelScan: Sendable {
 
 extension ServerState {
     /// How a channel query is answered by ``ServerEngine``: at once (few candidates, or an
-    /// index walk that fills the page within `step × 4` channels), or by a ``ChannelScan`` in
-    /// steps of `step` channels.
+    /// index walk that fills the page within `step × 4` channels — `step × 16` when a set index
+    /// names the candidates), or by a ``ChannelScan`` in steps of `step` channels.
     enum ChannelQueryPlan: Sendable {
         case answered(Page<Channel>)
         case scanning(ChannelScan)
@@ -122,8 +122,10 @@ extension ServerState {
         if (candidates?.count ?? channels.count) <= step * 4 {
             return .answered(try queryChannels(query, after: cursor, by: caller, now: now))
         }
+        // A walk tests only the candidates it meets (a set lookup for the others): with
+        // candidates known it may walk further in one hold.
         if sortIndexes.canWalk(query.sort),
-            let page = walkedPage(query, after: cursor, by: caller, among: candidates, budget: step * 4)
+            let page = walkedPage(query, after: cursor, by: caller, among: candidates, budget: candidates == nil ? step * 4 : step * 16)
         {
             return .answered(page)
         }

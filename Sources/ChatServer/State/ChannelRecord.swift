@@ -7,8 +7,16 @@ struct ChannelRecord: Sendable {
     /// `readSequence`, `hasMention`) and the time-dependent ones (`isMuted`, `isRateLimited`)
     /// are filled in when the channel is rendered for a viewer.
     var info: Channel
-    /// Members by user id. Writes are tracked for the storage.
+    /// Members by user id. Writes are tracked for the storage. Add and remove members with
+    /// ``insertMember(_:)`` and ``removeMember(_:)`` (they keep ``memberOrder``); other fields
+    /// of a member may be changed in place.
     var members: ChangeTrackedDictionary<String, MemberRecord> = [:]
+    /// The members by when they joined, then by user id, once the channel has
+    /// ``memberOrderThreshold`` members or more: a page of members walks it from its cursor
+    /// instead of testing every member (``ServerState/queryMembers(_:after:by:now:)``).
+    private(set) var memberOrder: OrderedIndex<SortValue>?
+    /// From how many members a channel keeps ``memberOrder``.
+    static let memberOrderThreshold = 1_024
     /// Banned users by user id (never also in `members`).
     var bans: [String: BanRecord] = [:] { didSet { extrasChanged = true } }
     /// The kept messages, numbered by their sequence numbers (the newest
@@ -83,5 +91,44 @@ struct ChannelRecord: Sendable {
     func activeRateLimit(at now: Date) -> RateLimitPolicy? {
         guard let rateLimit, rateLimit.isActive(at: now) else { return nil }
         return rateLimit
+    }
+}
+
+extension ChannelRecord {
+    /// Adds (or replaces) a member, keeping ``memberOrder``.
+    /// - Complexity: O(log n + c + n / c) with the order kept; O(n log n) once, when the
+    ///   channel reaches ``memberOrderThreshold`` members.
+    mutating func insertMember(_ member: MemberRecord) {
+        if let old = members[member.userId] { memberOrder?.remove(key: Self.orderKey(old), id: old.userId) }
+        members[member.userId] = member
+        if memberOrder != nil {
+            memberOrder!.insert(key: Self.orderKey(member), id: member.userId)
+        } else if members.count >= Self.memberOrderThreshold {
+            rebuildMemberOrder()
+        }
+    }
+
+    /// Removes a member, keeping ``memberOrder``.
+    /// - Complexity: O(log n + c + n / c).
+    mutating func removeMember(_ userId: String) {
+        guard let old = members[userId] else { return }
+        members[userId] = nil
+        memberOrder?.remove(key: Self.orderKey(old), id: userId)
+    }
+
+    /// Builds ``memberOrder`` from the members (a channel restored from storage), or drops it
+    /// for a small channel.
+    /// - Complexity: O(n log n).
+    mutating func rebuildMemberOrder() {
+        guard members.count >= Self.memberOrderThreshold else {
+            memberOrder = nil
+            return
+        }
+        memberOrder = OrderedIndex(members.values.map { OrderedIndex.Entry(key: Self.orderKey($0), id: $0.userId) })
+    }
+
+    /// A member's key in ``memberOrder``: the sort value of `MemberListQuery`'s order.
+    static func orderKey(_ member: MemberRecord) -> SortValue {
+        .number(member.joinedAt.timeIntervalSince1970)
     }
 }

@@ -53,7 +53,7 @@ extension ServerState {
                 avatarFileId: draft.avatarFileId, creatorId: caller.userId),
             messages: NumberedLog(capacity: configuration.messagesPerChannel))
         for userId in memberIds {
-            record.members[userId] = MemberRecord(userId: userId, joinedAt: now, readSequence: 0)
+            record.insertMember(MemberRecord(userId: userId, joinedAt: now, readSequence: 0))
             memberships[userId, default: []].insert(channelId)
         }
         if let creator = caller.userId, draft.type == .community || draft.type == .live {
@@ -203,7 +203,7 @@ extension ServerState {
     /// Adds a member (who must not be one) and emits `memberAdded` and `channelUpdated`.
     mutating func addMember(_ userId: String, to channelId: String, now: Date) {
         let lastSequence = channels[channelId]!.info.lastSequence
-        channels[channelId]!.members[userId] = MemberRecord(userId: userId, joinedAt: now, readSequence: lastSequence)
+        channels[channelId]!.insertMember(MemberRecord(userId: userId, joinedAt: now, readSequence: lastSequence))
         memberships[userId, default: []].insert(channelId)
         modifyChannel(channelId) { info in
             info.memberCount += 1
@@ -225,7 +225,7 @@ extension ServerState {
         stopAllReading(userId: userId, in: channelId)
         endTyping(userId: userId, in: channelId)
         // The user's mute and rate-limit window stay: they belong to the (channel, user) pair.
-        channels[channelId]!.members[userId] = nil
+        channels[channelId]!.removeMember(userId)
         memberships[userId]?.remove(channelId)
         modifyChannel(channelId) { info in
             info.memberCount -= 1

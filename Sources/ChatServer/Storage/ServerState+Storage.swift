@@ -76,6 +76,7 @@ extension ServerState {
             var record = ChannelRecord(info: channel.info, messages: channel.messages)
             record.members = ChangeTrackedDictionary(
                 unchanged: Dictionary(uniqueKeysWithValues: channel.members.map { ($0.userId, $0) }))
+            record.rebuildMemberOrder()
             channel.extras?.apply(to: &record)
             let id = channel.info.channelId
             for userId in record.members.keys { memberships[userId, default: []].insert(id) }
