@@ -39,13 +39,16 @@ final class RetryList: Sendable {
         await runAll()
     }
 
-    /// Runs every pending retry, one after another (a retry that fails again adds itself back
-    /// for the next drain).
+    /// Runs every pending retry, all at once, and returns when they have all ended (a retry that
+    /// fails again adds itself back for the next drain). Concurrent, so that one retry that
+    /// waits long — for events a response must wait for, say — holds up no other.
     func runAll() async {
         let retries = state.withLock { state in
             defer { state.pending.removeAll() }
             return state.pending
         }
-        for retry in retries { await retry() }
+        await withTaskGroup(of: Void.self) { group in
+            for retry in retries { group.addTask { await retry() } }
+        }
     }
 }
