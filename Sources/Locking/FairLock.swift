@@ -8,64 +8,110 @@
     import Android
 #endif
 
-/// A lock that admits threads strictly in the order they asked for it (a ticket lock), guarding
-/// a value: for one lock many clients share, where ``Lock`` would let a thread that keeps asking
-/// take it again and again ahead of one that has been waiting (``Lock`` lets a newcomer take a
-/// lock just released before a waiter wakes up).
+/// A lock that no thread waits for much longer than its `patience`, guarding a value: for one
+/// lock many clients share, where ``Lock`` would let a thread that keeps asking take it again
+/// and again ahead of one that has been waiting (``Lock`` lets a newcomer take a lock just
+/// released before a waiter wakes up).
 ///
-/// A thread waits for at most the holds of those who asked before it. The price is a hand-off
-/// per contended acquisition: the next in line must wake up before anyone else may hold it, so
-/// under heavy contention it admits fewer holds per second than ``Lock``.
+/// While nobody has waited `patience` yet, it behaves like ``Lock``: a released lock goes to
+/// whoever takes it first, so a busy thread keeps its pace without a hand-off per hold. Once
+/// the longest waiter has waited `patience`, each release hands the lock to the longest
+/// waiter, first come first served, until no waiter is that old. With `patience` zero it is
+/// strictly first come, first served (a ticket lock).
+///
+/// So a thread waits at most about `patience` plus the holds of the waiters older than it and
+/// the hold under way.
 ///
 /// - Complexity: uncontended, two short pthread mutex holds per `withLock`; contended, a
-///   condition broadcast per release (waiters recheck their ticket).
+///   condition broadcast per release and a clock read per release and wait.
 package final class FairLock<Value>: @unchecked Sendable {
-    // Safe: `value` is touched only by the thread whose ticket is being served; tickets are
-    // taken and served under `mutex`, which orders one holder's writes before the next one's
-    // reads.
+    // Safe: `value` is touched only by the thread that holds the lock; holding is decided under
+    // `mutex`, which orders one holder's writes before the next one's reads.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let served: UnsafeMutablePointer<pthread_cond_t>
-    /// The next ticket to hand out (guarded by `mutex`).
+    private let changed: UnsafeMutablePointer<pthread_cond_t>
+    /// How long a waiter waits before releases go to the longest waiter, in nanoseconds.
+    private let patience: UInt64
+    // Guarded by `mutex`:
+    private var isHeld = false
+    /// The waiters' tickets and when they began to wait, the longest waiting first.
+    private var waiting: [(ticket: Int, since: UInt64)] = []
     private var nextTicket = 0
-    /// The ticket that may hold the lock now (guarded by `mutex`).
-    private var nowServing = 0
+    /// The waiter the lock was handed to (it holds the lock, not yet awake).
+    private var handedTo: Int?
     private var value: Value
 
-    package init(_ value: consuming sending Value) {
+    /// - Parameter patience: how long, in seconds, a waiter waits before releases go to the
+    ///   longest waiter (0: always).
+    package init(_ value: consuming sending Value, patience: Double = 0.001) {
+        precondition(patience >= 0, "patience is a duration")
         self.value = value
+        self.patience = UInt64(patience * 1e9)
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        served = .allocate(capacity: 1)
-        served.initialize(to: pthread_cond_t())
-        precondition(pthread_cond_init(served, nil) == 0, "pthread_cond_init failed")
+        changed = .allocate(capacity: 1)
+        changed.initialize(to: pthread_cond_t())
+        precondition(pthread_cond_init(changed, nil) == 0, "pthread_cond_init failed")
     }
 
     deinit {
-        pthread_cond_destroy(served)
-        served.deinitialize(count: 1)
-        served.deallocate()
+        pthread_cond_destroy(changed)
+        changed.deinitialize(count: 1)
+        changed.deallocate()
         pthread_mutex_destroy(mutex)
         mutex.deinitialize(count: 1)
         mutex.deallocate()
     }
 
-    /// Runs `body` with the value, once every thread that asked before has had its turn.
+    /// Runs `body` with the value, holding the lock.
     package func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
+        acquire()
+        defer { release() }
+        return try body(&value)
+    }
+
+    private func acquire() {
         pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if !isHeld, handedTo == nil {
+            isHeld = true
+            return
+        }
         let ticket = nextTicket
         nextTicket += 1
-        while ticket != nowServing { pthread_cond_wait(served, mutex) }
-        pthread_mutex_unlock(mutex)
-        defer {
-            pthread_mutex_lock(mutex)
-            nowServing += 1
-            let someoneWaits = nextTicket != nowServing
-            pthread_mutex_unlock(mutex)
-            if someoneWaits { pthread_cond_broadcast(served) }
+        waiting.append((ticket, Self.now()))
+        while true {
+            if handedTo == ticket {
+                handedTo = nil
+                break
+            }
+            if !isHeld, handedTo == nil {
+                isHeld = true
+                break
+            }
+            pthread_cond_wait(changed, mutex)
         }
-        return try body(&value)
+        waiting.remove(at: waiting.firstIndex { $0.ticket == ticket }!)
+    }
+
+    private func release() {
+        pthread_mutex_lock(mutex)
+        if let longest = waiting.first, Self.now() &- longest.since >= patience {
+            handedTo = longest.ticket  // stays held: the longest waiter takes it over
+        } else {
+            isHeld = false
+        }
+        let someoneWaits = !waiting.isEmpty
+        pthread_mutex_unlock(mutex)
+        if someoneWaits { pthread_cond_broadcast(changed) }
+    }
+
+    /// Monotonic time in nanoseconds.
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

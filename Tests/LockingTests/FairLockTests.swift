@@ -36,8 +36,8 @@ import Testing
     /// A thread that keeps taking the lock cannot go ahead of one that is waiting: from the
     /// moment the waiter asks, the other holds it at most twice (the hold under way, and a
     /// request it made before the waiter's) before the waiter gets it.
-    @Test func aWaiterIsServedBeforeARepeatedTaker() {
-        let lock = FairLock(0)  // the hammer's holds so far
+    @Test func withoutPatienceAWaiterIsServedBeforeARepeatedTaker() {
+        let lock = FairLock(0, patience: 0)  // the hammer's holds so far
         let stop = Atomic(false)
         let hammer = DispatchGroup()
         DispatchQueue.global().async(group: hammer) {
@@ -55,5 +55,24 @@ import Testing
         stop.store(true, ordering: .relaxed)
         hammer.wait()
         #expect(worst <= 2, "the repeated taker held the lock \(worst) times ahead of a waiter")
+    }
+
+    /// With patience, a waiter still gets the lock from a thread that keeps taking it: the
+    /// waiter's 300 holds end while the other thread takes the lock as fast as it can.
+    @Test func withPatienceAWaiterIsNotStarved() {
+        let lock = FairLock(0, patience: 0.0005)
+        let stop = Atomic(false)
+        let hammer = DispatchGroup()
+        DispatchQueue.global().async(group: hammer) {
+            while !stop.load(ordering: .relaxed) {
+                lock.withLock { $0 += 1 }
+            }
+        }
+        var served = 0
+        for _ in 0..<300 { lock.withLock { _ in served += 1 } }
+        stop.store(true, ordering: .relaxed)
+        hammer.wait()
+        #expect(served == 300)
+        #expect(lock.withLock { $0 } > 0, "the other thread took the lock meanwhile")
     }
 }

@@ -15,8 +15,9 @@ final class ServerEngine: Sendable {
     let clock: any ServerClock
     let configuration: ServerConfiguration
     /// Guards the whole server: state, sessions and faults change together or not at all. Fair
-    /// (first come, first served): a client asking again and again never holds up another
-    /// client by more than the holds queued before it.
+    /// within a millisecond: a client asking again and again holds up another client by at
+    /// most about 1 ms plus the holds of those who waited longer (under load without such
+    /// waits, it is taken by whoever comes first, without a hand-off per request).
     let core: FairLock<ServerCore>
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
     /// store's own locks; the store never takes ``core``.
