@@ -108,6 +108,13 @@ package final class FairLock<Value>: @unchecked Sendable {
         if someoneWaits { pthread_cond_broadcast(changed) }
     }
 
+    /// How many threads wait for the lock now (for tests).
+    package var waiterCount: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return waiting.count
+    }
+
     /// Monotonic time in nanoseconds.
     private static func now() -> UInt64 {
         var time = timespec()

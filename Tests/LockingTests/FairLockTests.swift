@@ -1,4 +1,10 @@
 import Dispatch
+import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Locking
 import Synchronization
 import Testing
@@ -33,46 +39,64 @@ import Testing
         #expect(lock.withLock { $0 } == [1, 2], "a throwing body keeps what it changed before and releases the lock")
     }
 
-    /// A thread that keeps taking the lock cannot go ahead of one that is waiting: from the
-    /// moment the waiter asks, the other holds it at most twice (the hold under way, and a
-    /// request it made before the waiter's) before the waiter gets it.
-    @Test func withoutPatienceAWaiterIsServedBeforeARepeatedTaker() {
-        let lock = FairLock(0, patience: 0)  // the hammer's holds so far
-        let stop = Atomic(false)
-        let hammer = DispatchGroup()
-        DispatchQueue.global().async(group: hammer) {
-            while !stop.load(ordering: .relaxed) {
-                lock.withLock { $0 += 1 }
+    /// Without patience, waiters are served in the order they asked: eight threads queue one
+    /// after another behind a holder (each known to wait before the next asks), and enter in
+    /// that order once it releases.
+    @Test(.timeLimit(.minutes(1))) func withoutPatienceWaitersAreServedInArrivalOrder() {
+        let lock = FairLock([Int](), patience: 0)
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        Self.startThread {
+            lock.withLock { _ in
+                held.signal()
+                release.wait()
             }
+            finished.signal()
         }
-        var worst = 0
-        for _ in 0..<300 {
-            let before = lock.withLock { $0 }
-            // Asked while the hammer keeps asking: the holds it got meanwhile.
-            let after = lock.withLock { $0 }
-            worst = max(worst, after - before)
+        held.wait()
+        for number in 0..<8 {
+            Self.startThread {
+                lock.withLock { $0.append(number) }
+                finished.signal()
+            }
+            while lock.waiterCount < number + 1 { usleep(50) }
         }
-        stop.store(true, ordering: .relaxed)
-        hammer.wait()
-        #expect(worst <= 2, "the repeated taker held the lock \(worst) times ahead of a waiter")
+        release.signal()
+        for _ in 0..<9 { finished.wait() }
+        #expect(lock.withLock { $0 } == Array(0..<8))
     }
 
     /// With patience, a waiter still gets the lock from a thread that keeps taking it: the
     /// waiter's 300 holds end while the other thread takes the lock as fast as it can.
-    @Test func withPatienceAWaiterIsNotStarved() {
+    @Test(.timeLimit(.minutes(1))) func withPatienceAWaiterIsNotStarved() {
         let lock = FairLock(0, patience: 0.0005)
         let stop = Atomic(false)
-        let hammer = DispatchGroup()
-        DispatchQueue.global().async(group: hammer) {
+        let hammer = DispatchSemaphore(value: 0)
+        Self.startThread {
             while !stop.load(ordering: .relaxed) {
                 lock.withLock { $0 += 1 }
             }
+            hammer.signal()
         }
+        Self.waitUntilRunning(lock)
         var served = 0
         for _ in 0..<300 { lock.withLock { _ in served += 1 } }
         stop.store(true, ordering: .relaxed)
         hammer.wait()
+        // Starved, the loop above would not end (the time limit fails the test).
         #expect(served == 300)
-        #expect(lock.withLock { $0 } > 0, "the other thread took the lock meanwhile")
+    }
+
+    /// Runs `body` on a thread of its own (not the global queue's, whose few threads the
+    /// blocking tests may all hold).
+    private static func startThread(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.start()
+    }
+
+    /// Returns once the hammering thread has taken the lock.
+    private static func waitUntilRunning(_ lock: FairLock<Int>) {
+        while lock.withLock({ $0 }) == 0 { usleep(100) }
     }
 }
