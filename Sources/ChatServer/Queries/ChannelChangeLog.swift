@@ -5,6 +5,9 @@
 /// is stamped with a new revision (``ServerState/emit(_:to:)``), so the ids changed after a
 /// revision are exactly the channels whose rendering may differ from what a scan saw then.
 ///
+/// The default capacity, 262,144 changes (about 8 MB), covers a scan of several seconds at tens
+/// of thousands of messages a second; a scan that outlasts it is answered in one hold.
+///
 /// - Complexity: O(1) amortized to record; O(log capacity + changes) to read since a revision.
 struct ChannelChangeLog: Sendable {
     /// How many changes it keeps.
@@ -16,7 +19,7 @@ struct ChannelChangeLog: Sendable {
     /// The newest revision no longer kept (0: nothing was dropped).
     private(set) var droppedThrough = 0
 
-    init(capacity: Int = 65_536) {
+    init(capacity: Int = 262_144) {
         precondition(capacity > 0, "a change log keeps at least one change")
         self.capacity = capacity
     }
