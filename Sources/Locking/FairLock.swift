@@ -24,6 +24,8 @@
 ///
 /// - Complexity: uncontended, two short pthread mutex holds per `withLock`; contended, a
 ///   condition broadcast per release and a clock read per release and wait.
+// @unchecked Sendable: `value` is reached only by the thread holding the lock, and holding is
+// decided under `mutex` (see below).
 package final class FairLock<Value>: @unchecked Sendable {
     // Safe: `value` is touched only by the thread that holds the lock; holding is decided under
     // `mutex`, which orders one holder's writes before the next one's reads.

@@ -60,7 +60,7 @@ import Testing
                 lock.withLock { $0.append(number) }
                 finished.signal()
             }
-            while lock.waiterCount < number + 1 { usleep(50) }
+            while lock.waiterCount < number + 1 { sched_yield() }
         }
         release.signal()
         for _ in 0..<9 { finished.wait() }
@@ -97,6 +97,6 @@ import Testing
 
     /// Returns once the hammering thread has taken the lock.
     private static func waitUntilRunning(_ lock: FairLock<Int>) {
-        while lock.withLock({ $0 }) == 0 { usleep(100) }
+        while lock.withLock({ $0 }) == 0 { sched_yield() }
     }
 }
