@@ -10,10 +10,8 @@ extension ChatClient {
     ///   server cannot be reached.
     public func hasPermission(_ permission: Permission, forChannel channelId: String) async throws -> Bool {
         try sync.checkOpen()
-        guard let allowed = try await transport.send(.hasPermission(permission, channelId: channelId)).boolValue else {
-            throw ChatError.unavailable("the server answered a permission question with something else")
-        }
-        return allowed
+        return try await transport.send(.hasPermission(permission, channelId: channelId)).response
+            .expected(\.boolValue, answering: "a permission question")
     }
 
     /// The seed's callback form: `completion` (on the main actor) gets whether the current user

@@ -146,14 +146,13 @@ public final class ChatClient: Sendable {
         await sync.restoration.wait()
         let resumeAfter = session.withLock { $0.hasConnected } ? await sync.appliedSequence : await sync.restoredSequence
         do {
-            let result = try await transport.connect(resumingAfter: resumeAfter)
-            await sync.didConnect(result)
-            session.withLock { session in
-                session.hasConnected = true
-                if session.eventLoop == nil { session.eventLoop = startEventLoop() }
+            try await Self.attach(transport: transport, sync: sync, connection: connection, resumingAfter: resumeAfter) {
+                session.withLock { session in
+                    session.hasConnected = true
+                    if session.eventLoop == nil { session.eventLoop = startEventLoop() }
+                }
+                return true
             }
-            connection.publish(snapshot: .connected, dataStatus: .fresh)  // clears the last error
-            await sync.recover(after: result.status)
         } catch {
             connection.publish(snapshot: .disconnected, error: error)
             throw error
@@ -285,6 +284,22 @@ public final class ChatClient: Sendable {
         }
     }
 
+    /// The one way a connection is made, by ``connect()`` and by reconnects: connects the
+    /// transport resuming after `sequence`, records the result on the engine, then — when
+    /// `isWanted` (run right after) says the connection is still wanted — publishes `.connected`
+    /// and brings the caches current (``SyncEngine/recover(after:)``).
+    /// - Throws: what the transport's `connect` throws; nothing is recorded then.
+    private static func attach(
+        transport: any ChatTransport, sync: SyncEngine, connection: LiveObjectSource<ConnectionState>,
+        resumingAfter sequence: Int?, isWanted: () -> Bool
+    ) async throws {
+        let result = try await transport.connect(resumingAfter: sequence)
+        await sync.didConnect(result)
+        guard isWanted() else { return }
+        connection.publish(snapshot: .connected, dataStatus: .fresh)  // clears the last error
+        await sync.recover(after: result.status)
+    }
+
     /// Reconnects after a lost connection, as `policy` says. A server that said how long to
     /// wait (`ChatError.rateLimited(retryAfter:)`, as the reason the connection was lost or the
     /// answer to an attempt) is waited for, on top of the policy's wait.
@@ -304,16 +319,14 @@ public final class ChatClient: Sendable {
             // The user disconnected meanwhile: their word stands.
             if disconnects.value != epoch { return }
             do {
-                let result = try await transport.connect(resumingAfter: await sync.appliedSequence)
-                await sync.didConnect(result)
-                if disconnects.value != epoch {
+                try await attach(
+                    transport: transport, sync: sync, connection: connection, resumingAfter: await sync.appliedSequence
+                ) {
                     // The user's disconnect came while this connect was under way: never report
                     // `.connected` over their `.disconnected` (a later `connect()` takes the
                     // connection over; disconnecting here could end one the user made since).
-                    return
+                    disconnects.value == epoch
                 }
-                connection.publish(snapshot: .connected, dataStatus: .fresh)  // clears the last error
-                await sync.recover(after: result.status)
                 return
             } catch {
                 retryAfter = (error as? ChatError)?.retryAfter

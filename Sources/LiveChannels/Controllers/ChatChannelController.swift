@@ -45,7 +45,7 @@ public final class ChatChannelController: DataController {
     /// Told about changes; held weakly.
     public weak var delegate: (any ChatChannelControllerDelegate)?
     /// Where the data comes from (the channel's; see ``DataControllerState``).
-    public private(set) var state: DataControllerState = .initialized
+    public var state: DataControllerState { lifecycle.state }
     /// The channel as last delivered (its last value after a `.remove`); `nil` before it loaded.
     public private(set) var channel: Channel?
     /// Who else (not the current user) is typing in the channel. A typing user whose profile
@@ -66,9 +66,8 @@ public final class ChatChannelController: DataController {
 
     private let directMessageDraft: ChannelDraft?
     private let messageBinding = LiveListBinding<Message>(newestFirst: true)
-    private var channelObject: LiveObject<Channel>?
-    private var channelToken: NotificationToken?
-    private var channelWaiters: [CheckedContinuation<Void, Never>] = []
+    private let channelBinding = LiveObjectBinding<Channel>()
+    private let lifecycle = ControllerLifecycle()
     /// Whether the channel is gone for this user (a `.remove` was delivered).
     private var isRemoved = false
     private var typingToken: NotificationToken?
@@ -78,11 +77,10 @@ public final class ChatChannelController: DataController {
     private var memberToken: NotificationToken?
     private var members: [ChannelMember] = []
     private var membersLoaded = false
-    private var starting: Task<Void, any Error>?
     /// When the typing indicator was last started (or renewed) by this controller.
     private var typingStartedAt: ContinuousClock.Instant?
-    /// The typing requests, in the order they were made.
-    private var typingRequests: Task<Void, any Error>?
+    /// The typing requests, sent in the order they were made.
+    private let typingRequests = RequestSequence()
     /// The time, for typing renewals (injected by tests).
     var now: () -> ContinuousClock.Instant = { ContinuousClock.now }
 
@@ -92,6 +90,8 @@ public final class ChatChannelController: DataController {
         self.directMessageDraft = directMessageDraft
         self.messagesPageSize = messagesPageSize
         messageBinding.didChange = { [unowned self] changes in delegate?.channelController(self, didUpdateMessages: changes) }
+        channelBinding.didDeliver = { [unowned self] object in channelDidChange(object) }
+        lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
 
     // MARK: Synchronize
@@ -108,29 +108,13 @@ public final class ChatChannelController: DataController {
     /// - Throws: `ChatError.notFound` (no such channel, or not visible), the conversation's
     ///   creation errors (`.invalidArgument` for unknown users), `.unavailable`.
     public func synchronize() async throws {
-        let isRepeated = starting != nil
-        let task: Task<Void, any Error>
-        if let starting {
-            task = starting
-        } else {
-            task = Task { @MainActor in try await self.start() }
-            starting = task
-        }
-        do {
-            try await task.value
-        } catch {
-            if channelObject == nil { starting = nil }  // the conversation was not created: try again next time
-            throw error
-        }
-        await messageBinding.settled()
-        await channelSettled()
-        if isRepeated, (try? checkLoaded()) == nil {
-            // A failed load: a repeated call asks the server again.
-            await client.retryFailedLoads()
-            await messageBinding.settled()
-            await channelSettled()
-        }
-        try checkLoaded()
+        try await lifecycle.synchronize(
+            client: client, start: { [self] in try await start() },
+            settled: { [self] in
+                await messageBinding.settled()
+                await channelBinding.settled()
+            },
+            failure: { [self] in loadError })
     }
 
     private func start() async throws {
@@ -139,24 +123,18 @@ public final class ChatChannelController: DataController {
             channelId = id
         } else if let draft = directMessageDraft {
             do {
-                channelId = try await client.channel(answering: .createChannel(draft)).channelId
+                channelId = try await ChannelRepository(client: client).createChannel(draft).channelId
             } catch {
-                enter(.localDataFetched)
-                enter(.remoteDataFetchFailed(ChatError(error)))
+                lifecycle.enter(.localDataFetched)
+                lifecycle.enter(.remoteDataFetchFailed(ChatError(error)))
                 throw error
             }
             self.channelId = channelId
         } else {
             throw ChatError.invalidArgument(field: "channelId", reason: "no channel")
         }
-        let object = client.liveChannel(channelId, sending: .getChannel(channelId: channelId))
-        channelObject = object
-        channelToken = object.observe { [weak self] object, _ in self?.channelDidChange(object) }
-
-        let (collection, query) = LiveQuery.start(
-            client: client, spec: MessageListSpec(channelId: channelId, pageSize: messagesPageSize),
-            pageSize: messagesPageSize, cache: client.sync.messages)
-        messageBinding.start(collection, query: query)
+        channelBinding.start(ChannelRepository(client: client).getChannel(channelId))
+        messageBinding.start(MessageRepository(client: client).pagedMessages(channelId: channelId, pageSize: messagesPageSize))
 
         typingToken = MessageRepository(client: client).getTypingUsers(channelId: channelId).observe { [weak self] typing, _ in
             self?.typingIdsDidChange(typing.snapshot ?? [])
@@ -171,28 +149,14 @@ public final class ChatChannelController: DataController {
         await messageBinding.load(limit: nil)
     }
 
-    /// Throws the channel's error, or the messages' for a member.
-    private func checkLoaded() throws {
-        if let object = channelObject, object.loadingStatus == .error || object.dataStatus == .error {
-            throw object.error ?? ChatError.unavailable("the channel could not load")
-        }
-        if let error = messageBinding.loadError, channel?.currentUserMembership == .member {
-            throw error
-        }
-    }
-
-    private func channelSettled() async {
-        guard let object = channelObject, object.loadingStatus == .loading || channel != object.snapshot else { return }
-        await withCheckedContinuation { channelWaiters.append($0) }
+    /// The channel's error, or the messages' for a member.
+    private var loadError: (any Error)? {
+        if let error = channelBinding.loadError { return error }
+        if let error = messageBinding.loadError, channel?.currentUserMembership == .member { return error }
+        return nil
     }
 
     // MARK: Deliveries
-
-    private func enter(_ next: DataControllerState) {
-        guard next != state else { return }
-        state = next
-        delegate?.controller(self, didChangeState: next)
-    }
 
     /// Whether `channel` is gone for this user: deleted, or no longer visible to them.
     private func isGone(_ channel: Channel) -> Bool {
@@ -200,9 +164,7 @@ public final class ChatChannelController: DataController {
     }
 
     private func channelDidChange(_ object: LiveObject<Channel>) {
-        for next in state.transitions(dataStatus: object.dataStatus, loadingStatus: object.loadingStatus, error: object.error) {
-            enter(next)
-        }
+        lifecycle.follow(dataStatus: object.dataStatus, loadingStatus: object.loadingStatus, error: object.error)
         let old = channel
         var change: EntityChange<Channel>?
         if let new = object.snapshot {
@@ -224,13 +186,6 @@ public final class ChatChannelController: DataController {
             change = .remove(old)
         }
         if let change { delegate?.channelController(self, didUpdateChannel: change) }
-        if object.loadingStatus != .loading, !channelWaiters.isEmpty,
-            let newest = channelObject, newest.loadingStatus != .loading, newest.snapshot == object.snapshot
-        {
-            let waiting = channelWaiters
-            channelWaiters.removeAll()
-            for waiter in waiting { waiter.resume() }
-        }
     }
 
     private func typingIdsDidChange(_ ids: Set<String>) {
@@ -365,9 +320,7 @@ public final class ChatChannelController: DataController {
             guard typingStartedAt != nil else { return nil }
             typingStartedAt = nil
         }
-        let previous = typingRequests
-        let request = Task { @MainActor in
-            _ = await previous?.result
+        return typingRequests.submit { @MainActor [self] in
             do {
                 let channelId = try requireChannelId()
                 let messages = MessageRepository(client: client)
@@ -381,8 +334,6 @@ public final class ChatChannelController: DataController {
                 throw error
             }
         }
-        typingRequests = request
-        return request
     }
 
     // MARK: Reading and members

@@ -38,9 +38,10 @@ public final class ChatChannelListController: DataController {
     /// Told about changes; held weakly.
     public weak var delegate: (any ChatChannelListControllerDelegate)?
     /// Where the data comes from (see ``DataControllerState``).
-    public private(set) var state: DataControllerState = .initialized
+    public var state: DataControllerState { lifecycle.state }
 
     private let binding: LiveListBinding<Channel>
+    private let lifecycle = ControllerLifecycle()
 
     /// The controller's channels: the query's loaded results accepted by the filter block, in
     /// the query's order. Empty before `synchronize`.
@@ -60,13 +61,9 @@ public final class ChatChannelListController: DataController {
         binding.willChange = { [unowned self] in delegate?.controllerWillChangeChannels(self) }
         binding.didChange = { [unowned self] changes in delegate?.controller(self, didChangeChannels: changes) }
         binding.didDeliver = { [unowned self] collection, _ in
-            for next in state.transitions(
-                dataStatus: collection.dataStatus, loadingStatus: collection.loadingStatus, error: collection.error)
-            {
-                state = next
-                delegate?.controller(self, didChangeState: next)
-            }
+            lifecycle.follow(dataStatus: collection.dataStatus, loadingStatus: collection.loadingStatus, error: collection.error)
         }
+        lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
 
     /// Loads the first page (`query.pageSize` channels) and follows the list; `completion` (on
@@ -78,13 +75,9 @@ public final class ChatChannelListController: DataController {
     /// Loads the first page and returns once `channels` shows it.
     /// - Throws: `ChatError` (`.invalidArgument` for a bad query, `.unavailable`, ...).
     public func synchronize() async throws {
-        if !binding.isStarted {
-            start()
-            await binding.load(limit: nil)
-        } else {
-            await binding.settledRetryingFailure(through: client)
-        }
-        if let error = binding.loadError { throw error }
+        try await lifecycle.synchronize(
+            client: client, start: { [self] in await start(limit: nil) }, settled: { await binding.settled() },
+            failure: { binding.loadError })
     }
 
     /// Loads the next `limit` channels (the first page when not synchronized yet); `completion`
@@ -99,20 +92,17 @@ public final class ChatChannelListController: DataController {
     ///   1…`ChannelListQuery.maximumPageSize`; the server's error.
     public func loadNextChannels(limit: Int = 25) async throws {
         try LiveListBinding<Channel>.validate(limit: limit)
-        if !binding.isStarted {
-            start()
-            await binding.load(limit: limit)
-        } else {
+        if try await !lifecycle.begin({ [self] in await start(limit: limit) }) {
             await binding.settled()
             await binding.load(limit: limit)
         }
         if let error = binding.loadError { throw error }
     }
 
-    private func start() {
-        let (collection, query) = LiveQuery.start(
-            client: client, spec: ChannelListSpec(query: self.query), pageSize: self.query.pageSize,
-            cache: client.sync.channels)
-        binding.start(collection, query: query)
+    /// Starts following the query's list and loads its first page (of `limit`, or the query's
+    /// page size).
+    private func start(limit: Int?) async {
+        binding.start(ChannelRepository(client: client).pagedChannels(query: query))
+        await binding.load(limit: limit)
     }
 }

@@ -33,24 +33,23 @@ public final class ChatChannelMemberController: DataController {
     /// Told about changes; held weakly.
     public weak var delegate: (any ChatChannelMemberControllerDelegate)?
     /// Where the data comes from (see ``DataControllerState``).
-    public private(set) var state: DataControllerState = .initialized
+    public var state: DataControllerState { lifecycle.state }
     /// The member, while the user is a member of the channel; `nil` before `synchronize` and
     /// after a `.remove`.
     public private(set) var member: ChannelMember?
 
     private let binding = LiveListBinding<ChannelMember>()
+    private let lifecycle = ControllerLifecycle()
 
     init(client: ChatClient, userId: String, channelId: String) {
         self.client = client
         self.userId = userId
         self.channelId = channelId
         binding.didDeliver = { [unowned self] list, _ in
-            for next in state.transitions(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error) {
-                state = next
-                delegate?.controller(self, didChangeState: next)
-            }
+            lifecycle.follow(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error)
             memberDidChange(list.snapshots.first)
         }
+        lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
 
     /// Loads the member and follows it; `completion` (main actor) gets `nil` once it is shown
@@ -62,16 +61,14 @@ public final class ChatChannelMemberController: DataController {
 
     /// Loads the member; returns once `member` shows the server's value.
     public func synchronize() async throws {
-        if !binding.isStarted {
-            let query = MemberListQuery(channelId: channelId, pageSize: 1, userIds: [userId])
-            let (collection, liveQuery) = LiveQuery.start(
-                client: client, spec: MemberListSpec(query: query), pageSize: 1, cache: client.sync.members)
-            binding.start(collection, query: liveQuery)
-            await binding.load(limit: nil)
-        } else {
-            await binding.settledRetryingFailure(through: client)
-        }
-        if let error = binding.loadError { throw error }
+        try await lifecycle.synchronize(
+            client: client,
+            start: { [self] in
+                let query = MemberListQuery(channelId: channelId, pageSize: 1, userIds: [userId])
+                binding.start(ChannelParticipation(client: client, channelId: channelId).pagedMembers(query))
+                await binding.load(limit: nil)
+            },
+            settled: { await binding.settled() }, failure: { binding.loadError })
     }
 
     private func memberDidChange(_ new: ChannelMember?) {

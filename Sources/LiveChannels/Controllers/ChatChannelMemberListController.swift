@@ -33,9 +33,10 @@ public final class ChatChannelMemberListController: DataController {
     /// Told about changes; held weakly.
     public weak var delegate: (any ChatChannelMemberListControllerDelegate)?
     /// Where the data comes from (see ``DataControllerState``).
-    public private(set) var state: DataControllerState = .initialized
+    public var state: DataControllerState { lifecycle.state }
 
     private let binding = LiveListBinding<ChannelMember>()
+    private let lifecycle = ControllerLifecycle()
 
     /// The loaded members, in the query's order. Empty before `synchronize`.
     public var members: [ChannelMember] { binding.items }
@@ -48,11 +49,9 @@ public final class ChatChannelMemberListController: DataController {
         self.query = query
         binding.didChange = { [unowned self] changes in delegate?.memberListController(self, didChangeMembers: changes) }
         binding.didDeliver = { [unowned self] list, _ in
-            for next in state.transitions(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error) {
-                state = next
-                delegate?.controller(self, didChangeState: next)
-            }
+            lifecycle.follow(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error)
         }
+        lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
 
     /// Loads the first page (`query.pageSize` members) and follows the list; `completion` (main
@@ -64,13 +63,9 @@ public final class ChatChannelMemberListController: DataController {
 
     /// Loads the first page; returns once `members` shows it.
     public func synchronize() async throws {
-        if !binding.isStarted {
-            start()
-            await binding.load(limit: nil)
-        } else {
-            await binding.settledRetryingFailure(through: client)
-        }
-        if let error = binding.loadError { throw error }
+        try await lifecycle.synchronize(
+            client: client, start: { [self] in await start(limit: nil) }, settled: { await binding.settled() },
+            failure: { binding.loadError })
     }
 
     /// Loads the next `limit` members (the first page when not synchronized); `completion`
@@ -83,15 +78,17 @@ public final class ChatChannelMemberListController: DataController {
     /// - Throws: `ChatError.invalidArgument(field: "limit")`, the server's error.
     public func loadNextMembers(limit: Int = 25) async throws {
         try LiveListBinding<ChannelMember>.validate(limit: limit)
-        if binding.isStarted { await binding.settled() } else { start() }
-        await binding.load(limit: limit)
+        if try await !lifecycle.begin({ [self] in await start(limit: limit) }) {
+            await binding.settled()
+            await binding.load(limit: limit)
+        }
         if let error = binding.loadError { throw error }
     }
 
-    private func start() {
-        let spec = MemberListSpec(query: query.memberListQuery)
-        let (collection, liveQuery) = LiveQuery.start(
-            client: client, spec: spec, pageSize: query.pageSize, cache: client.sync.members)
-        binding.start(collection, query: liveQuery)
+    /// Starts following the query's members and loads the first page (of `limit`, or the
+    /// query's page size).
+    private func start(limit: Int?) async {
+        binding.start(ChannelParticipation(client: client, channelId: query.channelId).pagedMembers(query.memberListQuery))
+        await binding.load(limit: limit)
     }
 }

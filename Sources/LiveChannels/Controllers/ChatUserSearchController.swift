@@ -30,13 +30,15 @@ public final class ChatUserSearchController: DataController {
     /// Told about changes; held weakly.
     public weak var delegate: (any ChatUserSearchControllerDelegate)?
     /// Where the data comes from (see ``DataControllerState``).
-    public private(set) var state: DataControllerState = .initialized
+    public var state: DataControllerState { lifecycle.state }
     /// The term of the current search (`nil` or empty: everyone).
     public private(set) var term: String?
     /// Users per page.
     public let pageSize: Int
 
     private var binding: LiveListBinding<User>?
+    /// The state; each search starts a list of its own (see ``search(term:)``).
+    private let lifecycle = ControllerLifecycle()
 
     /// The users found so far, in the search's order. Empty before the first search.
     public var userArray: [User] { binding?.items ?? [] }
@@ -47,6 +49,7 @@ public final class ChatUserSearchController: DataController {
     init(client: ChatClient, pageSize: Int = 25) {
         self.client = client
         self.pageSize = pageSize
+        lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
 
     /// Starts a search for `term` (replacing the previous one; its users leave `userArray` as
@@ -68,20 +71,14 @@ public final class ChatUserSearchController: DataController {
         }
         binding.didDeliver = { [unowned self, unowned binding] list, _ in
             guard self.binding === binding else { return }
-            for next in state.transitions(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error) {
-                state = next
-                delegate?.controller(self, didChangeState: next)
-            }
+            lifecycle.follow(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error)
         }
         if !previous.isEmpty {
             // The old results leave (the new search's first delivery inserts into an empty list).
             let removals = previous.indices.reversed().map { ListChange.remove(previous[$0], index: ListChange<User>.row($0)) }
             delegate?.controller(self, didChangeUsers: removals)
         }
-        let query = UserSearchQuery(term: term, pageSize: pageSize)
-        let (collection, liveQuery) = LiveQuery.start(
-            client: client, spec: UserSearchSpec(query: query), pageSize: pageSize, cache: client.sync.users)
-        binding.start(collection, query: liveQuery)
+        binding.start(UserRepository(client: client).pagedSearch(term: term, pageSize: pageSize))
         await binding.load(limit: nil)
         if let error = binding.loadError { throw error }
     }

@@ -30,20 +30,25 @@ public final class CurrentChatUserController: DataController {
     /// Told about changes; held weakly.
     public weak var delegate: (any CurrentChatUserControllerDelegate)?
     /// Where the data comes from (see ``DataControllerState``).
-    public private(set) var state: DataControllerState = .initialized
+    public var state: DataControllerState { lifecycle.state }
     /// The current user's profile; `nil` before `synchronize`.
     public private(set) var currentUser: User?
     /// The number of messages the user has yet to read, over every channel they are a member
     /// of; 0 before `synchronize`.
     public private(set) var unreadCount = 0
 
-    private var user: LiveObject<User>?
+    private let user = LiveObjectBinding<User>()
+    private let lifecycle = ControllerLifecycle()
     private var unread: LiveObject<Int>?
-    private var tokens: [NotificationToken] = []
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var unreadToken: NotificationToken?
 
     init(client: ChatClient) {
         self.client = client
+        user.didDeliver = { [unowned self] object in
+            lifecycle.follow(dataStatus: object.dataStatus, loadingStatus: object.loadingStatus, error: object.error)
+            userDidChange(object.snapshot)
+        }
+        lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
 
     /// Loads the profile and follows it and the unread count; `completion` (main actor) gets
@@ -56,22 +61,15 @@ public final class CurrentChatUserController: DataController {
     /// call after a failure asks the server again.
     /// - Throws: `ChatError` (`.unavailable` when not connected, ...).
     public func synchronize() async throws {
-        if let user {
-            if user.loadingStatus == .error { await client.retryFailedLoads() }
-        } else {
-            let user = UserRepository(client: client).getUser(client.currentUserId)
-            let unread = ChannelRepository(client: client).getTotalUnreadCount()
-            self.user = user
-            self.unread = unread
-            tokens = [
-                user.observe { [weak self] user, _ in self?.userDidChange(user) },
-                unread.observe { [weak self] unread, _ in self?.unreadDidChange(unread.snapshot ?? 0) },
-            ]
-        }
-        await settled()
-        if let user, user.loadingStatus == .error || user.dataStatus == .error {
-            throw user.error ?? ChatError.unavailable("the current user could not load")
-        }
+        try await lifecycle.synchronize(
+            client: client,
+            start: { [self] in
+                user.start(UserRepository(client: client).getUser(client.currentUserId))
+                let unread = ChannelRepository(client: client).getTotalUnreadCount()
+                self.unread = unread
+                unreadToken = unread.observe { [weak self] unread, _ in self?.unreadDidChange(unread.snapshot ?? 0) }
+            },
+            settled: { await user.settled() }, failure: { user.loadError })
     }
 
     /// Updates the current user's display name (and metadata, when given); `completion` (main
@@ -87,47 +85,23 @@ public final class CurrentChatUserController: DataController {
     /// - Throws: `ChatError.invalidArgument` for a bad name or metadata.
     public func updateCurrentUser(name: String?, extraData: [String: JSON]? = nil) async throws {
         let updated = try await UserRepository(client: client).updateCurrentUser(displayName: name, metadata: extraData)
-        guard user != nil else { return }
-        while (currentUser?.version ?? -1) < updated.version { await nextDelivery() }
+        guard user.isStarted else { return }
+        await user.waitUntil { [unowned self] in (currentUser?.version ?? -1) >= updated.version }
     }
 
     // MARK: Deliveries
 
-    private var isSettled: Bool {
-        guard let user, user.loadingStatus != .loading else { return false }
-        return currentUser == user.snapshot || user.loadingStatus == .error
-    }
-
-    private func settled() async {
-        while !isSettled { await nextDelivery() }
-    }
-
-    private func nextDelivery() async {
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    private func userDidChange(_ object: LiveObject<User>) {
-        for next in state.transitions(dataStatus: object.dataStatus, loadingStatus: object.loadingStatus, error: object.error) {
-            state = next
-            delegate?.controller(self, didChangeState: next)
-        }
+    private func userDidChange(_ new: User?) {
         let old = currentUser
-        currentUser = object.snapshot
-        if let new = currentUser, old != new {
+        currentUser = new
+        if let new, old != new {
             delegate?.currentUserController(self, didChangeCurrentUser: old == nil ? .create(new) : .update(new))
         }
-        resumeWaiters()
     }
 
     private func unreadDidChange(_ count: Int) {
         guard count != unreadCount else { return }
         unreadCount = count
         delegate?.currentUserController(self, didChangeCurrentUserUnreadCount: count)
-    }
-
-    private func resumeWaiters() {
-        let waiting = waiters
-        waiters.removeAll()
-        for waiter in waiting { waiter.resume() }
     }
 }

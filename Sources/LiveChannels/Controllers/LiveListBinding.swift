@@ -54,27 +54,13 @@ final class LiveListBinding<Item: Identifiable & Equatable & Sendable> {
         return newestFirst ? collection.hasPrevious : collection.hasNext
     }
 
-    /// Starts showing `collection`; `loader` loads its next page (of a limit, or its page
-    /// size) and returns once the collection's source shows it.
-    func start(_ collection: LiveCollection<Item>, loader: (@Sendable (Int?) async -> Void)?) {
-        self.collection = collection
-        self.loader = loader
-        token = collection.observe { [weak self] collection, change, _ in
+    /// Starts showing `list` (a repository's); nothing loads before ``load(limit:)``.
+    func start(_ list: PagedLiveList<Item>) {
+        collection = list.collection
+        loader = list.loadPage
+        token = list.collection.observe { [weak self] collection, change, _ in
             self?.deliver(collection, change)
         }
-    }
-
-    /// Starts showing `collection`, paged by `query` (`nil` for a collection that failed at
-    /// once).
-    func start<Spec: LiveQuerySpec>(_ collection: LiveCollection<Item>, query: LiveQuery<Spec>?)
-    where Spec.Entity == Item {
-        let loader: (@Sendable (Int?) async -> Void)?
-        if let query {
-            loader = { limit in await query.loadPage(limit: limit) }
-        } else {
-            loader = nil
-        }
-        start(collection, loader: loader)
     }
 
     /// Loads the next page and returns once the list shows it (``loadError`` tells whether it
@@ -89,15 +75,6 @@ final class LiveListBinding<Item: Identifiable & Equatable & Sendable> {
         if !isSettled {
             await withCheckedContinuation { waiters.append($0) }
         }
-    }
-
-    /// Returns once the list is settled; when its last load failed, asks the server again first
-    /// (what a second `synchronize()` does after a failed one).
-    func settledRetryingFailure(through client: ChatClient) async {
-        await settled()
-        guard loadError != nil else { return }
-        await client.retryFailedLoads()
-        await settled()
     }
 
     /// The error of the last load, if it failed.

@@ -120,6 +120,13 @@ public final class MessageRepository: Sendable {
             cache: client.sync.messages)
     }
 
+    /// The same live list, loading nothing until its first page is asked for (controllers).
+    func pagedMessages(channelId: String, pageSize: Int) -> PagedLiveList<Message> {
+        LiveQuery.paged(
+            client: client, spec: MessageListSpec(channelId: channelId, pageSize: pageSize), pageSize: pageSize,
+            cache: client.sync.messages)
+    }
+
     // MARK: Typing
 
     /// The ids of the *other* users typing in a channel right now, as a live value (Stream's

@@ -33,10 +33,8 @@ extension ChannelModeration {
     /// with who flagged each. For moderators and admins.
     /// - Throws: `ChatError.forbidden` (not a moderator), `.notAllowed` (conversations).
     public func flagReports() async throws -> [FlagReport] {
-        guard let reports = try await client.sync.perform(.flagReports(channelId: channelId)).flagReportsValue else {
-            throw ChatError.unavailable("the server answered a flag report request with something else")
-        }
-        return reports
+        try await client.sync.perform(.flagReports(channelId: channelId))
+            .expected(\.flagReportsValue, answering: "a flag report request")
     }
 
     // MARK: Content filters
@@ -60,9 +58,6 @@ extension ChannelModeration {
     }
 
     private func settings(answering request: ChatRequest) async throws -> ModerationSettings {
-        guard let settings = try await client.sync.perform(request).moderationSettingsValue else {
-            throw ChatError.unavailable("the server answered \(request) with something else")
-        }
-        return settings
+        try await client.sync.perform(request).expected(\.moderationSettingsValue, answering: "\(request)")
     }
 }

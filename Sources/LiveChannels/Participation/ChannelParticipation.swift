@@ -64,6 +64,14 @@ public final class ChannelParticipation: Sendable {
             pageSize: pageSize, cache: client.sync.members)
     }
 
+    /// The members `query` selects (of this channel: its `channelId` is ignored) as a live
+    /// list that loads nothing until its first page is asked for (controllers).
+    func pagedMembers(_ query: MemberListQuery) -> PagedLiveList<ChannelMember> {
+        var query = query
+        query.channelId = channelId
+        return LiveQuery.paged(client: client, spec: MemberListSpec(query: query), pageSize: query.pageSize, cache: client.sync.members)
+    }
+
     /// Adds users as members (users who are members already are skipped).
     /// - Returns: the users' member records after the change.
     /// - Throws: `ChatError.notAllowed` (conversations), `.forbidden` (no permission, e.g. in a

@@ -10,9 +10,7 @@ extension ChatClient {
     /// - Throws: the server's `ChatError`.
     func members(answering request: ChatRequest) async throws -> [ChannelMember] {
         try await sync.perform(request) { engine, envelope in
-            guard let records = envelope.membersValue else {
-                throw ChatError.unavailable("the server answered \(request) with something else")
-            }
+            let records = try envelope.response.expected(\.membersValue, answering: "\(request)")
             engine.members.upsert(records)
             return records
         }

@@ -101,6 +101,18 @@ public final class ChannelRepository: Sendable {
         client.liveChannelList(query)
     }
 
+    /// The same live list, loading nothing until its first page is asked for (controllers).
+    func pagedChannels(query: ChannelListQuery) -> PagedLiveList<Channel> {
+        LiveQuery.paged(client: client, spec: ChannelListSpec(query: query), pageSize: query.pageSize, cache: client.sync.channels)
+    }
+
+    /// Creates the channel `draft` describes (or opens the conversation it names) and returns
+    /// it as cached.
+    /// - Throws: the server's `ChatError`.
+    func createChannel(_ draft: ChannelDraft) async throws -> Channel {
+        try await client.channel(answering: .createChannel(draft))
+    }
+
     // MARK: Unread counts
 
     /// The number of messages the user has yet to read: the sum of `unreadCount` over every

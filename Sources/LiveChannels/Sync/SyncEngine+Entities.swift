@@ -13,9 +13,7 @@ extension SyncEngine {
         then: (@Sendable (Entity) -> Void)? = nil
     ) async throws -> Entity {
         try await perform(request) { _, envelope in
-            guard let entity = value(envelope.response) else {
-                throw ChatError.unavailable("the server answered \(request) with something else")
-            }
+            let entity = try envelope.response.expected(value, answering: "\(request)")
             cache.upsert([entity])
             let cached = cache.entity(entity.cacheKey) ?? entity
             then?(cached)

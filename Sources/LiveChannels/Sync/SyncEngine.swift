@@ -388,9 +388,7 @@ actor SyncEngine {
         do {
             while true {
                 let page = try await perform(.queryChannels(query, after: cursor)) { engine, envelope in
-                    guard let page = envelope.channelsValue else {
-                        throw ChatError.unavailable("the server answered a channel query with something else")
-                    }
+                    let page = try envelope.response.expected(\.channelsValue, answering: "a channel query")
                     engine.channels.upsert(page.items)
                     return page
                 }
@@ -412,9 +410,7 @@ actor SyncEngine {
     /// so it leaves every list and the unread total.
     private func refetch(_ channel: Channel) async {
         do {
-            try await perform(.getChannel(channelId: channel.channelId)) { engine, envelope in
-                if let value = envelope.channelValue { engine.channels.upsert([value]) }
-            }
+            _ = try await entity(answering: .getChannel(channelId: channel.channelId), in: channels, value: \.channelValue)
         } catch ChatError.notFound {
             var gone = channel
             gone.currentUserMembership = .none
@@ -435,15 +431,11 @@ actor SyncEngine {
             if let channel = channels.entity(channelId) {
                 await refetch(channel)
             } else {
-                _ = try? await perform(.getChannel(channelId: channelId)) { engine, envelope in
-                    if let value = envelope.channelValue { engine.channels.upsert([value]) }
-                }
+                _ = try? await entity(answering: .getChannel(channelId: channelId), in: channels, value: \.channelValue)
             }
         }
         for userId in users.observedKeys {
-            _ = try? await perform(.getUser(userId: userId)) { engine, envelope in
-                if let user = envelope.userValue { engine.users.upsert([user]) }
-            }
+            _ = try? await entity(answering: .getUser(userId: userId), in: users, value: \.userValue)
         }
     }
 }

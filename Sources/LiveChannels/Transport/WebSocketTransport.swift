@@ -62,10 +62,9 @@ public final class WebSocketTransport: ChatTransport {
     /// Guards the connection, the requests awaiting answers and the event sequence; events are
     /// yielded under it, so a `.disconnected` is never followed by an event of its connection.
     private let state = Lock(State())
-    /// Guards the last connect in progress: connects run one at a time, in call order, as the
-    /// embedded transport's do (a reconnect racing an explicit `connect()` must not leave two
-    /// connections, one of them orphaned).
-    private let connects = Lock<Task<Void, Never>?>(nil)
+    /// Connects run one at a time, in call order, as the embedded transport's do (a reconnect
+    /// racing an explicit `connect()` must not leave two connections, one of them orphaned).
+    private let connects = RequestSequence()
 
     /// A transport to the server at `url` (`ws://HOST:PORT/v1/connect`) for `userId` on
     /// `deviceId`.
@@ -106,15 +105,7 @@ public final class WebSocketTransport: ChatTransport {
     // MARK: Connecting
 
     public func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
-        let attempt = connects.withLock { previous -> Task<ConnectResult, any Error> in
-            let attempt = Task { [previous] in
-                await previous?.value
-                return try await self.connectNow(resumingAfter: sequence)
-            }
-            previous = Task { _ = await attempt.result }
-            return attempt
-        }
-        return try await attempt.value
+        try await connects.submit { try await self.connectNow(resumingAfter: sequence) }.value
     }
 
     private func connectNow(resumingAfter sequence: Int?) async throws -> ConnectResult {

@@ -62,6 +62,14 @@ public final class UserRepository: Sendable {
             client: client, spec: UserSearchSpec(query: query), pageSize: pageSize, cache: client.sync.users)
     }
 
+    /// The same search as a live list that loads nothing until its first page is asked for
+    /// (controllers).
+    func pagedSearch(term: String?, pageSize: Int) -> PagedLiveList<User> {
+        LiveQuery.paged(
+            client: client, spec: UserSearchSpec(query: UserSearchQuery(term: term, pageSize: pageSize)),
+            pageSize: pageSize, cache: client.sync.users)
+    }
+
     /// Changes the current user's display name and/or metadata (`nil` leaves a field as it is)
     /// and returns the updated user. Every client's live handles show the change.
     /// - Throws: `ChatError.invalidArgument` (display name), `.limitExceeded` (metadata).

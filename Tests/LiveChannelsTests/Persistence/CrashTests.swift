@@ -59,7 +59,9 @@ import Darwin
             let expected = channel.lastSequence == 0 ? [] : Array(max(1, channel.lastSequence - 199)...channel.lastSequence)
             #expect(sequences == expected, "\(channel.channelId): \(sequences) vs lastSequence \(channel.lastSequence)")
         }
-        if let sequence = await client.sync.restoredSequence { #expect(sequence > 0) }
+        // (The event sequence the file resumes from may be 0: a kill before the writer's first
+        // batch with an event in it leaves the one the first connect recorded, and a resume
+        // replays from there.)
         await client.closePersistence()
     }
 }

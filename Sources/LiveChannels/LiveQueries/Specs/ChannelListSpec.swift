@@ -44,9 +44,7 @@ struct ChannelListSpec: LiveQuerySpec {
     }
 
     func page(in response: ChatResponse) throws -> QueryPage<Channel> {
-        guard let page = response.channelsValue else {
-            throw ChatError.unavailable("the server answered a channel query with something else")
-        }
+        let page = try response.expected(\.channelsValue, answering: "a channel query")
         return QueryPage(items: page.items, hasMore: page.hasNext)
     }
 }

@@ -27,9 +27,7 @@ struct MemberListSpec: LiveQuerySpec {
     }
 
     func page(in response: ChatResponse) throws -> QueryPage<ChannelMember> {
-        guard let page = response.memberPageValue else {
-            throw ChatError.unavailable("the server answered a member query with something else")
-        }
+        let page = try response.expected(\.memberPageValue, answering: "a member query")
         return QueryPage(items: page.items, hasMore: page.hasNext)
     }
 }

@@ -33,9 +33,7 @@ struct MessageListSpec: LiveQuerySpec {
     }
 
     func page(in response: ChatResponse) throws -> QueryPage<Message> {
-        guard let page = response.messagesValue else {
-            throw ChatError.unavailable("the server answered a message query with something else")
-        }
+        let page = try response.expected(\.messagesValue, answering: "a message query")
         return QueryPage(items: page.messages.filter { $0.channelId == channelId }, hasMore: page.hasPrevious)
     }
 }

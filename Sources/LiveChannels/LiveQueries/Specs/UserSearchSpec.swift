@@ -23,9 +23,7 @@ struct UserSearchSpec: LiveQuerySpec {
     }
 
     func page(in response: ChatResponse) throws -> QueryPage<User> {
-        guard let page = response.usersValue else {
-            throw ChatError.unavailable("the server answered a user search with something else")
-        }
+        let page = try response.expected(\.usersValue, answering: "a user search")
         return QueryPage(items: page.items, hasMore: page.hasNext)
     }
 }
