@@ -1,7 +1,7 @@
 import ChatAPI
 import ChatServer
 import Foundation
-import LiveChannels
+@_spi(Benchmarks) import LiveChannels
 import TestSupport
 
 /// `Benchmarks client`: live-query maintenance in the client cache, the end-to-end message
@@ -182,37 +182,129 @@ enum ClientBenchmark {
 
     // MARK: End to end
 
-    static func endToEnd() async throws {
-        let messages = 2_000
-        let server = ChatServer()
-        let alice = ChatClient(transport: server.connection(userId: "alice", deviceId: "phone"))
-        let bob = ChatClient(transport: server.connection(userId: "bob", deviceId: "phone"))
-        try await alice.connect()
-        try await bob.connect()
-        let builder = CommunityChannelBuilder()
-        builder.setId("room")
-        builder.setUserIds(["alice"])
-        _ = try await ChannelRepository(client: bob).createChannel(with: builder)
-        let repository = ChannelRepository(client: alice)
+    /// A server with alice and bob in the community channel "room" (bob created it), and
+    /// alice's joined channels.
+    static func room(on server: ChatServer) async throws -> (alice: any ChatTransport, bob: any ChatTransport) {
+        let alice = server.connection(userId: "alice", deviceId: "phone")
+        let bob = server.connection(userId: "bob", deviceId: "phone")
+        _ = try await alice.connect(resumingAfter: nil)
+        _ = try await bob.connect(resumingAfter: nil)
+        var draft = ChannelDraft(type: .community, channelId: "room")
+        draft.userIds = ["alice"]
+        _ = try await bob.send(.createChannel(draft))
+        return (alice, bob)
+    }
+
+    /// Alice's client on `transport`: the joined channels sorted by last message, observed (a
+    /// row showing the room's unread count), and the total unread count.
+    static func observedClient(_ transport: any ChatTransport) async throws -> (ChatClient, LiveObject<Int>, NotificationToken, Sink) {
+        let client = ChatClient(transport: transport)
+        try await client.connect()
+        let repository = ChannelRepository(client: client)
         let list = repository.getChannels(
             query: ChannelListQuery(filter: .equal(.joined, to: true), sort: [Sorting(key: .lastMessageAt)]))
         for await update in list.updates where update.loadingStatus == .loaded { break }
-        let total = repository.getTotalUnreadCount()
         let sink = Sink()
-        let listToken = list.observe(on: .synchronous) { collection, _, _ in
+        let token = list.observe(on: .synchronous) { collection, _, _ in
             sink.note(collection.object(at: 0)?.unreadCount ?? 0, 0)
         }
-        let seconds = try await Harness.once {
-            for index in 0..<messages {
-                _ = try await bob.transport.send(.sendMessage(MessageDraft(channelId: "room", text: "m\(index)")))
+        return (client, repository.getTotalUnreadCount(), token, sink)
+    }
+
+    /// Sends `count` messages from `sender`, `inFlight` at a time (each sender task waits for its
+    /// answer before the next).
+    static func send(_ count: Int, from sender: any ChatTransport, inFlight: Int, offset: Int = 0) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<inFlight {
+                group.addTask {
+                    for index in stride(from: lane, to: count, by: inFlight) {
+                        _ = try await sender.send(.sendMessage(MessageDraft(channelId: "room", text: "m\(offset + index)")))
+                    }
+                }
             }
-            for await value in total.values where value == messages { break }
+            try await group.waitForAll()
         }
-        listToken.invalidate()
+    }
+
+    /// The end-to-end path per stage, each stage measured alone in the same run:
+    /// - server: `sendMessage` handled (state, fan-out to both members' streams, the answer),
+    ///   with nobody consuming events;
+    /// - client: the same `messageNew` events applied to a client (cache, live list, unread
+    ///   total, a synchronous observer) one hop each, and in bursts of 64;
+    /// - end to end: request → server → event → alice's client, one send in flight (each waits
+    ///   for its answer) and 32 in flight.
+    static func endToEnd() async throws {
+        let messages = 20_000
+
+        // Server alone: both members' events are taken off their streams as they come (alice's
+        // kept for the client stage), doing nothing else with them.
+        let bare = ChatServer()
+        let (aliceLink, bobLink) = try await room(on: bare)
+        let collector = Task {
+            var captured: [EventEnvelope] = []
+            for await item in aliceLink.events {
+                guard case .event(let envelope) = item, case .messageNew = envelope.event else { continue }
+                captured.append(envelope)
+                if captured.count == 2 * messages { break }
+            }
+            return captured
+        }
+        let drain = Task { for await _ in bobLink.events {} }
+        let serverOnly = try await Harness.once { try await send(messages, from: bobLink, inFlight: 1) }
+        let serverPipelined = try await Harness.once { try await send(messages, from: bobLink, inFlight: 32, offset: messages) }
+        let captured = Array(await collector.value.prefix(messages))
+        drain.cancel()
+
+        // Client alone: the captured events, as the transport would deliver them.
+        func applied(burst: Int) async throws -> Double {
+            guard case .messageNew(_, let room)? = captured.first?.event, case .messageNew(_, let last)? = captured.last?.event
+            else {
+                throw ChatError.unavailable("no messageNew event was captured")
+            }
+            let (client, total, token, _) = try await observedClient(ScriptedTransport(userId: "alice", channels: [room]))
+            let seconds = await Harness.once {
+                for start in stride(from: 0, to: captured.count, by: burst) {
+                    await client.applyEvents(Array(captured[start..<min(start + burst, captured.count)]))
+                }
+            }
+            precondition(total.snapshot == last.unreadCount, "the client lost count: \(total.snapshot ?? -1)")
+            token.invalidate()
+            return seconds
+        }
+        let clientSingly = try await applied(burst: 1)
+        let clientBursts = try await applied(burst: 64)
+
+        // End to end.
+        func endToEnd(inFlight: Int) async throws -> Double {
+            let server = ChatServer()
+            let (aliceLink, bobLink) = try await room(on: server)
+            await aliceLink.disconnect()
+            let (_, total, token, _) = try await observedClient(server.connection(userId: "alice", deviceId: "phone"))
+            let seconds = try await Harness.once {
+                try await send(messages, from: bobLink, inFlight: inFlight)
+                for await value in total.values where value == messages { break }
+            }
+            token.invalidate()
+            return seconds
+        }
+        let sequential = try await endToEnd(inFlight: 1)
+        let pipelined = try await endToEnd(inFlight: 32)
+
         print("## client — end to end: request → server → event → cache → live list + unread total → observer\n")
+        print("\(messages) messages from bob to alice in a 2-member channel; alice's client shows her channels (a live list, observed) and the total unread count.\n")
+        func row(_ name: String, _ seconds: Double) -> [String] {
+            [name, Harness.format(seconds / Double(messages)), rate(Double(messages) / seconds)]
+        }
         Harness.table(
-            ["messages", "time", "messages/s", "per message"],
-            [["\(messages)", Harness.format(seconds), rate(Double(messages) / seconds), Harness.format(seconds / Double(messages))]])
+            ["stage", "per message", "messages/s"],
+            [
+                row("server: sendMessage handled, 1 in flight (events taken off, nothing applied)", serverOnly),
+                row("server: sendMessage handled, 32 in flight", serverPipelined),
+                row("client: its messageNew events applied, one hop each", clientSingly),
+                row("client: the same events applied in bursts of 64", clientBursts),
+                row("end to end, 1 in flight (each send waits for its answer)", sequential),
+                row("end to end, 32 in flight", pipelined),
+            ])
         print()
     }
 

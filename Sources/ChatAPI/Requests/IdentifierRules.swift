@@ -28,13 +28,29 @@ public enum IdentifierRules {
     ///
     /// - Complexity: O(`maximumBytes`) at most: longer input is refused before it is scanned.
     public static func validate(_ id: String, field: String) throws(ChatError) {
+        if !id.isEmpty, id.utf8.count <= maximumLength, id.utf8.allSatisfy({ (0x20..<0x7F).contains($0) }) {
+            // Printable ASCII (most ids): one character per byte, no control or format
+            // characters, already in NFC; only white space at the ends is left to check.
+            if id.utf8.first == 0x20 || id.utf8.last == 0x20 {
+                throw .invalidArgument(field: field, reason: whiteSpaceAtTheEnds)
+            }
+            return
+        }
+        try validateInGeneral(id, field: field)
+    }
+
+    private static let whiteSpaceAtTheEnds = "must not start or end with white space (nor be only white space); trim it"
+
+    /// ``validate(_:field:)`` for any string, scalar by scalar (the printable-ASCII shortcut's
+    /// reference).
+    static func validateInGeneral(_ id: String, field: String) throws(ChatError) {
         func refuse(_ reason: String) -> ChatError { .invalidArgument(field: field, reason: reason) }
         if id.isEmpty { throw refuse("must not be empty") }
         if id.utf8.count > maximumBytes { throw refuse("must be at most \(maximumBytes) bytes in UTF-8") }
         if id.count > maximumLength { throw refuse("must be at most \(maximumLength) characters") }
         let scalars = id.unicodeScalars
         if scalars.first!.properties.isWhitespace || scalars.last!.properties.isWhitespace {
-            throw refuse("must not start or end with white space (nor be only white space); trim it")
+            throw refuse(whiteSpaceAtTheEnds)
         }
         if scalars.contains(where: isInvisibleOrControl) {
             throw refuse("must not contain control, format (bidi, zero-width) or separator characters")

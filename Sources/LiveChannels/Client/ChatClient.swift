@@ -255,22 +255,18 @@ public final class ChatClient: Sendable {
         let policy = reconnectPolicy
         let disconnects = disconnects
         return Task {
-            for await item in transport.events {
-                switch item {
-                case .event(let envelope):
-                    await sync.handle(envelope)
-                case .disconnected(.requested):
+            await sync.consume(transport.events) { reason in
+                switch reason {
+                case .requested:
                     // `disconnect()` published the state already; a late one must not
                     // overwrite a newer connection's.
-                    await sync.connectionEnded()
-                case .disconnected(.replaced):
-                    await sync.connectionEnded()
+                    break
+                case .replaced:
                     connection.publish(
                         snapshot: .disconnected,
                         error: ChatError.unavailable(
                             "another client connected as the same user and device; call connect() to take over"))
-                case .disconnected(.connectionLost(let error)):
-                    await sync.connectionEnded()
+                case .connectionLost(let error):
                     connection.publish(snapshot: .reconnecting, error: error)
                     // Reconnect beside the loop: the loop must keep applying the replayed
                     // events that requests made while resyncing wait for.

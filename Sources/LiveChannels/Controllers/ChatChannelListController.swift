@@ -60,9 +60,7 @@ public final class ChatChannelListController: DataController {
         binding = LiveListBinding(isIncluded: filter ?? { _ in true })
         binding.willChange = { [unowned self] in delegate?.controllerWillChangeChannels(self) }
         binding.didChange = { [unowned self] changes in delegate?.controller(self, didChangeChannels: changes) }
-        binding.didDeliver = { [unowned self] collection, _ in
-            lifecycle.follow(dataStatus: collection.dataStatus, loadingStatus: collection.loadingStatus, error: collection.error)
-        }
+        binding.didDeliver = { [unowned self] collection, _ in lifecycle.follow(collection) }
         lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
 
@@ -75,9 +73,7 @@ public final class ChatChannelListController: DataController {
     /// Loads the first page and returns once `channels` shows it.
     /// - Throws: `ChatError` (`.invalidArgument` for a bad query, `.unavailable`, ...).
     public func synchronize() async throws {
-        try await lifecycle.synchronize(
-            client: client, start: { [self] in await start(limit: nil) }, settled: { await binding.settled() },
-            failure: { binding.loadError })
+        try await lifecycle.synchronize(binding, client: client) { [self] in list }
     }
 
     /// Loads the next `limit` channels (the first page when not synchronized yet); `completion`
@@ -91,18 +87,9 @@ public final class ChatChannelListController: DataController {
     /// - Throws: `ChatError.invalidArgument(field: "limit")` for a limit out of
     ///   1…`ChannelListQuery.maximumPageSize`; the server's error.
     public func loadNextChannels(limit: Int = 25) async throws {
-        try LiveListBinding<Channel>.validate(limit: limit)
-        if try await !lifecycle.begin({ [self] in await start(limit: limit) }) {
-            await binding.settled()
-            await binding.load(limit: limit)
-        }
-        if let error = binding.loadError { throw error }
+        try await lifecycle.loadNext(limit, of: binding) { [self] in list }
     }
 
-    /// Starts following the query's list and loads its first page (of `limit`, or the query's
-    /// page size).
-    private func start(limit: Int?) async {
-        binding.start(ChannelRepository(client: client).pagedChannels(query: query))
-        await binding.load(limit: limit)
-    }
+    /// The query's live list, as the repository makes it.
+    private var list: PagedLiveList<Channel> { ChannelRepository(client: client).pagedChannels(query: query) }
 }

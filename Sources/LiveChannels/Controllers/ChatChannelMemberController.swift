@@ -46,7 +46,7 @@ public final class ChatChannelMemberController: DataController {
         self.userId = userId
         self.channelId = channelId
         binding.didDeliver = { [unowned self] list, _ in
-            lifecycle.follow(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error)
+            lifecycle.follow(list)
             memberDidChange(list.snapshots.first)
         }
         lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
@@ -61,14 +61,10 @@ public final class ChatChannelMemberController: DataController {
 
     /// Loads the member; returns once `member` shows the server's value.
     public func synchronize() async throws {
-        try await lifecycle.synchronize(
-            client: client,
-            start: { [self] in
-                let query = MemberListQuery(channelId: channelId, pageSize: 1, userIds: [userId])
-                binding.start(ChannelParticipation(client: client, channelId: channelId).pagedMembers(query))
-                await binding.load(limit: nil)
-            },
-            settled: { await binding.settled() }, failure: { binding.loadError })
+        try await lifecycle.synchronize(binding, client: client) { [self] in
+            ChannelParticipation(client: client, channelId: channelId).pagedMembers(
+                MemberListQuery(channelId: channelId, pageSize: 1, userIds: [userId]))
+        }
     }
 
     private func memberDidChange(_ new: ChannelMember?) {

@@ -48,9 +48,7 @@ public final class ChatChannelMemberListController: DataController {
         self.client = client
         self.query = query
         binding.didChange = { [unowned self] changes in delegate?.memberListController(self, didChangeMembers: changes) }
-        binding.didDeliver = { [unowned self] list, _ in
-            lifecycle.follow(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error)
-        }
+        binding.didDeliver = { [unowned self] list, _ in lifecycle.follow(list) }
         lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
 
@@ -63,9 +61,7 @@ public final class ChatChannelMemberListController: DataController {
 
     /// Loads the first page; returns once `members` shows it.
     public func synchronize() async throws {
-        try await lifecycle.synchronize(
-            client: client, start: { [self] in await start(limit: nil) }, settled: { await binding.settled() },
-            failure: { binding.loadError })
+        try await lifecycle.synchronize(binding, client: client) { [self] in list }
     }
 
     /// Loads the next `limit` members (the first page when not synchronized); `completion`
@@ -77,18 +73,11 @@ public final class ChatChannelMemberListController: DataController {
     /// Loads the next `limit` members; returns once `members` shows them.
     /// - Throws: `ChatError.invalidArgument(field: "limit")`, the server's error.
     public func loadNextMembers(limit: Int = 25) async throws {
-        try LiveListBinding<ChannelMember>.validate(limit: limit)
-        if try await !lifecycle.begin({ [self] in await start(limit: limit) }) {
-            await binding.settled()
-            await binding.load(limit: limit)
-        }
-        if let error = binding.loadError { throw error }
+        try await lifecycle.loadNext(limit, of: binding) { [self] in list }
     }
 
-    /// Starts following the query's members and loads the first page (of `limit`, or the
-    /// query's page size).
-    private func start(limit: Int?) async {
-        binding.start(ChannelParticipation(client: client, channelId: query.channelId).pagedMembers(query.memberListQuery))
-        await binding.load(limit: limit)
+    /// The query's live list of members, as the repository makes it.
+    private var list: PagedLiveList<ChannelMember> {
+        ChannelParticipation(client: client, channelId: query.channelId).pagedMembers(query.memberListQuery)
     }
 }

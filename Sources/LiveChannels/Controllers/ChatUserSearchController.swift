@@ -71,7 +71,7 @@ public final class ChatUserSearchController: DataController {
         }
         binding.didDeliver = { [unowned self, unowned binding] list, _ in
             guard self.binding === binding else { return }
-            lifecycle.follow(dataStatus: list.dataStatus, loadingStatus: list.loadingStatus, error: list.error)
+            lifecycle.follow(list)
         }
         if !previous.isEmpty {
             // The old results leave (the new search's first delivery inserts into an empty list).

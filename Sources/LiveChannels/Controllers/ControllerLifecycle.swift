@@ -74,4 +74,44 @@ final class ControllerLifecycle {
         }
         if let error = failure() { throw error }
     }
+
+    // MARK: List controllers
+
+    /// Moves `state` as a delivery of `collection` says.
+    func follow<Item>(_ collection: LiveCollection<Item>) {
+        follow(dataStatus: collection.dataStatus, loadingStatus: collection.loadingStatus, error: collection.error)
+    }
+
+    /// A list controller's `synchronize()`: starts showing the list `makeList` makes (once) and
+    /// loads its first page, then as ``synchronize(client:start:settled:failure:)``.
+    func synchronize<Item>(
+        _ binding: LiveListBinding<Item>, client: ChatClient, list makeList: @escaping @MainActor () -> PagedLiveList<Item>
+    ) async throws {
+        try await synchronize(
+            client: client,
+            start: {
+                binding.start(makeList())
+                await binding.load(limit: nil)
+            },
+            settled: { await binding.settled() }, failure: { binding.loadError })
+    }
+
+    /// A list controller's `loadNext…(limit:)`: the next `limit` items once the list shows what
+    /// was loading (the first `limit` when not started: the list `makeList` makes).
+    /// - Throws: `ChatError.invalidArgument(field: "limit")` for a limit out of
+    ///   1…`ChannelListQuery.maximumPageSize`; the load's error.
+    func loadNext<Item>(
+        _ limit: Int, of binding: LiveListBinding<Item>, list makeList: @escaping @MainActor () -> PagedLiveList<Item>
+    ) async throws {
+        try LiveListBinding<Item>.validate(limit: limit)
+        let began = try await begin {
+            binding.start(makeList())
+            await binding.load(limit: limit)
+        }
+        if !began {
+            await binding.settled()
+            await binding.load(limit: limit)
+        }
+        if let error = binding.loadError { throw error }
+    }
 }

@@ -271,6 +271,33 @@ actor SyncEngine {
 
     // MARK: Events
 
+    /// How many events ``consume(_:didEnd:)`` applies in a row before letting other work on the
+    /// engine run (responses waiting for their position, loads).
+    static let eventsPerTurn = 256
+
+    /// Applies `events` (the transport's stream) as they come, on the engine, until the stream
+    /// finishes or the task is cancelled. The loop runs on the engine itself: an event already
+    /// buffered behind the one being applied is taken and applied without a hop, so a burst of
+    /// events costs one wake-up, not one per event. Each connection's end is applied after
+    /// every event before it (``connectionEnded()``), then told to `didEnd`, on the engine.
+    func consume(_ events: AsyncStream<ConnectionEvent>, didEnd: @Sendable (DisconnectReason) -> Void) async {
+        var appliedInTurn = 0
+        for await item in events {
+            switch item {
+            case .event(let envelope):
+                handle(envelope)
+                appliedInTurn += 1
+                if appliedInTurn == Self.eventsPerTurn {
+                    appliedInTurn = 0
+                    await Task.yield()
+                }
+            case .disconnected(let reason):
+                connectionEnded()
+                didEnd(reason)
+            }
+        }
+    }
+
     /// Applies one event envelope unless it is a duplicate.
     func handle(_ envelope: EventEnvelope) {
         guard envelope.sequence > appliedSequence else { return }
