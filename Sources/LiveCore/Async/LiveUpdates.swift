@@ -19,26 +19,21 @@ public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSe
 
     /// Starts an iteration: registers on the collection until the iterator is destroyed or its task is cancelled.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(registration: IteratorRegistration(center: source.center))
+        Iterator(deliveries: DeliveriesUntilFailure(center: source.center))
     }
 
     /// The iterator of ``LiveUpdates``: one registration on the collection.
     public struct Iterator: AsyncIteratorProtocol {
-        private var registration: IteratorRegistration?
+        private var deliveries: DeliveriesUntilFailure
 
-        init(registration: IteratorRegistration) {
-            self.registration = registration
+        init(deliveries: DeliveriesUntilFailure) {
+            self.deliveries = deliveries
         }
 
         /// The next update; `nil` when the task was cancelled or after the update that reported
         /// the collection failed (`dataStatus == .error`, not loading).
         public mutating func next() async -> CollectionUpdate<Element>? {
-            guard let delivery = await registration?.next() else {
-                registration = nil
-                return nil
-            }
-            // Deliver the failed state, then end: drop the registration (ends the observation).
-            if delivery.state.dataStatus == .error && delivery.state.loadingStatus != .loading { registration = nil }
+            guard let delivery = await deliveries.next() else { return nil }
             return CollectionUpdate(delivery)
         }
     }

@@ -19,27 +19,22 @@ public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
 
     /// Starts an iteration: registers on the object until the iterator is destroyed or its task is cancelled.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(registration: IteratorRegistration(center: source.center))
+        Iterator(deliveries: DeliveriesUntilFailure(center: source.center))
     }
 
     /// The iterator of ``LiveValues``: one registration on the object.
     public struct Iterator: AsyncIteratorProtocol {
-        private var registration: IteratorRegistration?
+        private var deliveries: DeliveriesUntilFailure
 
-        init(registration: IteratorRegistration) {
-            self.registration = registration
+        init(deliveries: DeliveriesUntilFailure) {
+            self.deliveries = deliveries
         }
 
         /// The next snapshot (itself optional: `.some(nil)` means the value does not exist);
         /// `nil` when the task was cancelled or after the object failed (`dataStatus == .error`,
         /// not loading).
         public mutating func next() async -> Value?? {
-            guard let delivery = await registration?.next() else {
-                registration = nil
-                return nil
-            }
-            // Deliver the failed state, then end: drop the registration (ends the observation).
-            if delivery.state.dataStatus == .error && delivery.state.loadingStatus != .loading { registration = nil }
+            guard let delivery = await deliveries.next() else { return nil }
             return .some(SnapshotBox<Value?>.unbox(delivery.state.snapshot))
         }
     }
