@@ -76,6 +76,21 @@ package final class SQLiteConnection {
         }
     }
 
+    /// Brings a file's schema from version `current` (its `user_version`; 0 for an empty file,
+    /// which is then stamped with `applicationId`) to `version`, running `migrations[n]` for
+    /// every version n after `current` in order, all in one transaction: a file is either
+    /// migrated whole or left as it was.
+    package func migrate(applicationId: Int, to version: Int, from current: Int, migrations: [Int: String]) throws {
+        try transaction {
+            if current == 0 { try execute("PRAGMA application_id = \(applicationId)") }
+            for target in (current + 1)...max(current + 1, version) where target <= version {
+                guard let sql = migrations[target] else { continue }
+                try execute(sql)
+            }
+            try execute("PRAGMA user_version = \(version)")
+        }
+    }
+
     /// Makes `name(a, b)` callable in SQL on this connection: an integer function of two
     /// integers computed by `body`, on the thread running the statement, every time SQLite
     /// evaluates it (not marked deterministic, so never factored out). Only top-level SQL may call

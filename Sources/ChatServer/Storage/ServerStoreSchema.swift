@@ -33,14 +33,7 @@ enum ServerStoreSchema {
 
     /// Creates the schema in an empty file, or migrates an older one, in one transaction.
     static func migrate(_ connection: SQLiteConnection, from current: Int) throws {
-        try connection.transaction {
-            if current == 0 { try connection.execute("PRAGMA application_id = \(applicationId)") }
-            for target in (current + 1)...max(current + 1, version) where target <= version {
-                guard let sql = migrations[target] else { continue }
-                try connection.execute(sql)
-            }
-            try connection.execute("PRAGMA user_version = \(version)")
-        }
+        try connection.migrate(applicationId: applicationId, to: version, from: current, migrations: migrations)
     }
 
     static let upsertUser = "INSERT INTO users(id, value) VALUES(?1, ?2) ON CONFLICT(id) DO UPDATE SET value = excluded.value"

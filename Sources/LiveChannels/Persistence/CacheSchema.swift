@@ -68,14 +68,7 @@ enum CacheSchema {
 
     /// Creates the schema in an empty file, or migrates an older one, in one transaction.
     static func migrate(_ connection: SQLiteConnection, from current: Int) throws {
-        try connection.transaction {
-            if current == 0 { try connection.execute("PRAGMA application_id = \(applicationId)") }
-            for target in (current + 1)...max(current + 1, version) where target <= version {
-                guard let sql = migrations[target] else { continue }
-                try connection.execute(sql)
-            }
-            try connection.execute("PRAGMA user_version = \(version)")
-        }
+        try connection.migrate(applicationId: applicationId, to: version, from: current, migrations: migrations)
     }
 
     /// Replaces the stored row of `kind` with key `?1` by the row `?1`…`?7` (key, version, scope,
