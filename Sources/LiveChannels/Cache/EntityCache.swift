@@ -62,8 +62,9 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         #endif
     }
 
-    /// Guards every field.
-    private let state = Lock(State())
+    /// Guards every field. Lock order: `LockRank.entityCache`, after a live query's lock (a page
+    /// reads the cache) and before a live value's (registering a live object publishes to it).
+    private let state = Lock(State(), rank: .entityCache)
     /// Told of every content change, before observers are (derived values such as unread
     /// counts).
     private let onChange: (@Sendable ([Change]) -> Void)?

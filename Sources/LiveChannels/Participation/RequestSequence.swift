@@ -4,8 +4,9 @@ import Locking
 /// so that fire-and-forget calls (`startReading()` then `stopReading()`) reach the server in
 /// the order they were made.
 final class RequestSequence: Sendable {
-    /// Guards the last submitted operation, which the next one waits for.
-    private let tail = Lock<Task<Void, any Error>?>(nil)
+    /// Guards the last submitted operation, which the next one waits for. Lock order: a leaf
+    /// (see `LockRank`).
+    private let tail = Lock<Task<Void, any Error>?>(nil, rank: .leaf)
 
     /// Submits `operation`: it starts once every operation submitted before it has finished
     /// (successfully or not). Returns its task; awaiting it is optional.

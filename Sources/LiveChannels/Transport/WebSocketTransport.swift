@@ -61,11 +61,12 @@ public final class WebSocketTransport: ChatTransport {
 
     /// Guards the connection, the requests awaiting answers and the event sequence; events are
     /// yielded under it, so a `.disconnected` is never followed by an event of its connection.
-    private let state = Lock(State())
+    /// Lock order: a leaf (see `LockRank`), as is ``connects``'s.
+    private let state = Lock(State(), rank: .leaf)
     /// Guards the last connect in progress: connects run one at a time, in call order, as the
     /// embedded transport's do (a reconnect racing an explicit `connect()` must not leave two
     /// connections, one of them orphaned).
-    private let connects = Lock<Task<Void, Never>?>(nil)
+    private let connects = Lock<Task<Void, Never>?>(nil, rank: .leaf)
 
     /// A transport to the server at `url` (`ws://HOST:PORT/v1/connect`) for `userId` on
     /// `deviceId`.
