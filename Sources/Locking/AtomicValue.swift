@@ -37,6 +37,7 @@ extension UInt: AtomicWord {
 @usableFromInline
 package struct AtomicValue<Value: AtomicWord>: ~Copyable, @unchecked Sendable {
     #if canImport(Darwin) || LOCKING_PTHREAD
+    /// Lock order: ``LockRank/atomicWord``, the innermost rank (taken under any lock, holds none).
     @usableFromInline let storage: Lock<Int>
     #else
     @usableFromInline let storage: Atomic<Int>
@@ -46,7 +47,7 @@ package struct AtomicValue<Value: AtomicWord>: ~Copyable, @unchecked Sendable {
     @inlinable
     package init(_ value: Value) {
         #if canImport(Darwin) || LOCKING_PTHREAD
-        storage = Lock(value.word)
+        storage = Lock(value.word, rank: .atomicWord)
         #else
         storage = Atomic(value.word)
         #endif

@@ -22,6 +22,8 @@
 /// So a thread waits at most about `patience` plus the holds of the waiters older than it and
 /// the hold under way.
 ///
+/// Ordered as ``Lock`` is: it has a ``LockRank``, checked in debug builds by ``LockOrder``.
+///
 /// - Complexity: uncontended, two short pthread mutex holds per `withLock`; contended, a
 ///   condition broadcast per release and a clock read per release and wait.
 // @unchecked Sendable: `value` is reached only by the thread holding the lock, and holding is
@@ -41,11 +43,20 @@ package final class FairLock<Value>: @unchecked Sendable {
     /// The waiter the lock was handed to (it holds the lock, not yet awake).
     private var handedTo: Int?
     private var value: Value
+    #if DEBUG
+        /// Where the lock stands in the lock order (debug builds only, for ``LockOrder``).
+        private let rank: LockRank
+    #endif
 
-    /// - Parameter patience: how long, in seconds, a waiter waits before releases go to the
-    ///   longest waiter (0: always).
-    package init(_ value: consuming sending Value, patience: Double = 0.001) {
+    /// - Parameters:
+    ///   - patience: how long, in seconds, a waiter waits before releases go to the longest
+    ///     waiter (0: always).
+    ///   - rank: the lock's place in the lock order (see ``LockRank``).
+    package init(_ value: consuming sending Value, patience: Double = 0.001, rank: LockRank = .unordered) {
         precondition(patience >= 0, "patience is a duration")
+        #if DEBUG
+            self.rank = rank
+        #endif
         self.value = value
         self.patience = UInt64(patience * 1e9)
         mutex = .allocate(capacity: 1)
@@ -69,6 +80,10 @@ package final class FairLock<Value>: @unchecked Sendable {
     package func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
+        #if DEBUG
+            LockOrder.willAcquire(rank)
+            defer { LockOrder.didRelease(rank) }
+        #endif
         acquire()
         defer { release() }
         return try body(&value)

@@ -32,11 +32,21 @@ import Synchronization
 /// deadlocks). Not fair. Noncopyable, like `Mutex`: store it in a `let` of a class or capture
 /// it; it is freed with its owner.
 ///
+/// Ordered: each lock of `Sources` has a ``LockRank``, and a thread takes a lock only while every
+/// lock it holds ranks lower. ``LockRank`` writes the package's lock order down; in debug builds
+/// ``LockOrder`` checks every `withLock` against it (release builds check nothing). A lock made
+/// without a rank is ``LockRank/unordered``: not checked.
+///
 /// - Threading: `Sendable` whatever `Value` is: the value only ever enters as `sending` and
 ///   leaves as a `sending` result, so no two threads can share a non-`Sendable` value through
 ///   it.
 @usableFromInline
 package struct Lock<Value>: ~Copyable {
+    #if DEBUG
+        /// Where the lock stands in the lock order (debug builds only, for ``LockOrder``).
+        @usableFromInline let rank: LockRank
+    #endif
+
     #if canImport(Darwin) || LOCKING_PTHREAD
     /// One allocation: the `pthread_mutex_t` at offset 0, the value at ``valueOffset``.
     @usableFromInline let address: UnsafeMutableRawPointer
@@ -48,9 +58,12 @@ package struct Lock<Value>: ~Copyable {
         return (end + alignment - 1) / alignment * alignment
     }
 
-    /// Creates a lock guarding `initialValue`.
+    /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
     @inlinable
-    package init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
+        #if DEBUG
+            self.rank = rank
+        #endif
         address = .allocate(
             byteCount: Self.valueOffset + MemoryLayout<Value>.size,
             alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<Value>.alignment))
@@ -80,6 +93,10 @@ package struct Lock<Value>: ~Copyable {
     ) throws(E) -> sending Result {
         let mutex = address.assumingMemoryBound(to: pthread_mutex_t.self)
         let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
+        #if DEBUG
+            LockOrder.willAcquire(rank)
+            defer { LockOrder.didRelease(rank) }
+        #endif
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value.pointee)
@@ -98,9 +115,12 @@ package struct Lock<Value>: ~Copyable {
         return (end + alignment - 1) / alignment * alignment
     }
 
-    /// Creates a lock guarding `initialValue`.
+    /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
     @inlinable
-    package init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
+        #if DEBUG
+            self.rank = rank
+        #endif
         address = .allocate(
             byteCount: Self.valueOffset + MemoryLayout<Value>.size,
             alignment: max(MemoryLayout<Atomic<Int>>.alignment, MemoryLayout<sem_t>.alignment, MemoryLayout<Value>.alignment))
@@ -137,6 +157,10 @@ package struct Lock<Value>: ~Copyable {
         let count = address.assumingMemoryBound(to: Atomic<Int>.self)
         let semaphore = (address + Self.semaphoreOffset).assumingMemoryBound(to: sem_t.self)
         let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
+        #if DEBUG
+            LockOrder.willAcquire(rank)
+            defer { LockOrder.didRelease(rank) }
+        #endif
         if count.pointee.wrappingAdd(1, ordering: .acquiring).oldValue > 0 {
             while sem_wait(semaphore) != 0 {}  // retried when a signal interrupts the wait
         }
@@ -148,9 +172,12 @@ package struct Lock<Value>: ~Copyable {
     #else
     @usableFromInline let mutex: Mutex<Value>
 
-    /// Creates a lock guarding `initialValue`.
+    /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
     @inlinable
-    package init(_ initialValue: consuming sending Value) {
+    package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
+        #if DEBUG
+            self.rank = rank
+        #endif
         mutex = Mutex(initialValue)
     }
 
@@ -162,7 +189,11 @@ package struct Lock<Value>: ~Copyable {
     package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
-        try mutex.withLock(body)
+        #if DEBUG
+            LockOrder.willAcquire(rank)
+            defer { LockOrder.didRelease(rank) }
+        #endif
+        return try mutex.withLock(body)
     }
     #endif
 }

@@ -23,13 +23,14 @@ public final class ManualClock: ServerClock {
         var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    // Guards the current time, the parked sleepers, the advance handlers and the tasks waiting
-    // for a number of sleepers.
+    /// Guards the current time, the parked sleepers, the advance handlers and the tasks waiting
+    /// for a number of sleepers. Lock order: a leaf, read under the engine's lock (see
+    /// `LockRank`); sleepers and handlers run after it is released.
     private let state: Lock<State>
 
     /// Creates a clock reading `start` (by default 2026-01-01T00:00:00Z).
     public init(start: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        state = Lock(State(now: start))
+        state = Lock(State(now: start), rank: .leaf)
     }
 
     public var now: Date { Self.wireExact(state.withLock { $0.now }) }

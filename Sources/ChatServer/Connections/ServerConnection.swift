@@ -17,8 +17,9 @@ final class ServerConnection: ChatTransport {
     private let continuation: AsyncStream<ConnectionEvent>.Continuation
     private let engine: ServerEngine
     /// Guards the id of this transport's latest connection (`nil` before the first connect).
-    /// The server's hub decides whether it is still current.
-    private let linkId = Lock<UInt64?>(nil)
+    /// The server's hub decides whether it is still current. Lock order:
+    /// `LockRank.serverConnection`: connecting runs the engine (its lock) under it.
+    private let linkId = Lock<UInt64?>(nil, rank: .serverConnection)
 
     private var device: ServerState.DeviceKey { ServerState.DeviceKey(userId: userId, deviceId: deviceId) }
 

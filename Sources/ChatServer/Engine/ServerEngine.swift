@@ -17,19 +17,22 @@ final class ServerEngine: Sendable {
     /// Guards the whole server: state, sessions and faults change together or not at all. Fair
     /// within a millisecond: a client asking again and again holds up another client by at
     /// most about 1 ms plus the holds of those who waited longer (under load without such
-    /// waits, it is taken by whoever comes first, without a hand-off per request).
+    /// waits, it is taken by whoever comes first, without a hand-off per request). Lock order:
+    /// `LockRank.serverCore`: after a connection's lock, before the store's locks and the
+    /// clock's.
     let core: FairLock<ServerCore>
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
     /// store's own locks; the store never takes ``core``.
     let store: (any ServerStore)?
-    /// Wakes the engine at its deadlines (`nil` with a clock that tells of its advances).
-    private let wakeUps = Lock<WakeUpTimer?>(nil)
+    /// Wakes the engine at its deadlines (`nil` with a clock that tells of its advances). Lock
+    /// order: a leaf (the timer is armed after it is released; see `LockRank`).
+    private let wakeUps = Lock<WakeUpTimer?>(nil, rank: .leaf)
 
     /// An in-memory engine.
     init(clock: any ServerClock, configuration: ServerConfiguration) {
         self.clock = clock
         self.configuration = configuration
-        core = FairLock(ServerCore(configuration: configuration))
+        core = FairLock(ServerCore(configuration: configuration), rank: .serverCore)
         store = nil
         startWakeUps()
     }
@@ -43,7 +46,7 @@ final class ServerEngine: Sendable {
         // The state is rebuilt on another thread while this one reads the messages.
         let stored = try store.loadState()
         let channelInfos = stored.channels.map(\.info)
-        let rebuilt = Lock<ServerCore?>(nil)
+        let rebuilt = Lock<ServerCore?>(nil, rank: .leaf)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) {
             let core = ServerCore(configuration: configuration, restoring: stored)
@@ -54,7 +57,7 @@ final class ServerEngine: Sendable {
         var core = rebuilt.withLock { $0.take()! }
         core.state.attach(try messages.get(), to: channelInfos.map(\.channelId))
         core.state.archive = store
-        self.core = FairLock(core)
+        self.core = FairLock(core, rank: .serverCore)
         self.store = store
         startWakeUps()
         // Deadlines restored from the file (mutes, rate limits) are woken for too.

@@ -18,7 +18,8 @@ final class WakeUpTimer: Sendable {
     }
 
     /// Guards the armed deadline and its task.
-    private let state = Lock(State())
+    /// Lock order: a leaf (see `LockRank`).
+    private let state = Lock(State(), rank: .leaf)
     private let clock: any ServerClock
     /// Expires what is due and returns the next deadline, if any.
     private let wake: @Sendable () -> Date?

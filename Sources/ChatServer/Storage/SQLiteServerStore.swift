@@ -20,11 +20,13 @@ import SQLiteSupport
 /// next batch, or after a second.
 ///
 /// - Threading: thread-safe. Lock order: the engine's lock, then ``state``, then
-///   ``connection`` (the writer takes ``connection`` without ``state`` held).
+///   ``connection`` (the writer takes ``connection`` without ``state`` held; see `LockRank`).
 final class SQLiteServerStore: ServerStore {
     let path: String
+    /// Lock order: `LockRank.storeConnection`, innermost but for leaves.
     private let connection: Lock<SQLiteConnection?>
-    private let state = Lock(WriterState())
+    /// Lock order: `LockRank.storeWriter`, after the engine's lock, before ``connection``.
+    private let state = Lock(WriterState(), rank: .storeWriter)
     private let queue = DispatchQueue(label: "LiveChannels.SQLiteServerStore.writer")
     private let messagesPerChannel: Int
 
@@ -53,7 +55,7 @@ final class SQLiteServerStore: ServerStore {
     init(url: URL, durability: StorageDurability, messagesPerChannel: Int) throws(ChatError) {
         path = url.path
         self.messagesPerChannel = messagesPerChannel
-        connection = Lock(try Self.open(path: url.path, durability: durability))
+        connection = Lock(try Self.open(path: url.path, durability: durability), rank: .storeConnection)
     }
 
     private static func open(path: String, durability: StorageDurability) throws(ChatError) -> SQLiteConnection {

@@ -47,8 +47,8 @@ public final class WireSession: Sendable {
         case closed
     }
 
-    /// Guards the session's phase.
-    private let phase = Lock(Phase.awaitingHello)
+    /// Guards the session's phase. Lock order: a leaf (see `LockRank`).
+    private let phase = Lock(Phase.awaitingHello, rank: .leaf)
 
     /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
     /// session asks (it may be called from several tasks at once); `record` hears what it did.

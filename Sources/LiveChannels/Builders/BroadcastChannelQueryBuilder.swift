@@ -2,7 +2,9 @@ import ChatAPI
 
 /// Broadcast channels (created from the console; only admins send, everyone else reads);
 /// `ByTypesChannelQueryBuilder` with `types: [.broadcast]`.
-public struct BroadcastChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable {
+public struct BroadcastChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable, SingleTypeChannelQueryBuilder {
+    static let channelType = ChannelType.broadcast
+
     /// The equivalent by-types builder, which holds every parameter and builds the query.
     public let byTypes: ByTypesChannelQueryBuilder
 
@@ -14,13 +16,8 @@ public struct BroadcastChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hasha
         excludingTags: [String]? = nil, includeDeleted: Bool = false,
         sortBy: [Sorting] = [.default], pageSize: Int = 20
     ) {
-        byTypes = ByTypesChannelQueryBuilder(
-            types: [.broadcast], channelQueryFilter: channelQueryFilter,
-            includingTags: includingTags,
-            excludingTags: excludingTags, includeDeleted: includeDeleted, sortBy: sortBy,
-            pageSize: pageSize)
+        byTypes = Self.byTypes(
+            membership: channelQueryFilter, includingTags: includingTags, excludingTags: excludingTags,
+            includeDeleted: includeDeleted, sortBy: sortBy, pageSize: pageSize)
     }
-
-    /// The by-types query for `.broadcast`; see `ByTypesChannelQueryBuilder.query`.
-    public var query: ChannelListQuery { byTypes.query }
 }

@@ -2,7 +2,9 @@ import ChatAPI
 
 /// Community channels (public: every user can discover them); `ByTypesChannelQueryBuilder` with
 /// `types: [.community]`.
-public struct CommunityChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable {
+public struct CommunityChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable, SingleTypeChannelQueryBuilder {
+    static let channelType = ChannelType.community
+
     /// The equivalent by-types builder, which holds every parameter and builds the query.
     public let byTypes: ByTypesChannelQueryBuilder
 
@@ -14,12 +16,8 @@ public struct CommunityChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hasha
         excludingTags: [String]? = nil, includeDeleted: Bool = false,
         sortBy: [Sorting] = [.default], pageSize: Int = 20
     ) {
-        byTypes = ByTypesChannelQueryBuilder(
-            types: [.community], channelQueryFilter: filter, includingTags: includingTags,
-            excludingTags: excludingTags, includeDeleted: includeDeleted, sortBy: sortBy,
-            pageSize: pageSize)
+        byTypes = Self.byTypes(
+            membership: filter, includingTags: includingTags, excludingTags: excludingTags,
+            includeDeleted: includeDeleted, sortBy: sortBy, pageSize: pageSize)
     }
-
-    /// The by-types query for `.community`; see `ByTypesChannelQueryBuilder.query`.
-    public var query: ChannelListQuery { byTypes.query }
 }

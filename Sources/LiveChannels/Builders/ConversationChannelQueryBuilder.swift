@@ -2,7 +2,9 @@ import ChatAPI
 
 /// Conversations. The server shows a user only the conversations they are a member of, so there is
 /// no membership condition; `ByTypesChannelQueryBuilder` with `types: [.conversation]`.
-public struct ConversationChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable {
+public struct ConversationChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable, SingleTypeChannelQueryBuilder {
+    static let channelType = ChannelType.conversation
+
     /// The equivalent by-types builder, which holds every parameter and builds the query.
     public let byTypes: ByTypesChannelQueryBuilder
 
@@ -12,12 +14,8 @@ public struct ConversationChannelQueryBuilder: ChannelQueryBuilder, Sendable, Ha
         includingTags: [String]? = nil, excludingTags: [String]? = nil,
         includeDeleted: Bool = false, sortBy: [Sorting] = [.default], pageSize: Int = 20
     ) {
-        byTypes = ByTypesChannelQueryBuilder(
-            types: [.conversation], includingTags: includingTags,
-            excludingTags: excludingTags, includeDeleted: includeDeleted, sortBy: sortBy,
-            pageSize: pageSize)
+        byTypes = Self.byTypes(
+            includingTags: includingTags, excludingTags: excludingTags,
+            includeDeleted: includeDeleted, sortBy: sortBy, pageSize: pageSize)
     }
-
-    /// The by-types query for `.conversation`; see `ByTypesChannelQueryBuilder.query`.
-    public var query: ChannelListQuery { byTypes.query }
 }

@@ -2,7 +2,9 @@ import ChatAPI
 
 /// Live channels. The server shows a user only the live channels they are a member of (admins see
 /// all), so there is no membership condition; `ByTypesChannelQueryBuilder` with `types: [.live]`.
-public struct LiveChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable {
+public struct LiveChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable, SingleTypeChannelQueryBuilder {
+    static let channelType = ChannelType.live
+
     /// The equivalent by-types builder, which holds every parameter and builds the query.
     public let byTypes: ByTypesChannelQueryBuilder
 
@@ -12,12 +14,8 @@ public struct LiveChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable {
         includingTags: [String]? = nil, excludingTags: [String]? = nil,
         includeDeleted: Bool = false, sortBy: [Sorting] = [.default], pageSize: Int = 20
     ) {
-        byTypes = ByTypesChannelQueryBuilder(
-            types: [.live], includingTags: includingTags,
-            excludingTags: excludingTags, includeDeleted: includeDeleted, sortBy: sortBy,
-            pageSize: pageSize)
+        byTypes = Self.byTypes(
+            includingTags: includingTags, excludingTags: excludingTags,
+            includeDeleted: includeDeleted, sortBy: sortBy, pageSize: pageSize)
     }
-
-    /// The by-types query for `.live`; see `ByTypesChannelQueryBuilder.query`.
-    public var query: ChannelListQuery { byTypes.query }
 }

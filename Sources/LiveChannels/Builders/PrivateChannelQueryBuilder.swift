@@ -2,7 +2,9 @@ import ChatAPI
 
 /// Private channels (a legacy type, created from the console); `ByTypesChannelQueryBuilder` with
 /// `types: [.private]`.
-public struct PrivateChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable {
+public struct PrivateChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable, SingleTypeChannelQueryBuilder {
+    static let channelType = ChannelType.`private`
+
     /// The equivalent by-types builder, which holds every parameter and builds the query.
     public let byTypes: ByTypesChannelQueryBuilder
 
@@ -12,12 +14,8 @@ public struct PrivateChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashabl
         includingTags: [String]? = nil, excludingTags: [String]? = nil,
         includeDeleted: Bool = false, sortBy: [Sorting] = [.default], pageSize: Int = 20
     ) {
-        byTypes = ByTypesChannelQueryBuilder(
-            types: [.`private`], includingTags: includingTags,
-            excludingTags: excludingTags, includeDeleted: includeDeleted, sortBy: sortBy,
-            pageSize: pageSize)
+        byTypes = Self.byTypes(
+            includingTags: includingTags, excludingTags: excludingTags,
+            includeDeleted: includeDeleted, sortBy: sortBy, pageSize: pageSize)
     }
-
-    /// The by-types query for `.private`; see `ByTypesChannelQueryBuilder.query`.
-    public var query: ChannelListQuery { byTypes.query }
 }

@@ -2,7 +2,9 @@ import ChatAPI
 
 /// Standard channels (a legacy type, created from the console); `ByTypesChannelQueryBuilder` with
 /// `types: [.standard]`.
-public struct StandardChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable {
+public struct StandardChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashable, SingleTypeChannelQueryBuilder {
+    static let channelType = ChannelType.standard
+
     /// The equivalent by-types builder, which holds every parameter and builds the query.
     public let byTypes: ByTypesChannelQueryBuilder
 
@@ -14,13 +16,8 @@ public struct StandardChannelQueryBuilder: ChannelQueryBuilder, Sendable, Hashab
         excludingTags: [String]? = nil, includeDeleted: Bool = false,
         sortBy: [Sorting] = [.default], pageSize: Int = 20
     ) {
-        byTypes = ByTypesChannelQueryBuilder(
-            types: [.standard], channelQueryFilter: channelQueryFilter,
-            includingTags: includingTags,
-            excludingTags: excludingTags, includeDeleted: includeDeleted, sortBy: sortBy,
-            pageSize: pageSize)
+        byTypes = Self.byTypes(
+            membership: channelQueryFilter, includingTags: includingTags, excludingTags: excludingTags,
+            includeDeleted: includeDeleted, sortBy: sortBy, pageSize: pageSize)
     }
-
-    /// The by-types query for `.standard`; see `ByTypesChannelQueryBuilder.query`.
-    public var query: ChannelListQuery { byTypes.query }
 }

@@ -31,7 +31,9 @@ protocol EntityCacheObserver<Entity>: AnyObject, Sendable {
 ///   `limit / 4` new entities at most.
 ///
 /// Read and register from any thread. Mutated only by the ``SyncEngine``, one change at a time
-/// in event order, so observers see changes in the order they were stored.
+/// in event order, so observers see changes in the order they were stored. In debug builds every
+/// change to the stored entities ends with the checks of ``checkInvariants()``, under the lock
+/// (sampled: see `checkAfterMutation(_:)`).
 final class EntityCache<Entity: CachedEntity>: Sendable {
     /// A change of one entity: its value before (if cached) and after.
     struct Change: Sendable {
@@ -54,10 +56,15 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         var ledger = ScopeLedger()
         /// The entity count past which the next eviction pass runs.
         var nextEviction = Int.max
+        #if DEBUG
+            /// Which changes end with a full check of the invariants.
+            var sampling = InvariantSampling()
+        #endif
     }
 
-    /// Guards every field.
-    private let state = Lock(State())
+    /// Guards every field. Lock order: `LockRank.entityCache`, after a live query's lock (a page
+    /// reads the cache) and before a live value's (registering a live object publishes to it).
+    private let state = Lock(State(), rank: .entityCache)
     /// Told of every content change, before observers are (derived values such as unread
     /// counts).
     private let onChange: (@Sendable ([Change]) -> Void)?
@@ -183,12 +190,14 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             var changes: [Change] = []
             var objects: [(LiveObjectSource<Entity>, Entity)] = []
             var stored: [Entity] = []
+            var wrote = false
             for incoming in values {
                 let key = incoming.cacheKey
                 let old = state.entities[key]
                 if let old, old.version > incoming.version { continue }
                 let value = old.map(incoming.merging(cached:)) ?? incoming
                 state.entities[key] = value
+                wrote = true
                 if old == nil, let group { state.groups[group(value), default: []].append(key) }
                 if retentionLimit != nil {
                     if old == nil { state.ledger.insert(key, scope: value.storedScope) } else { state.ledger.touch(value.storedScope) }
@@ -203,7 +212,12 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             }
             let observers =
                 changes.isEmpty ? [] : excluded == nil ? state.observers : state.observers.filter { $0 !== excluded }
-            if let retentionLimit, state.entities.count > state.nextEviction { Self.evict(&state, downTo: retentionLimit) }
+            var evicted = false
+            if let retentionLimit, state.entities.count > state.nextEviction {
+                Self.evict(&state, downTo: retentionLimit)
+                evicted = true
+            }
+            if wrote { checkAfterMutation(&state, evicted: evicted) }
             return (changes, objects, observers, stored)
         }
         if !stored.isEmpty { didStore?(stored) }
@@ -223,12 +237,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// pass.
     /// - Complexity: O(s log s + evicted) for s scopes.
     private static func evict(_ state: inout State, downTo limit: Int) {
-        defer {
-            state.nextEviction = nextPass(after: state.entities.count, limit: limit)
-            #if DEBUG
-                state.ledger.checkInvariants()
-            #endif
-        }
+        defer { state.nextEviction = nextPass(after: state.entities.count, limit: limit) }
         var shown: Set<String> = []
         for observer in state.observers {
             // A list not bound to one scope may show any entity: keep everything.
@@ -249,6 +258,72 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             }
             state.ledger.restore(kept, in: scope, touched: age)
         }
+    }
+
+    // MARK: Invariants
+
+    /// Traps unless the cache is consistent: every entity is stored under its own cache key, none
+    /// has a version above ``newestVersion``; in a grouped cache every key is listed once, in its
+    /// entity's group; in a cache with a retention limit the ledger lists every key once, in its
+    /// entity's scope (see ``ScopeLedger``), and the next eviction pass is still ahead; a cache
+    /// without groups or without a limit keeps neither.
+    ///
+    /// Debug builds only: a no-op in release.
+    /// - Complexity: O(n).
+    func checkInvariants() {
+        #if DEBUG
+            state.withLock { checkInvariants(of: $0) }
+        #endif
+    }
+
+    #if DEBUG
+        /// ``checkInvariants()`` on the state, under the lock.
+        private func checkInvariants(of state: State) {
+            checkCounts(of: state)
+            for (key, entity) in state.entities {
+                precondition(entity.cacheKey == key, "entity \(entity.cacheKey) stored under key \(key)")
+                precondition(entity.version <= state.newestVersion, "entity \(key) is newer than the newest version")
+            }
+            if let group {
+                var listed: Set<String> = []
+                for (name, keys) in state.groups {
+                    for key in keys {
+                        precondition(listed.insert(key).inserted, "key \(key) is listed in two groups")
+                        precondition(state.entities[key].map(group) == name, "key \(key) is listed in another group")
+                    }
+                }
+                precondition(listed.count == state.entities.count, "an entity is missing from its group")
+            }
+            if retentionLimit != nil {
+                let listed = state.ledger.checkInvariants { state.entities[$0]?.storedScope }
+                precondition(listed == state.entities.count, "an entity is missing from the ledger")
+            }
+        }
+
+        /// The invariants that need no pass over the entities. O(1).
+        private func checkCounts(of state: State) {
+            if retentionLimit == nil {
+                precondition(state.ledger.scopeCount == 0 && state.nextEviction == .max, "a ledger without a limit")
+            } else {
+                precondition(state.entities.count <= state.nextEviction, "an eviction pass is overdue")
+            }
+            if group == nil { precondition(state.groups.isEmpty, "groups in a cache without groups") }
+        }
+    #endif
+
+    /// Ends every change to the stored entities in debug builds, under the lock: the checks that
+    /// need no pass over the entities after every change; the whole of ``checkInvariants()``
+    /// after every eviction pass (one per `limit / 4` new entities at most) and after the changes
+    /// `sampling` picks (see ``InvariantSampling``: every change while the cache is small, one in
+    /// n / ``InvariantSampling/smallCount`` above), amortized O(1) per change. A no-op in release.
+    private func checkAfterMutation(_ state: inout State, evicted: Bool) {
+        #if DEBUG
+            if state.sampling.isDue(count: state.entities.count) || evicted {
+                checkInvariants(of: state)
+            } else {
+                checkCounts(of: state)
+            }
+        #endif
     }
 
     /// The entity count at which the pass after one that left `count` entities runs: a

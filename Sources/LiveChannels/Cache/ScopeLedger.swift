@@ -52,12 +52,25 @@ struct ScopeLedger: Sendable {
     func lastTouch(of scope: String) -> Int { touched[scope] ?? 0 }
 
     #if DEBUG
-        /// Checks that every scope with keys has an age and no key is listed twice.
-        func checkInvariants() {
-            assert(Set(keys.keys) == Set(touched.keys), "scopes with keys and scopes with an age differ")
+        /// Traps unless every scope with keys has an age (and no other scope has one), no key is
+        /// listed twice, and every key is stored in the scope it is listed in: `storedScope(key)`
+        /// is the scope of the entity stored under `key` (`nil`: none is). Returns the number of
+        /// keys listed. Debug builds only (see ``EntityCache/checkInvariants()``).
+        /// - Complexity: O(k) for k keys.
+        @discardableResult
+        func checkInvariants(storedScope: (String) -> String?) -> Int {
+            precondition(
+                keys.count == touched.count && keys.keys.allSatisfy { touched[$0] != nil },
+                "scopes with keys and scopes with an age differ")
+            var listed: Set<String> = []
             for (scope, list) in keys {
-                assert(Set(list).count == list.count, "a key is listed twice in scope \(scope)")
+                for key in list {
+                    precondition(listed.insert(key).inserted, "key \(key) is listed twice")
+                    precondition(storedScope(key) == scope, "key \(key) is listed in scope \(scope), not where it is stored")
+                }
             }
+            precondition(touched.values.allSatisfy { $0 <= counter }, "a scope touched after the last touch")
+            return listed.count
         }
     #endif
 }

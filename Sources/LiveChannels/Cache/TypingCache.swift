@@ -24,8 +24,9 @@ final class TypingCache: Sendable {
         var viewers: [String: [Viewer]] = [:]
     }
 
-    /// Guards the typing sets and the registered sources.
-    private let state = Lock(State())
+    /// Guards the typing sets and the registered sources. Lock order: a leaf (sources are
+    /// published to after it is released; see `LockRank`).
+    private let state = Lock(State(), rank: .leaf)
 
     /// Starts showing the users typing in `channelId`, except `excluded`, in `source`; returns
     /// the value to show first. Atomic with respect to events.

@@ -25,7 +25,8 @@ public final class ChatClient: Sendable {
     /// The cache file, with `.sqlite` persistence.
     let store: CacheStore?
     private let connection = LiveObjectSource<ConnectionState>(snapshot: .disconnected, dataStatus: .fresh)
-    private let session = Lock(Session())
+    /// Lock order: a leaf (see `LockRank`).
+    private let session = Lock(Session(), rank: .leaf)
     private let reconnectPolicy: ReconnectPolicy
     /// Counts `disconnect()` calls, so that a reconnect under way when the user disconnects
     /// does not report itself connected over the user's disconnect.
@@ -335,8 +336,8 @@ public final class ChatClient: Sendable {
 
 /// How many times `disconnect()` was called (see ``ChatClient``).
 private final class DisconnectCounter: Sendable {
-    /// Guards the count.
-    private let count = Lock(0)
+    /// Guards the count. Lock order: a leaf (see `LockRank`).
+    private let count = Lock(0, rank: .leaf)
     var value: Int { count.withLock { $0 } }
     func increment() { count.withLock { $0 += 1 } }
 }

@@ -33,7 +33,9 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         var isDelivering = false
     }
 
-    /// Guards the list's state and its outbox.
+    /// Guards the list's state and its outbox. Lock order: `LockRank.liveQuery`, the outermost of
+    /// the client's locks: applying a page reads the cache under it (the cache's lock); nothing
+    /// is published under it.
     private let shared: Lock<Shared>
     weak let source: LiveCollectionSource<Entity>?
 
@@ -45,7 +47,8 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         self.source = source
         channelScope = spec.channelScope
         storageKey = client.store == nil ? nil : spec.storageKey
-        shared = Lock(Shared(query: LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize)))
+        shared = Lock(
+            Shared(query: LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize)), rank: .liveQuery)
     }
 
     /// A live list of what `spec` selects: matching cached entities at once (`.local`), then

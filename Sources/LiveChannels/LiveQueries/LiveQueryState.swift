@@ -16,6 +16,9 @@ import LiveCore
 /// Elements outside the covered range keep the client's judgement. This is what lets a page
 /// arrive after newer events without undoing them, and what drops stale elements (after a
 /// resync) without clearing the cache.
+///
+/// In debug builds every mutating method ends with the checks of ``checkInvariants()`` (sampled:
+/// see `checkAfterMutation()`).
 struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     typealias Entity = Spec.Entity
 
@@ -51,6 +54,10 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// A reload asked for while a page was under way: it starts when that page ends.
     private var reloadPending = false
     private var reloadTarget: ReloadTarget?
+    #if DEBUG
+        /// Which mutations end with a check of every element.
+        private var sampling = InvariantSampling()
+    #endif
 
     init(spec: Spec, context: QueryContext, pageSize: Int) {
         self.spec = spec
@@ -107,6 +114,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         let matches = matches(entity)
         // Most changes concern elements a list neither shows nor wants: no key for those.
         guard matches || window.lists(entity.id) else { return nil }
+        defer { checkAfterMutation() }
         return window.apply(entity, key: spec.sortKey(for: entity), matches: matches)
     }
 
@@ -118,6 +126,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     ///   page), taken as matching where the client cannot judge.
     /// - Complexity: O(c · log p) for c cached entities and a page of p.
     mutating func prefill(from cached: some Sequence<Entity>, confirmed: Set<String> = []) {
+        defer { checkAfterMutation() }
         self.confirmed = confirmed
         let forward = spec.growth == .forward
         var best: [(key: SortKey, element: Entity)] = []
@@ -145,6 +154,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// - Parameter limit: the page's size; the list's page size when `nil`.
     /// - Returns: the request to send, or `nil`.
     mutating func beginPageLoad(limit: Int? = nil) -> ChatRequest? {
+        defer { checkAfterMutation() }
         guard !isLoading, !hasLoadedFirstPage || hasMore else { return nil }
         isLoading = true
         isLoadingFirstPage = !hasLoadedFirstPage
@@ -154,6 +164,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// Ends a page load that failed; the window is as it was. A reload asked for meanwhile
     /// starts with the next load.
     mutating func failPageLoad() {
+        defer { checkAfterMutation() }
         isLoading = false
         loadOutcome = .error
         if reloadPending { restart() }
@@ -173,6 +184,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         _ page: QueryPage<Entity>, revision: Int, newestCachedVersion: Int,
         current: (String) -> Entity?, newer: () -> [Entity]
     ) -> CollectionChange? {
+        defer { checkAfterMutation() }
         isLoading = false
         loadOutcome = .loaded
         let isFirst = isLoadingFirstPage
@@ -281,6 +293,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// pages replace them; the reload goes on until the window reaches as far as it did.
     /// While a page is under way the reload waits for it (see ``nextReloadRequest()``).
     mutating func beginReload() {
+        defer { checkAfterMutation() }
         if isLoading { reloadPending = true } else { restart() }
     }
 
@@ -294,6 +307,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// After a page was applied: the request that continues a reload (a pending one starts
     /// over, a running one goes on until it reaches as far as the window did), if any.
     mutating func nextReloadRequest() -> ChatRequest? {
+        defer { checkAfterMutation() }
         if reloadPending { restart() } else if !reloadNeedsMore() { return nil }
         return beginPageLoad()
     }
@@ -315,4 +329,54 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         if reached { reloadTarget = nil }
         return !reached
     }
+
+    // MARK: Invariants
+
+    /// Traps unless the state is consistent: the window's own invariants hold
+    /// (``SortedWindow/checkInvariants()``), every listed element falls inside the loaded window
+    /// and, in a list of one channel's entities, is of that channel, and a next-page cursor exists
+    /// only once a page was applied.
+    ///
+    /// Debug builds only: a no-op in release.
+    /// - Complexity: O(n).
+    func checkInvariants() {
+        #if DEBUG
+            window.checkInvariants()
+            checkBounds()
+            checkScope()
+        #endif
+    }
+
+    /// Ends every mutating method in debug builds: the bounds and the cursor are checked after
+    /// every mutation (O(log n)); each element's channel after the mutations `sampling` picks
+    /// (see ``InvariantSampling``: every mutation while the list is small, one in
+    /// n / ``InvariantSampling/smallCount`` above), amortized O(1) per mutation. The window
+    /// checks itself after its own mutations. A no-op in release.
+    private mutating func checkAfterMutation() {
+        #if DEBUG
+            checkBounds()
+            if sampling.isDue(count: window.entries.count) { checkScope() }
+        #endif
+    }
+
+    #if DEBUG
+        /// The cursor exists only once a page was applied; the listed elements fall inside the
+        /// window. O(log n).
+        private func checkBounds() {
+            precondition(boundary == nil || hasLoadedFirstPage, "a next-page cursor before any page was applied")
+            let entries = window.entries
+            // Keys ascend, so the element furthest in the direction of growth is the one to check.
+            if let outermost = spec.growth == .forward ? entries.last : entries.first {
+                precondition(window.contains(outermost.key), "an element beyond the loaded window: \(outermost.key)")
+            }
+        }
+
+        /// Every listed element is of the list's channel, in a list of one channel's entities. O(n).
+        private func checkScope() {
+            guard spec.channelScope != nil else { return }
+            window.entries.forEach { entry in
+                precondition(isInScope(entry.element), "an element of another channel: \(entry.element.cacheKey)")
+            }
+        }
+    #endif
 }

@@ -22,7 +22,9 @@ enum WindowGrowth: Sendable {
 /// The elements, each with its key, are a ``PersistentArray``: placing an element costs
 /// O(log n) whatever the window's size, and a copy of ``entries`` (a published snapshot) is O(1).
 ///
-/// A pure value; the owner decides what belongs and computes keys.
+/// A pure value; the owner decides what belongs and computes keys. In debug builds every
+/// mutating method ends with the checks of ``checkInvariants()`` (sampled: see
+/// `checkAfterMutation()`).
 struct SortedWindow<Element: Identifiable & Equatable & Sendable>: Sendable
 where Element.ID: Sendable {
     /// A listed element and its key, as the tree's leaves hold it: the key's numeric lead
@@ -70,6 +72,10 @@ where Element.ID: Sendable {
     private(set) var bound: SortKey?
     /// Whether the server has nothing beyond the bound: the window is then unbounded.
     private(set) var isComplete = false
+    #if DEBUG
+        /// Which mutations end with a full ``checkInvariants()``.
+        private var sampling = InvariantSampling()
+    #endif
 
     init(growth: WindowGrowth) {
         self.growth = growth
@@ -92,6 +98,7 @@ where Element.ID: Sendable {
     /// - Returns: the change made, or `nil` when nothing changed.
     /// - Complexity: O(log n).
     mutating func apply(_ element: Element, key: SortKey, matches: Bool) -> CollectionChange? {
+        defer { checkAfterMutation() }
         let oldKey = keyById[element.id]
         let oldIndex = oldKey.map(insertionIndex(for:))
         let belongs = matches && contains(key)
@@ -122,6 +129,7 @@ where Element.ID: Sendable {
     /// Moves the bound (and completeness) without touching the items; the owner then replaces
     /// the items with ``replaceItems(with:)`` or places them one by one.
     mutating func setBound(_ bound: SortKey?, isComplete: Bool) {
+        defer { checkAfterMutation() }
         self.bound = bound
         self.isComplete = isComplete
     }
@@ -129,9 +137,53 @@ where Element.ID: Sendable {
     /// Replaces the elements with `keyed`, which must be sorted ascending by key.
     /// - Complexity: O(k) for k elements.
     mutating func replaceItems(with keyed: [(key: SortKey, element: Element)]) {
+        defer { checkAfterMutation() }
         entries = PersistentArray(keyed.lazy.map { Entry(key: $0.key, element: $0.element) })
         keyById = Dictionary(
             keyed.map { ($0.element.id, $0.key) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    // MARK: Invariants
+
+    /// Traps unless the window is consistent: ``entries`` is a sound tree whose keys ascend
+    /// strictly (no element listed twice), and `keyById` holds exactly the listed elements, each
+    /// with the key it is listed under. Whether elements fall inside the bound is the owner's
+    /// invariant (``setBound(_:isComplete:)`` moves the bound before the owner places the
+    /// elements).
+    ///
+    /// Debug builds only: a no-op in release.
+    /// - Complexity: O(n).
+    func checkInvariants() {
+        #if DEBUG
+            precondition(
+                keyById.count == entries.count, "\(keyById.count) keys by id for \(entries.count) listed elements")
+            entries.checkInvariants { $0.item === $1.item }
+            var previous: SortKey?
+            entries.forEach { entry in
+                if let previous {
+                    precondition(previous < entry.key, "keys out of order: \(previous) before \(entry.key)")
+                }
+                precondition(
+                    keyById[entry.element.id] == entry.key, "element \(entry.element.id) listed under another key")
+                previous = entry.key
+            }
+        #endif
+    }
+
+    /// Ends every mutating method in debug builds: the counts are checked after every mutation,
+    /// the whole of ``checkInvariants()`` after the mutations `sampling` picks (see
+    /// ``InvariantSampling``: every mutation while the window is small, one in
+    /// n / ``InvariantSampling/smallCount`` above), amortized O(1) per mutation. A no-op in
+    /// release.
+    private mutating func checkAfterMutation() {
+        #if DEBUG
+            if sampling.isDue(count: entries.count) {
+                checkInvariants()
+            } else {
+                precondition(
+                    keyById.count == entries.count, "\(keyById.count) keys by id for \(entries.count) listed elements")
+            }
+        #endif
     }
 
     // MARK: Storage

@@ -82,13 +82,15 @@ final class CacheStore: Sendable {
     /// What the file held at start.
     let start: Start
 
-    /// The batch the delivery path adds to. Guards only the batch and its flags.
-    let pending = Lock(Pending())
-    /// The connection; used on `queue`.
+    /// The batch the delivery path adds to. Guards only the batch and its flags. Lock order: a
+    /// leaf, also taken under ``file`` (see `LockRank`).
+    let pending = Lock(Pending(), rank: .leaf)
+    /// The connection; used on `queue`. Lock order: `LockRank.cacheFile`, before ``pending`` (a
+    /// damaged file marks the batch) and the stored-size counter.
     let file: Lock<FileState>
     let queue = DispatchQueue(label: "LiveChannels.CacheStore", qos: .utility)
-    /// The writer's work so far. Guards only the figures.
-    let stats = Lock(PersistenceStatistics())
+    /// The writer's work so far. Guards only the figures. Lock order: a leaf (see `LockRank`).
+    let stats = Lock(PersistenceStatistics(), rank: .leaf)
     /// The size change of the rows the writer updates (defined on every connection it opens).
     let sizeChange: StoredSizeChange
 
@@ -137,6 +139,6 @@ final class CacheStore: Sendable {
         }
         self.failure = failure
         self.start = start
-        file = Lock(FileState(connection: connection))
+        file = Lock(FileState(connection: connection), rank: .cacheFile)
     }
 }

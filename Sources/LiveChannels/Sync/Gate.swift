@@ -8,8 +8,8 @@ final class Gate: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// Guards the flag and the suspended waiters.
-    private let state = Lock(State())
+    /// Guards the flag and the suspended waiters. Lock order: a leaf (see `LockRank`).
+    private let state = Lock(State(), rank: .leaf)
 
     /// Whether ``open()`` was called.
     var isOpen: Bool { state.withLock { $0.isOpen } }

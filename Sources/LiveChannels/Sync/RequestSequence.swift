@@ -8,8 +8,9 @@ import Locking
 /// An operation starts once every operation submitted before it has finished, successfully or
 /// not (a failure does not stop the chain).
 final class RequestSequence: Sendable {
-    /// Guards a wait for the last submitted operation, which the next one runs after.
-    private let tail = Lock<(@Sendable () async -> Void)?>(nil)
+    /// Guards a wait for the last submitted operation, which the next one runs after. Lock
+    /// order: a leaf (see `LockRank`).
+    private let tail = Lock<(@Sendable () async -> Void)?>(nil, rank: .leaf)
 
     /// Submits `operation`; returns its task (awaiting it is optional).
     /// - Complexity: O(1); the operation waits for the one before it only.

@@ -16,8 +16,8 @@ final class RetryList: Sendable {
         var connection = 0
     }
 
-    /// Guards the pending retries and the connection count.
-    private let state = Lock(State())
+    /// Guards the pending retries and the connection count. Lock order: a leaf (see `LockRank`).
+    private let state = Lock(State(), rank: .leaf)
 
     /// The current connection's number: read it before sending a request that may need a retry.
     var connection: Int { state.withLock { $0.connection } }

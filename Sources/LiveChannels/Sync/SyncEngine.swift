@@ -38,10 +38,11 @@ actor SyncEngine {
     nonisolated let unread = LiveTally<String, Int>(dataStatus: .local, loadingStatus: .loading)
     /// What to run again once connected.
     nonisolated let retries = RetryList()
-    /// The user the client acts for, as the last connect answered (`nil` before).
-    private nonisolated let signedIn = Lock<User?>(nil)
+    /// The user the client acts for, as the last connect answered (`nil` before). Lock order: a
+    /// leaf (see `LockRank`), as is ``isClosed``'s.
+    private nonisolated let signedIn = Lock<User?>(nil, rank: .leaf)
     /// Set by `ChatClient.close()`: every request throws from then on.
-    private nonisolated let isClosed = Lock(false)
+    private nonisolated let isClosed = Lock(false, rank: .leaf)
     /// The cache file the caches write behind to, if any.
     nonisolated let store: CacheStore?
     /// Opens once the caches hold everything the file held: nothing from the server is applied

@@ -58,10 +58,11 @@ private final class URLSessionWebSocketConnection: WebSocketConnection {
     let inbound: AsyncStream<WebSocketInbound>
     private let continuation: AsyncStream<WebSocketInbound>.Continuation
     private let task: URLSessionWebSocketTask
-    /// Guards whether `.closed` was yielded (exactly one).
-    private let ended = Lock(false)
+    /// Guards whether `.closed` was yielded (exactly one). Lock order: a leaf (see `LockRank`),
+    /// as is ``pongs``'s.
+    private let ended = Lock(false, rank: .leaf)
     /// Guards the number of pongs received.
-    private let pongs = Lock(0)
+    private let pongs = Lock(0, rank: .leaf)
 
     init(task: URLSessionWebSocketTask, pingInterval: Duration) {
         self.task = task

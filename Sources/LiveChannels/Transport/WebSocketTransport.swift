@@ -61,7 +61,8 @@ public final class WebSocketTransport: ChatTransport {
 
     /// Guards the connection, the requests awaiting answers and the event sequence; events are
     /// yielded under it, so a `.disconnected` is never followed by an event of its connection.
-    private let state = Lock(State())
+    /// Lock order: a leaf (see `LockRank`).
+    private let state = Lock(State(), rank: .leaf)
     /// Connects run one at a time, in call order, as the embedded transport's do (a reconnect
     /// racing an explicit `connect()` must not leave two connections, one of them orphaned).
     private let connects = RequestSequence()

@@ -15,7 +15,8 @@ extension LiveObject {
         _ transform: @escaping @Sendable (Value?, Other?) -> Result?
     ) -> LiveObject<Result> {
         let derived = LiveObjectSource<Result>()
-        let latest = Lock<(LiveState?, LiveState?)>((nil, nil))
+        // Lock order: a leaf, taken inside the derived value's commit (see `LockRank`).
+        let latest = Lock<(LiveState?, LiveState?)>((nil, nil), rank: .leaf)
         // Each input stores its newest state, then the derived value is recomputed from both
         // inside the derived commit, so concurrent input changes never publish a stale pair.
         let recompute: @Sendable (LiveObjectSource<Result>?) -> Void = { derived in

@@ -38,10 +38,11 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
     /// when it is brought current).
     @usableFromInline
     final class Shared: Sendable {
+        /// Lock order: a leaf, taken inside the commits of the tally's object (see `LockRank`).
         @usableFromInline let parts: Lock<Parts>
 
         init(_ parts: Parts) {
-            self.parts = Lock(parts)
+            self.parts = Lock(parts, rank: .leaf)
         }
 
         /// Commits the newest total and statuses into `center` (the object's), unless it has

@@ -11,6 +11,7 @@ import Locking
 /// Thread-safe: commit from any thread; commits are applied in the order they take the lock.
 public final class LiveCollectionSource<Element: Identifiable & Equatable & Sendable>: Sendable {
     @usableFromInline let center: ObservationCenter
+    /// Lock order: a leaf (see `LockRank`), as is ``retained``'s.
     private let pagerBox: Lock<(any LiveCollectionPaging)?>
     private let retained: Lock<[any AnyObject & Sendable]>
 
@@ -31,8 +32,8 @@ public final class LiveCollectionSource<Element: Identifiable & Equatable & Send
             state: LiveState(
                 snapshot: ListSnapshot(snapshots), dataStatus: dataStatus, loadingStatus: loadingStatus, error: nil,
                 hasNext: hasNext, hasPrevious: hasPrevious))
-        pagerBox = Lock(pager)
-        retained = Lock([])
+        pagerBox = Lock(pager, rank: .leaf)
+        retained = Lock([], rank: .leaf)
     }
 
     /// A handle on this source, showing its newest state.

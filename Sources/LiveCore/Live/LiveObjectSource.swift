@@ -11,7 +11,7 @@ import Locking
 public final class LiveObjectSource<Value: Sendable>: Sendable {
     @usableFromInline let center: ObservationCenter
     /// Objects this source keeps alive for its handles: the owner that answers for it (a client),
-    /// or the upstream tokens of a derived value.
+    /// or the upstream tokens of a derived value. Lock order: a leaf (see `LockRank`).
     private let retained: Lock<[any AnyObject & Sendable]>
 
     /// Creates a source.
@@ -29,7 +29,7 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
             state: LiveState(
                 snapshot: SnapshotBox(snapshot), dataStatus: dataStatus ?? (snapshot == nil ? .notExist : .local),
                 loadingStatus: loadingStatus, error: nil))
-        retained = Lock(owner.map { [$0] } ?? [])
+        retained = Lock(owner.map { [$0] } ?? [], rank: .leaf)
     }
 
     /// Creates a source whose state comes from `upstream` (see ``ObservationCenter/Upstream``):
@@ -40,7 +40,7 @@ public final class LiveObjectSource<Value: Sendable>: Sendable {
             state: LiveState(
                 snapshot: SnapshotBox<Value?>(nil), dataStatus: .notExist, loadingStatus: .notLoading, error: nil),
             upstream: upstream)
-        retained = Lock([])
+        retained = Lock([], rank: .leaf)
     }
 
     /// A handle on this source, showing its newest state.

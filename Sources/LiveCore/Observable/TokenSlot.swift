@@ -2,7 +2,8 @@ import Locking
 
 /// Holds the token of an observation model so that its nonisolated `deinit` can invalidate it.
 final class TokenSlot: Sendable {
-    private let token = Lock<NotificationToken?>(nil)
+    /// Lock order: a leaf (the token is invalidated after it is released; see `LockRank`).
+    private let token = Lock<NotificationToken?>(nil, rank: .leaf)
 
     func set(_ newToken: NotificationToken) {
         token.withLock { $0 = newToken }

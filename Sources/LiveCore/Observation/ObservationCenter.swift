@@ -74,12 +74,17 @@ final class ObservationCenter: Sendable {
         var registry = ObserverRegistry()
         var reducers: [Reducer] = []
     }
+    /// Lock order: `LockRank.derivedValue` for a center with an upstream, whose commits and
+    /// observer count take the upstream collection's lock (a reduction's memory); else
+    /// `LockRank.liveValue`, taken under the cache's lock (publishing to a live object at
+    /// registration) and holding only leaves (a snapshot's materialized array). Observers are
+    /// called after it is released.
     private let storage: Lock<Storage>
     private let upstream: Upstream?
 
     @usableFromInline
     init(state: LiveState, upstream: Upstream? = nil) {
-        storage = Lock(Storage(state: state))
+        storage = Lock(Storage(state: state), rank: upstream == nil ? .liveValue : .derivedValue)
         self.upstream = upstream
     }
 

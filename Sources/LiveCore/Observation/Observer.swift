@@ -10,8 +10,10 @@ final class Observer: Sendable {
     /// return without waiting for itself.
     private let runningThread = AtomicValue<UInt>(0)
     /// Held while the callback runs (it serializes nothing else: deliveries to one observer are
-    /// already serial), so that `close()` can wait for a running callback to finish.
-    private let gate = Lock<Void>(())
+    /// already serial), so that `close()` can wait for a running callback to finish. Lock order:
+    /// outside it (`LockRank.unordered`): a callback may take any lock, another observer's gate
+    /// included; what it takes is checked against the locks held around the gate.
+    private let gate = Lock<Void>((), rank: .unordered)
 
     init(_ callback: @escaping @Sendable (Delivery) -> Void) {
         self.callback = callback

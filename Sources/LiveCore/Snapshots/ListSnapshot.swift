@@ -15,8 +15,9 @@ final class ListSnapshot<Element: Sendable>: Sendable {
     }
 
     @usableFromInline let storage: Storage
-    /// The tree's elements as an array, once read.
-    private let materialized = Lock<[Element]?>(nil)
+    /// The tree's elements as an array, once read. Lock order: a leaf, taken inside commits
+    /// (see `LockRank`).
+    private let materialized = Lock<[Element]?>(nil, rank: .leaf)
 
     @inlinable
     init(_ elements: [Element]) {

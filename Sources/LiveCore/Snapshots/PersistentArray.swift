@@ -121,3 +121,16 @@ extension PersistentArray where Element: Equatable {
     /// leaves at one depth, each node knows its last element). For tests.
     package var isBalanced: Bool { root.check(isRoot: true, same: ==) != nil }
 }
+
+extension PersistentArray {
+    /// Traps unless every node satisfies the tree's invariants (those ``isBalanced`` checks),
+    /// telling by `same` whether a node's remembered last element is its last one (identity, for
+    /// elements that are not `Equatable`). For owners' own invariant checks: a no-op in release
+    /// builds.
+    /// - Complexity: O(n).
+    package func checkInvariants(same: (Element, Element) -> Bool) {
+        #if DEBUG
+            precondition(root.check(isRoot: true, same: same) != nil, "a node of the tree breaks its invariants")
+        #endif
+    }
+}

@@ -7,7 +7,8 @@ final class TokenHolder: Sendable {
         var token: NotificationToken?
         var fired = false
     }
-    private let state = Lock(State())
+    /// Lock order: a leaf (the token is invalidated after it is released; see `LockRank`).
+    private let state = Lock(State(), rank: .leaf)
 
     /// Whether this is the first call; later calls get `false`.
     func claim() -> Bool {

@@ -105,6 +105,80 @@ import Testing
                     types: [.community], channelQueryFilter: .userIsMember))
     }
 
+    /// Every single-type builder, with no argument and with every argument, is the by-types
+    /// builder of its type with the same parameters (the by-types defaults: every membership,
+    /// no tag constraint, deleted channels left out, default sort, pages of 20).
+    @Test func singleTypeBuildersKeepDefaultsAndEveryParameter() {
+        let defaults: [(ByTypesChannelQueryBuilder, ChannelType)] = [
+            (StandardChannelQueryBuilder().byTypes, .standard),
+            (PrivateChannelQueryBuilder().byTypes, .private),
+            (BroadcastChannelQueryBuilder().byTypes, .broadcast),
+            (ConversationChannelQueryBuilder().byTypes, .conversation),
+            (LiveChannelQueryBuilder().byTypes, .live),
+            (CommunityChannelQueryBuilder().byTypes, .community),
+        ]
+        for (builder, type) in defaults {
+            #expect(builder == ByTypesChannelQueryBuilder(types: [type]), "\(type)")
+            #expect(builder.channelQueryFilter == .all && builder.includingTags == nil && builder.excludingTags == nil)
+            #expect(!builder.includeDeleted && builder.sortBy == [.default] && builder.pageSize == 20)
+        }
+
+        let sort = [Sorting(key: .createdAt, isAscending: true)]
+        func expected(_ type: ChannelType, _ filter: ChannelQueryFilter = .all) -> ByTypesChannelQueryBuilder {
+            ByTypesChannelQueryBuilder(
+                types: [type], channelQueryFilter: filter, includingTags: ["in"], excludingTags: ["out"],
+                includeDeleted: true, sortBy: sort, pageSize: 7)
+        }
+        let everyArgument: [(ByTypesChannelQueryBuilder, ByTypesChannelQueryBuilder)] = [
+            (
+                StandardChannelQueryBuilder(
+                    channelQueryFilter: .userIsMember, includingTags: ["in"], excludingTags: ["out"],
+                    includeDeleted: true, sortBy: sort, pageSize: 7).byTypes,
+                expected(.standard, .userIsMember)
+            ),
+            (
+                PrivateChannelQueryBuilder(
+                    includingTags: ["in"], excludingTags: ["out"], includeDeleted: true, sortBy: sort, pageSize: 7
+                ).byTypes,
+                expected(.private)
+            ),
+            (
+                BroadcastChannelQueryBuilder(
+                    channelQueryFilter: .userIsNotMember, includingTags: ["in"], excludingTags: ["out"],
+                    includeDeleted: true, sortBy: sort, pageSize: 7).byTypes,
+                expected(.broadcast, .userIsNotMember)
+            ),
+            (
+                ConversationChannelQueryBuilder(
+                    includingTags: ["in"], excludingTags: ["out"], includeDeleted: true, sortBy: sort, pageSize: 7
+                ).byTypes,
+                expected(.conversation)
+            ),
+            (
+                LiveChannelQueryBuilder(
+                    includingTags: ["in"], excludingTags: ["out"], includeDeleted: true, sortBy: sort, pageSize: 7
+                ).byTypes,
+                expected(.live)
+            ),
+            (
+                CommunityChannelQueryBuilder(
+                    filter: .userIsMember, includingTags: ["in"], excludingTags: ["out"], includeDeleted: true,
+                    sortBy: sort, pageSize: 7
+                ).byTypes,
+                expected(.community, .userIsMember)
+            ),
+        ]
+        for (builder, expected) in everyArgument {
+            #expect(builder == expected)
+            #expect(builder.query == expected.query)
+        }
+        #expect(CommunityChannelQueryBuilder(filter: .userIsMember) == CommunityChannelQueryBuilder(filter: .userIsMember))
+        #expect(
+            CommunityChannelQueryBuilder(filter: .userIsMember).hashValue
+                == CommunityChannelQueryBuilder(filter: .userIsMember).hashValue)
+        #expect(StandardChannelQueryBuilder(pageSize: 7) != StandardChannelQueryBuilder())
+    }
+
     @Test func sortAndPageSizePassThrough() throws {
         let sort = [Sorting(key: .memberCount), Sorting(key: .createdAt, isAscending: true)]
         let query = StandardChannelQueryBuilder(sortBy: sort, pageSize: 50).query

@@ -185,6 +185,7 @@ import Testing
                     sequence += 1
                     cache.upsert([message(sequence, in: channel, version: version)])
                 }
+                cache.checkInvariants()
                 // A pass runs past the limit plus its slack and leaves at most the limit, or only
                 // what live objects show (every key ever shown, at most).
                 if cache.count > limit + max(limit / 4, 16) + 1 + everShown.count {

@@ -8,7 +8,7 @@ import Testing
 
 /// The one live-list state machine, without a server: events place one entity at a time, pages
 /// are the server's word as of their revision, and every change it returns leads exactly from
-/// the previous items to the new ones.
+/// the previous items to the new ones. Every step checks the state's invariants.
 @Suite struct LiveQueryStateTests {
     static let me = QueryContext(viewerId: "me", isAdmin: false)
 
@@ -25,6 +25,7 @@ import Testing
             newestCachedVersion: cache.values.map(\.version).max() ?? 0, current: { cache[$0] },
             newer: { cache.values.filter { $0.version > revision } })
         check(change, from: before, to: state.items)
+        state.checkInvariants()
         return change
     }
 
@@ -34,6 +35,7 @@ import Testing
         let before = state.items
         let change = state.apply(entity)
         check(change, from: before, to: state.items)
+        state.checkInvariants()
         return change
     }
 
