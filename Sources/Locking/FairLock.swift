@@ -81,8 +81,8 @@ package final class FairLock<Value>: @unchecked Sendable {
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         #if DEBUG
-            LockOrder.willAcquire(rank)
-            defer { LockOrder.didRelease(rank) }
+            let outer = LockOrder.willAcquire(rank)
+            defer { LockOrder.didRelease(rank, restoring: outer) }
         #endif
         acquire()
         defer { release() }

@@ -94,8 +94,8 @@ package struct Lock<Value>: ~Copyable {
         let mutex = address.assumingMemoryBound(to: pthread_mutex_t.self)
         let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
         #if DEBUG
-            LockOrder.willAcquire(rank)
-            defer { LockOrder.didRelease(rank) }
+            let outer = LockOrder.willAcquire(rank)
+            defer { LockOrder.didRelease(rank, restoring: outer) }
         #endif
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -158,8 +158,8 @@ package struct Lock<Value>: ~Copyable {
         let semaphore = (address + Self.semaphoreOffset).assumingMemoryBound(to: sem_t.self)
         let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
         #if DEBUG
-            LockOrder.willAcquire(rank)
-            defer { LockOrder.didRelease(rank) }
+            let outer = LockOrder.willAcquire(rank)
+            defer { LockOrder.didRelease(rank, restoring: outer) }
         #endif
         if count.pointee.wrappingAdd(1, ordering: .acquiring).oldValue > 0 {
             while sem_wait(semaphore) != 0 {}  // retried when a signal interrupts the wait
@@ -190,8 +190,8 @@ package struct Lock<Value>: ~Copyable {
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
         #if DEBUG
-            LockOrder.willAcquire(rank)
-            defer { LockOrder.didRelease(rank) }
+            let outer = LockOrder.willAcquire(rank)
+            defer { LockOrder.didRelease(rank, restoring: outer) }
         #endif
         return try mutex.withLock(body)
     }

@@ -8,30 +8,31 @@
     import Android
 #endif
 
-/// A lock taken out of order: one of rank `acquiring` while the thread held locks of the ranks
-/// `held` (outermost first), at least one of which ranks at or above it.
+/// A lock taken out of order: one of rank `acquiring` while the thread held one of rank
+/// `holding`, at or above it (the highest-ranked lock the thread held).
 package struct LockOrderViolation: Sendable, Equatable, CustomStringConvertible {
     /// The rank of the lock being taken.
     package let acquiring: LockRank
-    /// The ranks of the locks the thread held, outermost first (unordered ones left out).
-    package let held: [LockRank]
+    /// The highest rank among the locks the thread held.
+    package let holding: LockRank
 
-    package init(acquiring: LockRank, held: [LockRank]) {
+    package init(acquiring: LockRank, holding: LockRank) {
         self.acquiring = acquiring
-        self.held = held
+        self.holding = holding
     }
 
     package var description: String {
-        let held = held.map { "\($0)" }.joined(separator: ", ")
-        return "lock order violation: taking a lock of rank \(acquiring) while holding [\(held)] (see LockRank)"
+        "lock order violation: taking a lock of rank \(acquiring) while holding one of rank \(holding) (see LockRank)"
     }
 }
 
-/// The lock-order checker: in debug builds every ``Lock`` and ``FairLock`` records the ranks
-/// its thread holds (a thread-local stack) and, before it blocks, checks that each rank held is
-/// below its own (see ``LockRank``). A violation traps with a message naming the ranks, before
-/// the lock is taken — so an inversion that could deadlock under contention is reported the first
-/// time its two locks are taken in the wrong order, on any thread, even without contention.
+/// The lock-order checker: in debug builds every ``Lock`` and ``FairLock`` keeps, per thread,
+/// the highest rank the thread holds and, before it blocks, checks that its own rank is above it
+/// (see ``LockRank``). `withLock` is scoped, so locks are released in the reverse order they were
+/// taken: each one restores, on release, the highest rank held before it. A violation traps with
+/// a message naming both ranks, before the lock is taken — so an inversion that could deadlock
+/// under contention is reported the first time its two locks are taken in the wrong order, on any
+/// thread, even without contention.
 ///
 /// Release builds check nothing: `withLock` compiles to what it was without the checker.
 @usableFromInline
@@ -48,11 +49,11 @@ package enum LockOrder {
     /// The violation that taking a lock of rank `acquiring` is while holding locks of the ranks
     /// `held`, if it is one: when a held lock ranks at or above it. ``LockRank/unordered`` locks
     /// are outside the order: taking one is never a violation, and holding one constrains
-    /// nothing.
+    /// nothing. The rule the checker applies.
     package static func violation(acquiring: LockRank, holding held: [LockRank]) -> LockOrderViolation? {
-        let held = held.filter { $0 != .unordered }
-        guard acquiring != .unordered, held.contains(where: { $0 >= acquiring }) else { return nil }
-        return LockOrderViolation(acquiring: acquiring, held: held)
+        guard acquiring != .unordered, let highest = held.filter({ $0 != .unordered }).max(), highest >= acquiring
+        else { return nil }
+        return LockOrderViolation(acquiring: acquiring, holding: highest)
     }
 
     /// Runs `body` and returns the violations it raised on this thread, which are collected
@@ -72,13 +73,17 @@ package enum LockOrder {
         #endif
     }
 
+    /// What ``willAcquire(_:)`` returns while no ordered lock is held.
+    @usableFromInline static var nothingHeld: Int { Int.min }
+
     #if DEBUG && (canImport(Darwin) || canImport(Glibc) || canImport(Musl) || canImport(Android))
-        /// What the checker keeps per thread.
+        /// What the checker keeps per thread. Reached only from its own thread: the run-time
+        /// exclusivity checks (which would cost more than the bookkeeping) are turned off.
         final class ThreadRecord {
-            /// The ranks of the locks the thread holds, outermost first (unordered ones left out).
-            var held: [LockRank] = []
+            /// The raw value of the highest rank the thread holds (``nothingHeld``: none).
+            @exclusivity(unchecked) var highest = LockOrder.nothingHeld
             /// The violations collected by ``LockOrder/violations(during:)``; `nil`: trap.
-            var collected: [LockOrderViolation]?
+            @exclusivity(unchecked) var collected: [LockOrderViolation]?
 
             private static let key: pthread_key_t = {
                 var key = pthread_key_t()
@@ -102,29 +107,33 @@ package enum LockOrder {
             }
         }
 
-        /// Checks that a lock of `rank` may be taken now, then records it as held. Called before
-        /// the lock is taken.
+        /// Checks that a lock of `rank` may be taken now and records it as held; returns the
+        /// highest rank held before, which ``didRelease(restoring:)`` restores. Called before the
+        /// lock is taken.
         @usableFromInline
-        package static func willAcquire(_ rank: LockRank) {
-            guard rank != .unordered else { return }
+        package static func willAcquire(_ rank: LockRank) -> Int {
+            guard rank != .unordered else { return nothingHeld }
             let record = ThreadRecord.current
-            if let violation = violation(acquiring: rank, holding: record.held) {
+            let highest = record.highest
+            if highest >= rank.rawValue {
+                let violation = LockOrderViolation(acquiring: rank, holding: LockRank(rawValue: highest)!)
                 guard record.collected != nil else { preconditionFailure(violation.description) }
                 record.collected?.append(violation)
+                return highest
             }
-            record.held.append(rank)
+            record.highest = rank.rawValue
+            return highest
         }
 
-        /// Records that the innermost lock, of `rank`, was released.
+        /// Records that a lock of `rank` was released: the highest rank held is again `outer`,
+        /// what ``willAcquire(_:)`` returned for it.
         @usableFromInline
-        package static func didRelease(_ rank: LockRank) {
+        package static func didRelease(_ rank: LockRank, restoring outer: Int) {
             guard rank != .unordered else { return }
-            let record = ThreadRecord.current
-            precondition(record.held.last == rank, "a \(rank) lock released while it was not the innermost held")
-            record.held.removeLast()
+            ThreadRecord.current.highest = outer
         }
     #else
-        @inlinable package static func willAcquire(_ rank: LockRank) {}
-        @inlinable package static func didRelease(_ rank: LockRank) {}
+        @inlinable package static func willAcquire(_ rank: LockRank) -> Int { nothingHeld }
+        @inlinable package static func didRelease(_ rank: LockRank, restoring outer: Int) {}
     #endif
 }

@@ -8,7 +8,7 @@
 /// A structure keeps one beside its state, in debug builds only.
 package struct InvariantSampling: Sendable {
     /// The largest structure whose every mutation is checked in full.
-    package static var smallCount: Int { 16 }
+    package static var smallCount: Int { 8 }
 
     /// Mutations since the last full check.
     private var unchecked = 0
