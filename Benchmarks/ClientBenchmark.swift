@@ -290,6 +290,16 @@ enum ClientBenchmark {
         let sequential = try await endToEnd(inFlight: 1)
         let pipelined = try await endToEnd(inFlight: 32)
 
+        // The floor of any in-process path: a bare request/answer round trip between two tasks
+        // (what the sender's await costs), the event's own hop on an AsyncStream aside.
+        let floor = await Harness.once {
+            let (requests, requester) = AsyncStream.makeStream(of: CheckedContinuation<Int, Never>.self)
+            let server = Task { var count = 0; for await answer in requests { count += 1; answer.resume(returning: count) } }
+            for _ in 0..<messages { blackHole(await withCheckedContinuation { requester.yield($0) }) }
+            requester.finish()
+            await server.value
+        }
+
         print("## client — end to end: request → server → event → cache → live list + unread total → observer\n")
         print("\(messages) messages from bob to alice in a 2-member channel; alice's client shows her channels (a live list, observed) and the total unread count.\n")
         func row(_ name: String, _ seconds: Double) -> [String] {
@@ -304,6 +314,7 @@ enum ClientBenchmark {
                 row("client: the same events applied in bursts of 64", clientBursts),
                 row("end to end, 1 in flight (each send waits for its answer)", sequential),
                 row("end to end, 32 in flight", pipelined),
+                row("floor: a bare request/answer round trip between two tasks", floor),
             ])
         print()
     }
