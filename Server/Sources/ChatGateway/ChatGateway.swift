@@ -59,7 +59,8 @@ public struct ChatGateway: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
         let connection = GatewayConnection(
-            server: server, metrics: metrics, sessions: sessions, maximumFrameBytes: configuration.maximumFrameBytes)
+            server: server, metrics: metrics, sessions: sessions, maximumFrameBytes: configuration.maximumFrameBytes,
+            pingInterval: configuration.pingInterval, closeTimeout: configuration.closeTimeout)
         let authority = authority
         // The same checks without an upgrade: a client whose WebSocket library cannot read a
         // refused upgrade's status asks here why (401 or 426 Upgrade Required).
@@ -94,7 +95,9 @@ public struct ChatGateway: Sendable {
                     http1: .init(additionalChannelHandlers: [UpgradeRefusals.Rewriter(refusals)]),
                     ws: .init(
                         maxFrameSize: configuration.maximumFrameBytes,
-                        autoPing: .enabled(timePeriod: configuration.pingInterval),
+                        // The gateway pings itself (Heartbeat): the library's auto-ping closes
+                        // with 1001, where the protocol pins 4002.
+                        autoPing: .disabled,
                         closeTimeout: configuration.closeTimeout))
             ) { head, channel, _ in
                 // The token is checked before the upgrade: a refusal is an HTTP answer
@@ -120,7 +123,8 @@ public struct ChatGateway: Sendable {
                     return .dontUpgrade
                 }
                 return .upgrade([:]) { inbound, outbound, _ in
-                    await connection.run(inbound: inbound, outbound: outbound, identity: identity, deviceId: deviceId)
+                    await connection.run(
+                        inbound: inbound, outbound: outbound, channel: channel, identity: identity, deviceId: deviceId)
                 }
             },
             configuration: .init(address: .hostname(configuration.host, port: port), serverName: "chat-server"),

@@ -6,8 +6,8 @@ public struct GatewayConfiguration: Sendable {
     public var host: String
     /// The port (default 8080; 0 picks a free one).
     public var port: Int
-    /// How often the server pings each connection; a connection that leaves a ping unanswered
-    /// until the next one is closed.
+    /// How often the server pings each connection; a connection that sends no pong within two
+    /// intervals of the first ping it left unanswered is closed with 4002.
     public var pingInterval: Duration
     /// The largest frame (and message) a client may send, in bytes.
     public var maximumFrameBytes: Int

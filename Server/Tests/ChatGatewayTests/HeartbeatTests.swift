@@ -11,8 +11,8 @@ import Glibc
 #endif
 
 /// Heartbeats both ways, against a real `chat-server` process that stops (SIGSTOP): a client
-/// notices a dead server within two ping intervals, and the server drops a client that stopped
-/// answering its pings.
+/// notices a dead server within two ping intervals, and the server closes with 4002 (and drops)
+/// a client that stopped answering its pings, never one that answers.
 @Suite(.timeLimit(.minutes(1))) struct HeartbeatTests {
     private let chatServer = Subprocess.product("chat-server")
 
@@ -40,39 +40,79 @@ import Glibc
         }
     }
 
-    @Test func theServerDropsAClientThatStopsAnsweringPings() async throws {
+    @Test func theServerClosesWith4002AClientThatStopsAnsweringPings() async throws {
         let (server, port) = try await start(["--ping-interval", "0.3"])
         defer { server.process.terminate() }
-        // A client in a process of its own (Python, from Docs/Protocol.md), stopped once in.
+        // A client in a process of its own (Python, from Docs/Protocol.md), stopped once in: it
+        // answers no ping. Let go again after the server dropped it, it reads what the server
+        // sent before (the close frame waits in its socket's buffer) and prints the close code.
         let script = """
             import asyncio, json, sys, websockets
             async def main():
                 ws = await websockets.connect("ws://127.0.0.1:\(port)/v1/connect?device=py",
-                    additional_headers={"Authorization": "Bearer dev:sleepy"})
+                    additional_headers={"Authorization": "Bearer dev:sleepy"}, ping_interval=None)
                 await ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
                 await ws.recv()
                 print("connected", flush=True)
-                await asyncio.sleep(60)
+                try:
+                    while True:
+                        await ws.recv()
+                except websockets.ConnectionClosed as closed:
+                    print("closed", closed.rcvd.code if closed.rcvd else None, flush=True)
             asyncio.run(main())
             """
         let python = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script])
+        defer { kill(python.process.processIdentifier, SIGKILL) }
         var lines = python.lines.makeAsyncIterator()
         #expect(await lines.next() == "connected")
         #expect(try await connections(port: port) == 1)
+        let stopped = ContinuousClock.now
         kill(python.process.processIdentifier, SIGSTOP)
-        defer { kill(python.process.processIdentifier, SIGKILL) }
         var open = 1
         for _ in 0..<100 where open != 0 {
             try await Task.sleep(for: .milliseconds(100))
             open = try await connections(port: port)
         }
         #expect(open == 0)
+        // Not before two intervals after the first unanswered ping (at most one interval after
+        // the stop): the close came from the heartbeat, not from anything sooner.
+        #expect(ContinuousClock.now - stopped >= .milliseconds(500))
+        kill(python.process.processIdentifier, SIGCONT)
+        #expect(await lines.next() == "closed 4002")
+        let text = try await metricsText(port: port)
+        #expect(text.contains("chat_rejections_total{reason=\"heartbeatTimeout\"} 1"))
+    }
+
+    /// A client that answers pings stays connected over many intervals.
+    @Test func aClientThatAnswersStaysConnected() async throws {
+        let (server, port) = try await start(["--ping-interval", "0.5"])
+        defer { server.process.terminate() }
+        let transport = WebSocketTransport(
+            url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { "dev:alice" },
+            connector: NIOWebSocketConnector(), pingInterval: .seconds(60))
+        _ = try await transport.connect(resumingAfter: nil)
+        // Wide intervals: the suite runs beside heavy tests, and a pong late by a whole second
+        // would be a real miss.
+        try await Task.sleep(for: .seconds(3))  // 6 pings
+        #expect(try await connections(port: port) == 1)
+        // Still served: a request is answered by the engine (a channel that does not exist).
+        do {
+            _ = try await transport.send(.getChannel(channelId: "nowhere"))
+            Issue.record("answered a channel that does not exist")
+        } catch ChatError.notFound {
+        }
+        await transport.disconnect()
     }
 
     /// `chat_connections` from the server's `/metrics`.
     private func connections(port: Int) async throws -> Int {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
-        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("chat_connections ") }
+        let line = try await metricsText(port: port).split(separator: "\n").first { $0.hasPrefix("chat_connections ") }
         return line.flatMap { Double($0.split(separator: " ")[1]) }.map { Int($0) } ?? -1
+    }
+
+    /// The server's `/metrics` text.
+    private func metricsText(port: Int) async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -3,25 +3,34 @@ import ChatServer
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import NIOCore
 import NIOWebSocket
 
 /// One WebSocket connection at the gateway, its token checked before the upgrade: the frames
 /// pumped between the socket and a `WireSession` — which holds every protocol and chat rule.
 ///
 /// A token that expires while connected closes the connection with 4001 when it does (plus the
-/// 60 s leeway).
+/// 60 s leeway). The gateway pings every `pingInterval` (``Heartbeat``); no pong within two
+/// intervals of the first unanswered ping closes with 4002. After any close the session sends,
+/// a peer that has not finished the close handshake within `closeTimeout` has its TCP
+/// connection dropped (a stopped or vanished client cannot hold the connection open).
 struct GatewayConnection {
     let server: ChatServer
     let metrics: GatewayMetrics
     let sessions: SessionRegistry
     let maximumFrameBytes: Int
+    let pingInterval: Duration
+    let closeTimeout: Duration
 
-    /// Serves one upgraded connection of `identity` (its token already checked) on `deviceId`.
+    /// Serves one upgraded connection of `identity` (its token already checked) on `deviceId`,
+    /// over `channel` (the upgraded socket, for the heartbeat's observer and the dropping of a
+    /// peer that does not finish a close).
     func run(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, identity: TokenAuthority.Identity,
-        deviceId: String
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any NIOCore.Channel,
+        identity: TokenAuthority.Identity, deviceId: String
     ) async {
         let metrics = metrics
+        let closeTimeout = closeTimeout
         let session = WireSession(
             server: server, userId: identity.userId, deviceId: deviceId,
             record: { record in
@@ -42,6 +51,11 @@ struct GatewayConnection {
                     try? await outbound.write(.text(text))
                 case .close(let code, let reason):
                     try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
+                    // The close handshake's deadline: a peer that does not answer loses the socket.
+                    Task {
+                        try? await Task.sleep(for: closeTimeout)
+                        channel.close(promise: nil)
+                    }
                 }
             })
         metrics.connectionOpened()
@@ -59,6 +73,17 @@ struct GatewayConnection {
             }
         }
         defer { expiry?.cancel() }
+        let heartbeat = Heartbeat(interval: pingInterval)
+        await heartbeat.listen(on: channel)
+        let pings = Task {
+            await heartbeat.run(
+                ping: { payload in try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: payload))) },
+                timedOut: {
+                    await session.close(
+                        code: WireCloseCode.heartbeatTimeout.rawValue, reason: "no pong within two ping intervals")
+                })
+        }
+        defer { pings.cancel() }
         do {
             for try await message in inbound.messages(maxSize: maximumFrameBytes) {
                 switch message {
@@ -84,6 +109,7 @@ struct GatewayConnection {
         case .unauthorized?: "unauthorized"
         case .rateLimited?: "rateLimited"
         case .tooSlow?: "tooSlow"
+        case .heartbeatTimeout?: "heartbeatTimeout"
         default: nil
         }
     }

@@ -1,0 +1,83 @@
+import NIOCore
+import NIOWebSocket
+import Synchronization
+
+/// The server's side of the heartbeat on one connection (wire protocol: close 4002): a ping
+/// every `interval`; no pong within two intervals of the first unanswered ping closes the
+/// connection.
+///
+/// HummingbirdWebSocket answers pings and consumes pongs itself, and its own auto-ping closes
+/// with 1001 after one interval; so the gateway turns that off, sends its pings as control
+/// frames through the library's writer, and hears pongs through ``PongObserver``, a handler
+/// placed in the channel's pipeline right after NIO's frame decoder. No framing is done here.
+///
+/// Semantics: any pong answers every ping sent before it. Pings keep going while unanswered
+/// (a late pong still counts), so the close comes exactly two intervals after the first ping
+/// that went unanswered, at a tick of the loop.
+///
+/// - Threading: thread-safe; the observer calls ``pongReceived()`` on the channel's event
+///   loop, the loop runs in the connection's task.
+final class Heartbeat: Sendable {
+    /// The time between pings.
+    let interval: Duration
+    /// When the oldest ping still unanswered was sent; `nil` when every ping was answered.
+    private let unansweredSince = Mutex<ContinuousClock.Instant?>(nil)
+    /// Whether pongs can be heard (the observer was placed): without it no connection is
+    /// closed for a missing pong, as none could be seen.
+    private let listening = Atomic<Bool>(false)
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// A pong arrived: every ping sent so far is answered.
+    func pongReceived() {
+        unansweredSince.withLock { $0 = nil }
+    }
+
+    /// Whether no pong came within two intervals of the first unanswered ping, at `now`.
+    func hasTimedOut(at now: ContinuousClock.Instant) -> Bool {
+        guard listening.load(ordering: .relaxed) else { return false }
+        return unansweredSince.withLock { since in since.map { now - $0 >= interval * 2 } ?? false }
+    }
+
+    /// Places the ``PongObserver`` in `channel`'s pipeline, right after the WebSocket frame
+    /// decoder (after the upgrade). Without a decoder there (not a WebSocket pipeline of NIO's)
+    /// it places nothing and the heartbeat only pings.
+    func listen(on channel: any Channel) async {
+        let placed: Void? = try? await channel.eventLoop.submit { [self] in
+            let operations = channel.pipeline.syncOperations
+            let decoder = try operations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)
+            try operations.addHandler(PongObserver(heartbeat: self), position: .after(decoder))
+        }.get()
+        listening.store(placed != nil, ordering: .relaxed)
+    }
+
+    /// Pings through `ping` every interval until the task is cancelled, `ping` throws (the
+    /// connection is gone), or a pong is overdue: then calls `timedOut` and returns.
+    func run(ping: @Sendable (ByteBuffer) async throws -> Void, timedOut: @Sendable () async -> Void) async {
+        let clock = ContinuousClock()
+        var count: UInt64 = 0
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(for: interval)
+            } catch {
+                return
+            }
+            let now = clock.now
+            if hasTimedOut(at: now) {
+                await timedOut()
+                return
+            }
+            count &+= 1
+            var payload = ByteBuffer()
+            payload.writeInteger(count)
+            unansweredSince.withLock { since in if since == nil { since = now } }
+            do {
+                try await ping(payload)
+            } catch {
+                return
+            }
+        }
+    }
+}
