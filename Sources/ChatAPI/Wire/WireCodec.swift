@@ -23,10 +23,29 @@ public enum WireCodec {
 
     /// The frame as the text of one WebSocket text frame.
     ///
+    /// An event frame is written around its event's JSON, which envelopes of one change share
+    /// (``EventEnvelope/sharedEncoding``): delivered to many devices, an event is encoded once
+    /// and only its `sequence` per frame. The result is the same JSON object either way.
+    ///
     /// - Throws: `EncodingError` only for a value JSON cannot hold (a NaN or infinite number,
     ///   which no value from a server has).
+    /// - Complexity: O(size of the frame); for an event whose JSON is already shared, O(size of
+    ///   the frame) copying and no encoding.
     public static func encode(_ frame: WireFrame) throws -> String {
+        guard case .event(let envelope) = frame else { return try encodeWhole(frame) }
+        let event = try envelope.sharedEncoding?.json { try json(of: envelope.event) } ?? json(of: envelope.event)
+        return #"{"type":"event","envelope":{"sequence":"# + String(envelope.sequence) + #","event":"# + event + "}}"
+    }
+
+    /// The frame encoded as one value, events included: the reference ``encode(_:)`` agrees
+    /// with (tests compare the two).
+    static func encodeWhole(_ frame: WireFrame) throws -> String {
         String(decoding: try encoder.encode(FrameBox(frame: frame)), as: UTF8.self)
+    }
+
+    /// An event's JSON, as it appears inside its envelope.
+    private static func json(of event: ChatEvent) throws -> String {
+        String(decoding: try encoder.encode(event), as: UTF8.self)
     }
 
     /// The frame in `text`.

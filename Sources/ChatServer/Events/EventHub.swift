@@ -163,40 +163,61 @@ struct EventHub: Sendable {
 
     // MARK: Publishing
 
+    /// The event of one emission for one view, made once and shared by every recipient with
+    /// that view: their envelopes share its JSON too (`SharedEventEncoding`).
+    private struct RenderedView {
+        var event: ChatEvent
+        var encoding = SharedEventEncoding()
+    }
+
     /// Turns state changes into one envelope per recipient device, rendered for its user,
     /// appends each to the device's log and delivers it (now, twice, or later, as the faults
-    /// say).
+    /// say). Recipients with the same view of a change (``ServerState/ChannelView``) share one
+    /// rendered event and its encoding.
     ///
     /// - Complexity: per emission, O(audience) checks when the audience is a listed set smaller
     ///   than the users with a log (members, a conversation's viewers, named users), else
-    ///   O(users with a log); plus O(1) per envelope.
+    ///   O(users with a log); plus O(1) per envelope and one rendering per distinct view.
     mutating func publish(_ emissions: [Emission], state: ServerState, faults: inout FaultPlan, now: Date) {
         for emission in emissions {
             let prepared = state.prepare(emission)
+            var views: [ServerState.ChannelView?: RenderedView?] = [:]
             if let candidates = state.audienceCandidates(of: prepared, connectedUsers: devicesByUser.count) {
                 for userId in Set(candidates) {
                     guard let devices = devicesByUser[userId] else { continue }
-                    publish(prepared, to: userId, devices: devices, state: state, faults: &faults, now: now)
+                    publish(prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
                 }
             } else {
                 for (userId, devices) in devicesByUser {
-                    publish(prepared, to: userId, devices: devices, state: state, faults: &faults, now: now)
+                    publish(prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
                 }
             }
         }
     }
 
-    /// Renders the emission for `userId`, if they are in its audience, and sends it to each of
-    /// their devices.
+    /// Sends the emission, as `userId` sees it, to each of their devices if they are in its
+    /// audience; `views` holds the emission's events rendered so far, by view.
     private mutating func publish(
-        _ prepared: PreparedEmission, to userId: String, devices: [DeviceKey], state: ServerState,
-        faults: inout FaultPlan, now: Date
+        _ prepared: PreparedEmission, to userId: String, devices: [DeviceKey],
+        views: inout [ServerState.ChannelView?: RenderedView?], state: ServerState, faults: inout FaultPlan, now: Date
     ) {
-        guard state.includes(userId, in: prepared), let event = state.event(for: prepared, viewer: userId, now: now)
-        else { return }
+        guard state.includes(userId, in: prepared) else { return }
+        let key = state.viewKey(of: prepared, for: userId)
+        let rendered: RenderedView
+        if let known = views[key] {
+            guard let known else { return }
+            rendered = known
+        } else {
+            let made = state.event(for: prepared, view: key, now: now).map { RenderedView(event: $0) }
+            views[key] = .some(made)
+            guard let made else { return }
+            rendered = made
+        }
         for device in devices {
             logs[device]!.trim(appendedBefore: now - logRetention)
-            let envelope = logs[device]!.append(at: now) { EventEnvelope(sequence: $0, event: event) }
+            let envelope = logs[device]!.append(at: now) {
+                EventEnvelope(sequence: $0, event: rendered.event, sharing: rendered.encoding)
+            }
             highestSequence = max(highestSequence, envelope.sequence)
             deliver(envelope, to: device, faults: &faults, now: now)
         }

@@ -72,19 +72,29 @@ extension ServerState {
         }
     }
 
-    /// The event `viewer` receives: channel values carry the viewer's membership, read marker
-    /// and mention flag. `nil` when there is nothing to tell (the subject is gone).
+    /// What of the emission's event depends on `viewer`: their view of its channel (`nil` when
+    /// the change concerns no channel, and every viewer gets the same event). Viewers with
+    /// equal keys get equal events from ``event(for:view:now:)``.
     ///
     /// - Complexity: O(1).
-    func event(for prepared: PreparedEmission, viewer: String, now: Date) -> ChatEvent? {
-        guard let record = prepared.channel else {
+    func viewKey(of prepared: PreparedEmission, for viewer: String) -> ChannelView? {
+        prepared.channel.map { view(of: $0, for: viewer) }
+    }
+
+    /// The event seen with `view` (``viewKey(of:for:)``): channel values carry the viewer's
+    /// membership, read marker and mention flag. `nil` when there is nothing to tell (the
+    /// subject is gone).
+    ///
+    /// - Complexity: O(1).
+    func event(for prepared: PreparedEmission, view: ChannelView?, now: Date) -> ChatEvent? {
+        guard let record = prepared.channel, let view else {
             switch prepared.change {
             case .userUpdated(let userId): return users[userId].map(ChatEvent.userUpdated)
             case .presenceChanged(let userId): return users[userId].map(ChatEvent.presenceChanged)
             default: return nil
             }
         }
-        let channel = render(record, for: viewer)
+        let channel = render(record, as: view)
         func member(_ userId: String) -> ChannelMember? { renderMember(userId, in: record, now: now) }
         func formerMember(_ userId: String) -> ChannelMember {
             renderMemberOrFormer(userId, in: record, now: now)

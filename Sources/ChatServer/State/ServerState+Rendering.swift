@@ -2,6 +2,31 @@ import ChatAPI
 import Foundation
 
 extension ServerState {
+    /// What of a channel differs from one viewer to another: the viewer's membership, read
+    /// marker and mention flag. Viewers with equal views see equal channel values, so the server
+    /// renders (and the wire encodes) a change once per distinct view, not once per viewer.
+    struct ChannelView: Hashable {
+        /// The console's view, and that of a viewer neither member nor banned: the stored fields.
+        static let outsider = ChannelView(membership: .none, readSequence: 0, hasMention: false)
+
+        var membership: Membership
+        var readSequence: Int
+        var hasMention: Bool
+    }
+
+    /// `viewer`'s view of `channel` (``ChannelView/outsider`` for the console, `viewer == nil`).
+    ///
+    /// - Complexity: O(1).
+    func view(of channel: ChannelRecord, for viewer: String?) -> ChannelView {
+        guard let viewer else { return .outsider }
+        if let member = channel.members[viewer] {
+            return ChannelView(
+                membership: .member, readSequence: member.readSequence,
+                hasMention: member.mentionSequence > member.readSequence)
+        }
+        return channel.isBanned(viewer) ? ChannelView(membership: .banned, readSequence: 0, hasMention: false) : .outsider
+    }
+
     /// The channel as `viewer` sees it: the stored fields plus the viewer's membership, read
     /// marker and mention flag. The console (`viewer == nil`) sees no membership.
     ///
@@ -10,14 +35,23 @@ extension ServerState {
     ///
     /// - Complexity: O(1) (the stored value is shared copy-on-write).
     func render(_ channel: ChannelRecord, for viewer: String?) -> Channel {
+        render(channel, as: view(of: channel, for: viewer))
+    }
+
+    /// The channel seen with `view`.
+    ///
+    /// - Complexity: O(1).
+    func render(_ channel: ChannelRecord, as view: ChannelView) -> Channel {
         var value = channel.info
-        guard let viewer else { return value }
-        if let member = channel.members[viewer] {
+        switch view.membership {
+        case .member:
             value.currentUserMembership = .member
-            value.readSequence = member.readSequence
-            value.hasMention = member.mentionSequence > member.readSequence
-        } else if channel.isBanned(viewer) {
+            value.readSequence = view.readSequence
+            value.hasMention = view.hasMention
+        case .banned:
             value.currentUserMembership = .banned
+        case .none:
+            break
         }
         return value
     }

@@ -53,6 +53,53 @@ import Testing
         #expect(room.server.unreadCount(userId: "bob", channelId: "c") == bobView.unreadCount)
     }
 
+    /// One change is rendered once per distinct view and encoded once per rendering: viewers
+    /// with equal views (membership, read marker, mention) share one event and its JSON; each
+    /// still gets their own view, sequence and frame.
+    @Test func viewersWithTheSameViewShareOneEventAndItsEncoding() async throws {
+        let (server, _) = try await makeServer()
+        var alice = try await connected(server, "alice")
+        var bob = try await connected(server, "bob")
+        var bobTablet = try await connected(server, "bob", "tablet")
+        var carol = try await connected(server, "carol")
+        var boss = try await connected(server, "boss")
+        try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob", "carol", "boss"])))
+        try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "one")))
+        try await carol.send(.startReading(channelId: "c"))
+        try await carol.send(.stopReading(channelId: "c"))
+        _ = await alice.drain(); _ = await bob.drain(); _ = await bobTablet.drain(); _ = await carol.drain(); _ = await boss.drain()
+        try await boss.send(.sendMessage(MessageDraft(channelId: "c", text: "two @bob", mentionedUserIds: ["bob"])))
+
+        struct Unexpected: Error { var text: String }
+        func messageNew(_ device: inout TestDevice) async throws -> (EventEnvelope, Channel) {
+            let found = await device.drain().first { if case .messageNew = $0.event { true } else { false } }
+            guard let envelope = found, case .messageNew(_, let channel) = envelope.event else {
+                throw Unexpected(text: "no messageNew for \(device.userId)")
+            }
+            // Its frame is its own: its sequence, its view, the same JSON object as unshared.
+            let text = try WireCodec.encode(.event(envelope))
+            guard case .event(let decoded) = try WireCodec.decode(text), case .messageNew(_, let seen) = decoded.event else {
+                throw Unexpected(text: text)
+            }
+            #expect(decoded == envelope && decoded.sequence == envelope.sequence)
+            #expect(seen.readSequence == channel.readSequence && seen.hasMention == channel.hasMention && seen.version == channel.version)
+            return (envelope, channel)
+        }
+        let (toAlice, aliceView) = try await messageNew(&alice)
+        let (toBob, bobView) = try await messageNew(&bob)
+        let (toTablet, _) = try await messageNew(&bobTablet)
+        let (toCarol, carolView) = try await messageNew(&carol)
+        let (toBoss, bossView) = try await messageNew(&boss)
+        #expect(aliceView.readSequence == 1 && !aliceView.hasMention)
+        #expect(carolView.readSequence == 1 && !carolView.hasMention)
+        #expect(bobView.readSequence == 0 && bobView.hasMention)
+        #expect(bossView.readSequence == 2)
+        let shared = try #require(toAlice.sharedEncoding)
+        #expect(toCarol.sharedEncoding === shared, "alice and carol see the channel alike")
+        #expect(toBob.sharedEncoding != nil && toTablet.sharedEncoding === toBob.sharedEncoding, "one user's devices share")
+        #expect(toBob.sharedEncoding !== shared && toBoss.sharedEncoding !== shared && toBoss.sharedEncoding !== toBob.sharedEncoding)
+    }
+
     @Test func removedAndBannedUsersAreToldAndOutsidersGetTheSummary() async throws {
         var room = try await Room.make(drained: true)
         var carol = try await connected(room.server, "carol")
