@@ -24,9 +24,9 @@ public struct EventEnvelope: Sendable, Hashable, Codable {
         self.event = event
     }
 
-    /// An envelope whose event's JSON is shared with the other envelopes made with `encoding`:
-    /// every one of them must carry the same `event`.
-    package init(sequence: Int, event: ChatEvent, sharing encoding: SharedEventEncoding) {
+    /// An envelope whose event's JSON is shared with the other envelopes made with `encoding`
+    /// (every one of them must carry the same `event`); with `nil`, an envelope of its own.
+    package init(sequence: Int, event: ChatEvent, sharing encoding: SharedEventEncoding?) {
         self.sequence = sequence
         self.event = event
         self.sharedEncoding = encoding

@@ -164,10 +164,38 @@ struct EventHub: Sendable {
     // MARK: Publishing
 
     /// The event of one emission for one view, made once and shared by every recipient with
-    /// that view: their envelopes share its JSON too (`SharedEventEncoding`).
+    /// that view; from its second recipient device on, their envelopes share its JSON too
+    /// (`SharedEventEncoding`: a view seen by one device allocates nothing for it).
     private struct RenderedView {
         var event: ChatEvent
-        var encoding = SharedEventEncoding()
+        var encoding: SharedEventEncoding?
+    }
+
+    /// The views of one emission rendered so far (`nil` when the emission tells that view
+    /// nothing). Most emissions have one or two views (the sender's and everyone else's): those
+    /// are kept inline, the others in a dictionary made only when needed.
+    private struct ViewMemo {
+        typealias Key = ServerState.ChannelView?
+        private var first: (key: Key, rendered: RenderedView?)?
+        private var second: (key: Key, rendered: RenderedView?)?
+        private var others: [Key: RenderedView?] = [:]
+
+        /// `nil` when `key` was not rendered yet; else its rendering (`nil`: nothing to tell).
+        func lookup(_ key: Key) -> RenderedView?? {
+            if let first, first.key == key { return .some(first.rendered) }
+            if let second, second.key == key { return .some(second.rendered) }
+            return others[key]
+        }
+
+        mutating func store(_ rendered: RenderedView?, for key: Key) {
+            if first == nil || first!.key == key {
+                first = (key, rendered)
+            } else if second == nil || second!.key == key {
+                second = (key, rendered)
+            } else {
+                others[key] = .some(rendered)
+            }
+        }
     }
 
     /// Turns state changes into one envelope per recipient device, rendered for its user,
@@ -181,7 +209,7 @@ struct EventHub: Sendable {
     mutating func publish(_ emissions: [Emission], state: ServerState, faults: inout FaultPlan, now: Date) {
         for emission in emissions {
             let prepared = state.prepare(emission)
-            var views: [ServerState.ChannelView?: RenderedView?] = [:]
+            var views = ViewMemo()
             if let candidates = state.audienceCandidates(of: prepared, connectedUsers: devicesByUser.count) {
                 for userId in Set(candidates) {
                     guard let devices = devicesByUser[userId] else { continue }
@@ -199,17 +227,24 @@ struct EventHub: Sendable {
     /// audience; `views` holds the emission's events rendered so far, by view.
     private mutating func publish(
         _ prepared: PreparedEmission, to userId: String, devices: [DeviceKey],
-        views: inout [ServerState.ChannelView?: RenderedView?], state: ServerState, faults: inout FaultPlan, now: Date
+        views: inout ViewMemo, state: ServerState, faults: inout FaultPlan, now: Date
     ) {
         guard state.includes(userId, in: prepared) else { return }
         let key = state.viewKey(of: prepared, for: userId)
-        let rendered: RenderedView
-        if let known = views[key] {
+        var rendered: RenderedView
+        if let known = views.lookup(key) {
             guard let known else { return }
             rendered = known
+            if rendered.encoding == nil {
+                // The view's second recipient: from here on its envelopes share one encoding.
+                rendered.encoding = SharedEventEncoding()
+                views.store(rendered, for: key)
+            }
         } else {
-            let made = state.event(for: prepared, view: key, now: now).map { RenderedView(event: $0) }
-            views[key] = .some(made)
+            let made = state.event(for: prepared, view: key, now: now).map {
+                RenderedView(event: $0, encoding: devices.count > 1 ? SharedEventEncoding() : nil)
+            }
+            views.store(made, for: key)
             guard let made else { return }
             rendered = made
         }
