@@ -55,7 +55,7 @@ struct Fanout: AsyncParsableCommand {
         }
         let sample = try Self.sampleEvent()
         // The same test of each frame as the chat run makes: the clients' work is equal.
-        let receiving = receive(clients, target: messages) { _, text in text.contains("\"messageNew\"") }
+        let receiving = receive(clients, target: messages) { _, text in FrameText.contains(text, "\"messageNew\"") }
         let start = ContinuousClock.now
         for _ in 0..<messages { try await clients[0].send(sample) }
         await receiving.value
@@ -75,10 +75,10 @@ struct Fanout: AsyncParsableCommand {
             let inFlight = Semaphore(window)
             let receiving = receive(clients.map(\.connection), target: messages) { index, text in
                 // The sender's answers free places in its window.
-                if index == 0, text.contains("\"type\":\"response\"") || text.contains("\"type\":\"failure\"") {
+                if index == 0, FrameText.isAnswer(text) {
                     inFlight.signal()
                 }
-                return text.contains("\"messageNew\"")
+                return FrameText.contains(text, "\"messageNew\"")
             }
             let sender = clients[0].connection
             let start = ContinuousClock.now

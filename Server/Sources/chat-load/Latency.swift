@@ -31,7 +31,7 @@ struct Latency: AsyncParsableCommand {
                 let receiver = try await RawClient.connect(port: port, user: "b").connection
                 return try await measure(
                     paced: paced, origin: origin, sender: sender, receiver: receiver,
-                    isAnswer: { $0.contains("\"type\":\"response\"") || $0.contains("\"type\":\"failure\"") }
+                    isAnswer: FrameText.isAnswer
                 ) { stamp, index in
                     try WireCodec.encode(.request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "t=\(stamp)"))))
                 }
@@ -72,10 +72,8 @@ struct Latency: AsyncParsableCommand {
         let receiving = Task { () -> [Double] in
             var latencies: [Double] = []
             for await item in receiver.inbound {
-                guard case .text(let text) = item, let range = text.range(of: "t=") else { continue }
-                let rest = text[range.upperBound...]
-                if rest.hasPrefix("-") { break }
-                guard let stamp = Int64(rest.prefix { $0.isNumber }) else { continue }
+                guard case .text(let text) = item, let stamp = FrameText.stamp(in: text) else { continue }
+                if stamp < 0 { break }
                 latencies.append(Double(nanoseconds(clock.now) - stamp) / 1e9)
             }
             return latencies
