@@ -83,6 +83,74 @@ import Glibc
         #expect(text.contains("chat_rejections_total{reason=\"heartbeatTimeout\"} 1"))
     }
 
+    /// A client that stops reading while the server has much to send it: the server's writes
+    /// to it wait (its buffers are full), pings included; the deadline still closes it (4002)
+    /// and, the close frame waiting behind the rest, drops the connection after the close
+    /// handshake's time. Without that it would hold its connection forever.
+    @Test func aClientThatStopsReadingUnderLoadIsDropped() async throws {
+        let (server, port) = try await start(["--ping-interval", "2", "--no-limits"])
+        defer { server.process.terminate() }
+        // A small receive buffer, so that a few megabytes fill what the kernel holds for it.
+        let script = """
+            import asyncio, json, socket, websockets
+            async def main():
+                sock = socket.socket()
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+                sock.connect(("127.0.0.1", \(port)))
+                ws = await websockets.connect("ws://127.0.0.1:\(port)/v1/connect?device=py", sock=sock,
+                    additional_headers={"Authorization": "Bearer dev:sleepy"}, ping_interval=None, max_size=None)
+                await ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
+                await ws.recv()
+                print("connected", flush=True)
+                await asyncio.sleep(120)
+            asyncio.run(main())
+            """
+        let python = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script])
+        defer { kill(python.process.processIdentifier, SIGKILL) }
+        var lines = python.lines.makeAsyncIterator()
+        #expect(await lines.next() == "connected")
+        kill(python.process.processIdentifier, SIGSTOP)
+        // Bob (another Python client, reading everything as it comes) sends 200 messages of
+        // 40,000 bytes: 8 MB for the stopped client, twice what its buffers and the server's
+        // socket hold, so that the server's writes to it wait.
+        let flood = """
+            import asyncio, json, websockets
+            async def main():
+                ws = await websockets.connect("ws://127.0.0.1:\(port)/v1/connect?device=py",
+                    additional_headers={"Authorization": "Bearer dev:bob"}, max_size=None)
+                await ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
+                await ws.recv()
+                async def answers():
+                    answered = 0
+                    while answered < 201:
+                        frame = json.loads(await ws.recv())
+                        if frame["type"] in ("response", "failure"):
+                            answered += 1
+                            if frame["type"] == "failure": print("failure", frame["error"], flush=True)
+                reading = asyncio.create_task(answers())
+                draft = {"type": "community", "channelId": "room", "userIds": ["sleepy"]}
+                await ws.send(json.dumps({"type": "request", "id": 0, "request": {"createChannel": {"_0": draft}}}))
+                message = {"channelId": "room", "text": "\u{1F600}" * 10000}
+                for i in range(1, 201):
+                    await ws.send(json.dumps({"type": "request", "id": i, "request": {"sendMessage": {"_0": message}}}))
+                await reading
+                print("sent", flush=True)
+                await asyncio.sleep(120)
+            asyncio.run(main())
+            """
+        let bob = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", flood])
+        defer { kill(bob.process.processIdentifier, SIGKILL) }
+        var bobLines = bob.lines.makeAsyncIterator()
+        #expect(await bobLines.next() == "sent")
+        var open = 2
+        for _ in 0..<250 where open != 1 {
+            try await Task.sleep(for: .milliseconds(100))
+            open = try await connections(port: port)
+        }
+        #expect(open == 1, "the stopped client was dropped; bob stays")
+        #expect(try await metricsText(port: port).contains("chat_rejections_total{reason=\"heartbeatTimeout\"} 1"))
+    }
+
     /// A client that answers pings stays connected over many intervals.
     @Test func aClientThatAnswersStaysConnected() async throws {
         let (server, port) = try await start(["--ping-interval", "1"])

@@ -11,9 +11,10 @@ import NIOWebSocket
 ///
 /// A token that expires while connected closes the connection with 4001 when it does (plus the
 /// 60 s leeway). The gateway pings every `pingInterval` (``Heartbeat``); no pong within two
-/// intervals of the first unanswered ping closes with 4002. After any close the session sends,
-/// a peer that has not finished the close handshake within `closeTimeout` has its TCP
-/// connection dropped (a stopped or vanished client cannot hold the connection open).
+/// intervals of the first unanswered ping closes with 4002. After any close the session or the
+/// library sends, a peer that has not finished the close handshake within `closeTimeout` has
+/// its TCP connection dropped, even one that stopped reading with the server's writes held up
+/// behind its full buffers (a stopped or vanished client cannot hold the connection open).
 struct GatewayConnection {
     let server: ChatServer
     let metrics: GatewayMetrics
@@ -31,6 +32,15 @@ struct GatewayConnection {
     ) async {
         let metrics = metrics
         let closeTimeout = closeTimeout
+        // Drops the TCP connection `closeTimeout` from now unless it has ended by then (closing
+        // a closed channel does nothing): started *before* a close frame is written, since a
+        // peer that stopped reading holds that write up too.
+        let dropLater: @Sendable () -> Void = {
+            Task {
+                try? await Task.sleep(for: closeTimeout)
+                channel.close(promise: nil)
+            }
+        }
         let session = WireSession(
             server: server, userId: identity.userId, deviceId: deviceId,
             record: { record in
@@ -50,12 +60,8 @@ struct GatewayConnection {
                 case .text(let text):
                     try? await outbound.write(.text(text))
                 case .close(let code, let reason):
+                    dropLater()
                     try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
-                    // The close handshake's deadline: a peer that does not answer loses the socket.
-                    Task {
-                        try? await Task.sleep(for: closeTimeout)
-                        channel.close(promise: nil)
-                    }
                 }
             })
         metrics.connectionOpened()
@@ -78,6 +84,9 @@ struct GatewayConnection {
         let pings = Task {
             await heartbeat.run(
                 ping: { payload in try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: payload))) },
+                // The writer ended without the session closing: the library itself sent a close
+                // (a frame it refused). The peer still gets the close handshake's time.
+                writeFailed: dropLater,
                 timedOut: {
                     await session.close(
                         code: WireCloseCode.heartbeatTimeout.rawValue, reason: "no pong within two ping intervals")

@@ -16,7 +16,7 @@ import Synchronization
 /// that went unanswered, at a tick of the loop.
 ///
 /// - Threading: thread-safe; the observer calls ``pongReceived()`` on the channel's event
-///   loop, the loop runs in the connection's task.
+///   loop; ``run(ping:writeFailed:timedOut:)`` runs in a task of the connection's.
 final class Heartbeat: Sendable {
     /// The time between pings.
     let interval: Duration
@@ -25,6 +25,10 @@ final class Heartbeat: Sendable {
     /// Whether pongs can be heard (the observer was placed): without it no connection is
     /// closed for a missing pong, as none could be seen.
     private let listening = Atomic<Bool>(false)
+    /// Whether a ping is being written (``run(ping:writeFailed:timedOut:)`` starts no other).
+    private let writing = Atomic<Bool>(false)
+    /// Whether a ping failed to be written (the writer has ended; no more pings).
+    private let failed = Atomic<Bool>(false)
 
     init(interval: Duration) {
         self.interval = interval
@@ -53,10 +57,21 @@ final class Heartbeat: Sendable {
         listening.store(placed != nil, ordering: .relaxed)
     }
 
-    /// Pings through `ping` every interval until the task is cancelled, `ping` throws (the
-    /// connection is gone), or a pong is overdue: then calls `timedOut` and returns.
-    func run(ping: @Sendable (ByteBuffer) async throws -> Void, timedOut: @Sendable () async -> Void) async {
+    /// Pings through `ping` every interval until the task is cancelled or a pong is overdue
+    /// (then calls `timedOut` and returns).
+    ///
+    /// A ping is written in a task of its own, so the deadline is checked on time even while a
+    /// write waits (a peer that stopped reading, its buffers full, holds writes up
+    /// indefinitely): while one ping is still being written no other is started. A ping that
+    /// fails (the library's writer has ended: a close was sent, possibly by the library
+    /// itself) calls `writeFailed` once and pings no more; the deadline still runs.
+    func run(
+        ping: @escaping @Sendable (ByteBuffer) async throws -> Void, writeFailed: @escaping @Sendable () -> Void,
+        timedOut: @Sendable () async -> Void
+    ) async {
         let clock = ContinuousClock()
+        var pending: Task<Void, Never>?
+        defer { pending?.cancel() }
         var count: UInt64 = 0
         while !Task.isCancelled {
             do {
@@ -69,14 +84,19 @@ final class Heartbeat: Sendable {
                 await timedOut()
                 return
             }
+            guard !failed.load(ordering: .relaxed), !writing.load(ordering: .relaxed) else { continue }
             count &+= 1
             var payload = ByteBuffer()
             payload.writeInteger(count)
             unansweredSince.withLock { since in if since == nil { since = now } }
-            do {
-                try await ping(payload)
-            } catch {
-                return
+            writing.store(true, ordering: .relaxed)
+            pending = Task { [self, payload] in
+                do {
+                    try await ping(payload)
+                } catch {
+                    if !failed.exchange(true, ordering: .relaxed) { writeFailed() }
+                }
+                writing.store(false, ordering: .relaxed)
             }
         }
     }
