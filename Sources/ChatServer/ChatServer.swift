@@ -86,10 +86,18 @@ public final class ChatServer: Sendable {
     /// A transport for one device of one user. Registers the user (if the id is valid) at once;
     /// call `connect(resumingAfter:)` on it to start.
     public func connection(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> any ChatTransport {
+        connection(userId: userId, deviceId: deviceId, interrupt: nil)
+    }
+
+    /// ``connection(userId:deviceId:)`` whose end by the server is also told to `interrupt` at
+    /// once (under the server's lock: it must not block), for ``WireSession``.
+    func connection(
+        userId: String, deviceId: String, interrupt: (@Sendable (DisconnectReason) -> Void)?
+    ) -> ServerConnection {
         if (try? InputCheck.id(userId, field: "userId")) != nil {
             _ = try? engine.perform { state, now in state.ensureUser(userId, now: now) }
         }
-        return ServerConnection(engine: engine, userId: userId, deviceId: deviceId)
+        return ServerConnection(engine: engine, userId: userId, deviceId: deviceId, interrupt: interrupt)
     }
 
     /// Checks, without connecting, whether a device of `userId` may connect now: what a network

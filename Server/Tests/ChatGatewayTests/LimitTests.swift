@@ -10,6 +10,9 @@ import WSClient
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The limits over the wire: a device past the cap is an HTTP 429 before the upgrade, a device
 /// that keeps going after refusals is closed with 4008, one that stops reading with 4009; each
@@ -75,7 +78,8 @@ import FoundationNetworking
             }
             #expect(close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) } == 4008)
             let failures = frames.withLock { $0 }.filter { $0.contains("\"failure\"") && $0.contains("rateLimited") }
-            #expect(failures.count >= 90, "\(failures.count) refusals answered before the close")
+            // Every refusal is answered before the close, the 100th (the one that closes) included.
+            #expect(failures.count == 100, "\(failures.count) refusals answered before the close")
             let text = try await metrics(harness)
             #expect(text.contains("chat_rejections_total{reason=\"rateLimited\"}"))
             // Another user is not affected.
@@ -132,6 +136,52 @@ import FoundationNetworking
             let channel = try await ChannelRepository(client: bob).getChannel(channelId: "room")
             #expect(channel.lastSequence == sent)
             await bob.disconnect()
+        }
+    }
+
+    /// A device stopped with its socket full: the server's writes to it wait, so the too-slow
+    /// end cannot wait behind them in the event stream. It is closed with 4009 at once and its
+    /// TCP connection dropped after the close handshake's time — long before any heartbeat.
+    @Test func aStoppedDeviceBehindFullBuffersIsClosedWith4009AndDropped() async throws {
+        var configuration = ServerConfiguration()
+        configuration.maxPendingEvents = 50
+        let server = ChatServer(configuration: configuration)
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["sleepy", "bob"])
+        try await GatewayHarness.run(server: server, pingInterval: .seconds(120)) { harness in
+            // A Python client with a small receive buffer, stopped once in.
+            let script = """
+                import asyncio, json, socket, websockets
+                async def main():
+                    sock = socket.socket()
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+                    sock.connect(("127.0.0.1", \(harness.port)))
+                    ws = await websockets.connect("ws://127.0.0.1:\(harness.port)/v1/connect?device=py", sock=sock,
+                        additional_headers={"Authorization": "Bearer dev:sleepy"}, ping_interval=None, max_size=None)
+                    await ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
+                    await ws.recv()
+                    print("connected", flush=True)
+                    await asyncio.sleep(120)
+                asyncio.run(main())
+                """
+            let python = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script])
+            defer { kill(python.process.processIdentifier, SIGKILL) }
+            var lines = python.lines.makeAsyncIterator()
+            #expect(await lines.next() == "connected")
+            kill(python.process.processIdentifier, SIGSTOP)
+            // 12 MB for it, paced at first so that the server keeps up until its socket and the
+            // client's are full (about 4 MB) and its writes wait; then the pending events pass 50.
+            let text = String(repeating: "😀", count: 10_000)
+            for index in 0..<300 {
+                try await server.sendMessage(as: "bob", channelId: "room", text: text)
+                if index < 150 { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            var dropped = false
+            for _ in 0..<150 where !dropped {
+                try await Task.sleep(for: .milliseconds(100))
+                let text = try await metrics(harness)
+                dropped = text.contains("chat_connections 0") && text.contains("chat_rejections_total{reason=\"tooSlow\"} 1")
+            }
+            #expect(dropped, "closed as too slow and dropped within 15 s")
         }
     }
 }

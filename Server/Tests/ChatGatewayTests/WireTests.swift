@@ -139,6 +139,15 @@ import FoundationNetworking
 
     @Test func healthAndMetricsOverHTTP() async throws {
         try await GatewayHarness.run { harness in
+            // Before anything happened, every pinned series is there.
+            let (fresh, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
+            let freshText = String(decoding: fresh, as: UTF8.self)
+            for line in ["chat_connections 0", "chat_requests_total 0", "chat_events_delivered_total 0"] {
+                #expect(freshText.contains(line), "\(line) in \(freshText)")
+            }
+            for reason in ["unauthorized", "limitExceeded", "rateLimited", "protocol", "tooBig", "tooSlow", "heartbeatTimeout"] {
+                #expect(freshText.contains("chat_rejections_total{reason=\"\(reason)\"} 0"))
+            }
             _ = try? await exchange(harness, token: "", send: [Self.hello])  // a refusal, counted
             let client = try await harness.client("alice")
             _ = try await UserRepository(client: client).getUser(userId: "alice")

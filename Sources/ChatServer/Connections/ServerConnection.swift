@@ -16,6 +16,8 @@ final class ServerConnection: ChatTransport {
     let events: AsyncStream<ConnectionEvent>
     private let continuation: AsyncStream<ConnectionEvent>.Continuation
     private let engine: ServerEngine
+    /// Told at once when the server ends this transport's connection (see `ConnectionLink`).
+    private let interrupt: (@Sendable (DisconnectReason) -> Void)?
     /// Guards the id of this transport's latest connection (`nil` before the first connect).
     /// The server's hub decides whether it is still current. Lock order:
     /// `LockRank.serverConnection`: connecting runs the engine (its lock) under it.
@@ -23,8 +25,12 @@ final class ServerConnection: ChatTransport {
 
     private var device: ServerState.DeviceKey { ServerState.DeviceKey(userId: userId, deviceId: deviceId) }
 
-    init(engine: ServerEngine, userId: String, deviceId: String) {
+    init(
+        engine: ServerEngine, userId: String, deviceId: String,
+        interrupt: (@Sendable (DisconnectReason) -> Void)? = nil
+    ) {
         self.engine = engine
+        self.interrupt = interrupt
         self.userId = userId
         self.deviceId = deviceId
         (events, continuation) = AsyncStream.makeStream(
@@ -41,7 +47,7 @@ final class ServerConnection: ChatTransport {
     func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
         let (result, ticket) = try linkId.withLock { (current: inout UInt64?) throws(ChatError) -> (ConnectResult, Int) in
             let (result, id, ticket) = try engine.connect(
-                device, replacing: current, continuation: continuation, resumingAfter: sequence)
+                device, replacing: current, continuation: continuation, interrupt: interrupt, resumingAfter: sequence)
             current = id
             return (result, ticket)
         }

@@ -189,7 +189,7 @@ final class ServerEngine: Sendable {
     /// - Throws: `invalidArgument` (`userId`, `deviceId`); an injected connect failure.
     func connect(
         _ device: DeviceKey, replacing previous: UInt64?, continuation: AsyncStream<ConnectionEvent>.Continuation,
-        resumingAfter sequence: Int?
+        interrupt: (@Sendable (DisconnectReason) -> Void)? = nil, resumingAfter sequence: Int?
     ) throws(ChatError) -> (result: ConnectResult, linkId: UInt64, ticket: Int) {
         try InputCheck.id(device.userId, field: "userId")
         try InputCheck.id(device.deviceId, field: "deviceId")
@@ -203,7 +203,8 @@ final class ServerEngine: Sendable {
                 core.detach(device, linkId: previous, reason: .requested, now: now, updatingPresence: false)
             }
             core.state.ensureUser(device.userId, now: now)
-            let attachment = core.hub.attach(device, continuation: continuation, resumingAfter: sequence, now: now)
+            let attachment = core.hub.attach(
+                device, continuation: continuation, interrupt: interrupt, resumingAfter: sequence, now: now)
             core.updatePresence(of: device.userId, now: now)
             core.disconnectSlowDevices(now: now)  // a replay longer than the pending limit
             let result = ConnectResult(

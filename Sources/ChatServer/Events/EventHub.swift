@@ -99,18 +99,19 @@ struct EventHub: Sendable {
         var lastSequence: Int
     }
 
-    /// Attaches a new connection of `device` whose events go to `continuation`, ending any
-    /// previous one of the same device. With `resumingAfter`, replays the missed envelopes
+    /// Attaches a new connection of `device` whose events go to `continuation` (and whose end is
+    /// told to `interrupt` too), ending any previous one of the same device. With `resumingAfter`, replays the missed envelopes
     /// first, or reports `.resyncRequired` when they are no longer all held (dropped by the
     /// log's capacity, or older than the retention at `now`).
     ///
     /// - Complexity: O(replayed events).
     mutating func attach(
-        _ device: DeviceKey, continuation: AsyncStream<ConnectionEvent>.Continuation, resumingAfter sequence: Int?,
-        now: Date
+        _ device: DeviceKey, continuation: AsyncStream<ConnectionEvent>.Continuation,
+        interrupt: (@Sendable (DisconnectReason) -> Void)? = nil, resumingAfter sequence: Int?, now: Date
     ) -> Attachment {
         if let previous = links[device] {
             previous.continuation.yield(.disconnected(.replaced))
+            previous.interrupt?(.replaced)
         }
         if logs[device] == nil {
             logs[device] = NumberedLog(capacity: logCapacity, restoring: [], lastSequence: sequenceBase, at: now)
@@ -118,7 +119,7 @@ struct EventHub: Sendable {
         }
         logs[device]!.trim(appendedBefore: now - logRetention)
         let log = logs[device]!
-        let link = ConnectionLink(id: nextLinkId, continuation: continuation)
+        let link = ConnectionLink(id: nextLinkId, continuation: continuation, interrupt: interrupt)
         nextLinkId += 1
         links[device] = link
         held[device] = nil
@@ -141,6 +142,7 @@ struct EventHub: Sendable {
         guard let link = links[device], link.id == linkId else { return false }
         slowDevices.remove(device)
         link.continuation.yield(.disconnected(reason))
+        link.interrupt?(reason)
         links[device] = nil
         held[device] = nil
         return true

@@ -49,6 +49,9 @@ public final class WireSession: Sendable {
 
     /// Guards the session's phase. Lock order: a leaf (see `LockRank`).
     private let phase = Lock(Phase.awaitingHello, rank: .leaf)
+    /// The requests being answered, whoever waits for them all to be, and whether new requests
+    /// are ignored (the connection is closing for too many refusals). Lock order: a leaf.
+    private let answers = Lock((inFlight: 0, waiters: [CheckedContinuation<Void, Never>](), ignoring: false), rank: .leaf)
 
     /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
     /// session asks (it may be called from several tasks at once); `record` hears what it did.
@@ -92,8 +95,17 @@ public final class WireSession: Sendable {
             }
             await open(resumingAfter: resumeAfter)
         case (.request(let id, let request), .open(let transport, _)):
+            let taken = answers.withLock { answers -> Bool in
+                if answers.ignoring { return false }
+                answers.inFlight += 1
+                return true
+            }
+            guard taken else { return }
             record(.request)
-            Task { await self.answer(request, id: id, on: transport) }
+            Task {
+                await self.answer(request, id: id, on: transport)
+                self.answered()
+            }
         case (_, .closed):
             return
         case (_, .awaitingHello):
@@ -153,7 +165,13 @@ public final class WireSession: Sendable {
     }
 
     private func open(resumingAfter sequence: Int?) async {
-        let transport = server.connection(userId: userId, deviceId: deviceId)
+        // The server's end of the connection is heard at once, not only after the events queued
+        // before it: a client that stopped reading (its socket full, the pump waiting on a write)
+        // is still closed with its code.
+        let transport = server.connection(userId: userId, deviceId: deviceId) { [weak self] reason in
+            guard let self else { return }
+            Task { await self.closeForEnd(reason) }
+        }
         let result: ConnectResult
         do {
             result = try await transport.connect(resumingAfter: sequence)
@@ -191,21 +209,53 @@ public final class WireSession: Sendable {
             case .event(let envelope):
                 record(.event)
                 await send(.event(envelope))
-            case .disconnected(.requested):
-                return
-            case .disconnected(.replaced):
-                await close(code: WireCloseCode.replaced.rawValue, reason: "another connection of this user and device took over")
-                return
-            case .disconnected(.connectionLost(.limitExceeded(let reason))):
-                await close(code: WireCloseCode.tooSlow.rawValue, reason: reason)
-                return
-            case .disconnected(.connectionLost(.rateLimited)):
-                await close(code: WireCloseCode.rateLimited.rawValue, reason: "too many requests refused in a row")
-                return
-            case .disconnected(.connectionLost(let error)):
-                await close(code: 1011, reason: "connection lost: \(error)")
+            case .disconnected(let reason):
+                await closeForEnd(reason)
                 return
             }
+        }
+    }
+
+    /// Closes the connection the way the server ended it (nothing for a requested end): 4003
+    /// taken over, 4009 too slow, 4008 too many refusals (after the answers already being sent,
+    /// the refusal that ended it among them), 1011 anything else. Idempotent, like ``close(code:reason:)``.
+    private func closeForEnd(_ reason: DisconnectReason) async {
+        switch reason {
+        case .requested:
+            return
+        case .replaced:
+            await close(code: WireCloseCode.replaced.rawValue, reason: "another connection of this user and device took over")
+        case .connectionLost(.limitExceeded(let detail)):
+            await close(code: WireCloseCode.tooSlow.rawValue, reason: detail)
+        case .connectionLost(.rateLimited):
+            await answersSent()
+            await close(code: WireCloseCode.rateLimited.rawValue, reason: "too many requests refused in a row")
+        case .connectionLost(let error):
+            await close(code: 1011, reason: "connection lost: \(error)")
+        }
+    }
+
+    /// One request's answer was sent.
+    private func answered() {
+        let waiters = answers.withLock { answers -> [CheckedContinuation<Void, Never>] in
+            answers.inFlight -= 1
+            guard answers.inFlight == 0 else { return [] }
+            defer { answers.waiters = [] }
+            return answers.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Ignores requests from now on and returns once every request taken was answered.
+    private func answersSent() async {
+        await withCheckedContinuation { continuation in
+            let done = answers.withLock { answers -> Bool in
+                answers.ignoring = true
+                if answers.inFlight == 0 { return true }
+                answers.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
         }
     }
 

@@ -67,8 +67,14 @@ struct GatewayConnection {
         metrics.connectionOpened()
         let registration = sessions.add(session)
         defer {
-            sessions.remove(registration)
+            if let registration { sessions.remove(registration) }
             metrics.connectionClosed()
+        }
+        guard registration != nil else {
+            // Upgraded while the shutdown closes every connection: this one too.
+            await session.close(code: WireCloseCode.goingAway.rawValue, reason: "the server is shutting down")
+            await session.end()
+            return
         }
         let expiry = identity.expiresAt.map { expiresAt in
             Task {

@@ -20,19 +20,31 @@ public struct GatewayMetrics: Sendable {
             metricName: "chat_requests", unitName: "total", helpText: "Requests received"))
         events = registry.makeCounter(descriptor: .init(
             metricName: "chat_events_delivered", unitName: "total", helpText: "Events sent to devices"))
+        // Every reason is exposed from the start, at 0: a scraper (and a rate() over it) sees
+        // the series before the first refusal of its kind.
+        for reason in Self.rejectionReasons { _ = rejections(reason) }
     }
+
+    /// The reasons a refusal is counted under: before the upgrade (`unauthorized`,
+    /// `limitExceeded`), per request (`rateLimited`, `limitExceeded`) and per close (`protocol`,
+    /// `tooBig`, `rateLimited`, `tooSlow`, `heartbeatTimeout`).
+    static let rejectionReasons = ["unauthorized", "limitExceeded", "rateLimited", "protocol", "tooBig", "tooSlow", "heartbeatTimeout"]
 
     func connectionOpened() { connections.increment() }
     func connectionClosed() { connections.decrement() }
     func requestReceived() { requests.increment() }
     func eventDelivered() { events.increment() }
 
-    /// Counts a refusal: `unauthorized`, `protocol`, `rateLimited`, …
+    /// Counts a refusal under one of ``rejectionReasons``.
     func rejected(_ reason: String) {
+        rejections(reason).increment()
+    }
+
+    /// The counter of refusals for `reason` (the registry returns the same one every time).
+    private func rejections(_ reason: String) -> Counter {
         registry.makeCounter(
             descriptor: .init(metricName: "chat_rejections", unitName: "total", helpText: "Refused connections and requests"),
-            labels: [("reason", reason)]
-        ).increment()
+            labels: [("reason", reason)])
     }
 
     /// The Prometheus text exposition.
