@@ -46,28 +46,12 @@ import Glibc
         // A client in a process of its own (Python, from Docs/Protocol.md), stopped once in: it
         // answers no ping. Let go again after the server dropped it, it reads what the server
         // sent before (the close frame waits in its socket's buffer) and prints the close code.
-        let script = """
-            import asyncio, json, sys, websockets
-            async def main():
-                ws = await websockets.connect("ws://127.0.0.1:\(port)/v1/connect?device=py",
-                    additional_headers={"Authorization": "Bearer dev:sleepy"}, ping_interval=None)
-                await ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
-                await ws.recv()
-                print("connected", flush=True)
-                try:
-                    while True:
-                        await ws.recv()
-                except websockets.ConnectionClosed as closed:
-                    print("closed", closed.rcvd.code if closed.rcvd else None, flush=True)
-            asyncio.run(main())
-            """
-        let python = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script])
-        defer { kill(python.process.processIdentifier, SIGKILL) }
-        var lines = python.lines.makeAsyncIterator()
-        #expect(await lines.next() == "connected")
+        var python = try PythonClient(port: port, user: "sleepy", then: PythonClient.readUntilClosed)
+        defer { python.end() }
+        #expect(await python.nextLine() == "connected")
         #expect(try await connections(port: port) == 1)
         let stopped = ContinuousClock.now
-        kill(python.process.processIdentifier, SIGSTOP)
+        python.stop()
         var open = 1
         for _ in 0..<100 where open != 0 {
             try await Task.sleep(for: .milliseconds(100))
@@ -77,8 +61,8 @@ import Glibc
         // Not before two intervals after the first unanswered ping (at most one interval after
         // the stop): the close came from the heartbeat, not from anything sooner.
         #expect(ContinuousClock.now - stopped >= .milliseconds(500))
-        kill(python.process.processIdentifier, SIGCONT)
-        #expect(await lines.next() == "closed 4002")
+        python.resume()
+        #expect(await python.nextLine() == "closed 4002")
         let text = try await metricsText(port: port)
         #expect(text.contains("chat_rejections_total{reason=\"heartbeatTimeout\"} 1"))
     }
@@ -91,57 +75,34 @@ import Glibc
         let (server, port) = try await start(["--ping-interval", "2", "--no-limits"])
         defer { server.process.terminate() }
         // A small receive buffer, so that a few megabytes fill what the kernel holds for it.
-        let script = """
-            import asyncio, json, socket, websockets
-            async def main():
-                sock = socket.socket()
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
-                sock.connect(("127.0.0.1", \(port)))
-                ws = await websockets.connect("ws://127.0.0.1:\(port)/v1/connect?device=py", sock=sock,
-                    additional_headers={"Authorization": "Bearer dev:sleepy"}, ping_interval=None, max_size=None)
-                await ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
-                await ws.recv()
-                print("connected", flush=True)
-                await asyncio.sleep(120)
-            asyncio.run(main())
-            """
-        let python = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script])
-        defer { kill(python.process.processIdentifier, SIGKILL) }
-        var lines = python.lines.makeAsyncIterator()
-        #expect(await lines.next() == "connected")
-        kill(python.process.processIdentifier, SIGSTOP)
+        var python = try PythonClient(port: port, user: "sleepy", smallReceiveBuffer: true, then: PythonClient.idle)
+        defer { python.end() }
+        #expect(await python.nextLine() == "connected")
+        python.stop()
         // Bob (another Python client, reading everything as it comes) sends 200 messages of
         // 40,000 bytes: 8 MB for the stopped client, twice what its buffers and the server's
         // socket hold, so that the server's writes to it wait.
-        let flood = """
-            import asyncio, json, websockets
-            async def main():
-                ws = await websockets.connect("ws://127.0.0.1:\(port)/v1/connect?device=py",
-                    additional_headers={"Authorization": "Bearer dev:bob"}, max_size=None)
-                await ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
-                await ws.recv()
-                async def answers():
-                    answered = 0
-                    while answered < 201:
-                        frame = json.loads(await ws.recv())
-                        if frame["type"] in ("response", "failure"):
-                            answered += 1
-                            if frame["type"] == "failure": print("failure", frame["error"], flush=True)
-                reading = asyncio.create_task(answers())
-                draft = {"type": "community", "channelId": "room", "userIds": ["sleepy"]}
-                await ws.send(json.dumps({"type": "request", "id": 0, "request": {"createChannel": {"_0": draft}}}))
-                message = {"channelId": "room", "text": "\u{1F600}" * 10000}
-                for i in range(1, 201):
-                    await ws.send(json.dumps({"type": "request", "id": i, "request": {"sendMessage": {"_0": message}}}))
-                await reading
-                print("sent", flush=True)
-                await asyncio.sleep(120)
-            asyncio.run(main())
-            """
-        let bob = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", flood])
-        defer { kill(bob.process.processIdentifier, SIGKILL) }
-        var bobLines = bob.lines.makeAsyncIterator()
-        #expect(await bobLines.next() == "sent")
+        var bob = try PythonClient(port: port, user: "bob", then: """
+            async def answers():
+                answered = 0
+                while answered < 201:
+                    frame = json.loads(await ws.recv())
+                    if frame["type"] in ("response", "failure"):
+                        answered += 1
+                        if frame["type"] == "failure": print("failure", frame["error"], flush=True)
+            reading = asyncio.create_task(answers())
+            draft = {"type": "community", "channelId": "room", "userIds": ["sleepy"]}
+            await ws.send(json.dumps({"type": "request", "id": 0, "request": {"createChannel": {"_0": draft}}}))
+            message = {"channelId": "room", "text": "\u{1F600}" * 10000}
+            for i in range(1, 201):
+                await ws.send(json.dumps({"type": "request", "id": i, "request": {"sendMessage": {"_0": message}}}))
+            await reading
+            print("sent", flush=True)
+            await asyncio.sleep(120)
+            """)
+        defer { bob.end() }
+        #expect(await bob.nextLine() == "connected")
+        #expect(await bob.nextLine() == "sent")
         var open = 2
         for _ in 0..<250 where open != 1 {
             try await Task.sleep(for: .milliseconds(100))

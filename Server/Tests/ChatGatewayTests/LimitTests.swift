@@ -10,9 +10,6 @@ import WSClient
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The limits over the wire: a device past the cap is an HTTP 429 before the upgrade, a device
 /// that keeps going after refusals is closed with 4008, one that stops reading with 4009; each
@@ -149,25 +146,10 @@ import Glibc
         try await server.createChannel(type: .community, channelId: "room", userIds: ["sleepy", "bob"])
         try await GatewayHarness.run(server: server, pingInterval: .seconds(120)) { harness in
             // A Python client with a small receive buffer, stopped once in.
-            let script = """
-                import asyncio, json, socket, websockets
-                async def main():
-                    sock = socket.socket()
-                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
-                    sock.connect(("127.0.0.1", \(harness.port)))
-                    ws = await websockets.connect("ws://127.0.0.1:\(harness.port)/v1/connect?device=py", sock=sock,
-                        additional_headers={"Authorization": "Bearer dev:sleepy"}, ping_interval=None, max_size=None)
-                    await ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
-                    await ws.recv()
-                    print("connected", flush=True)
-                    await asyncio.sleep(120)
-                asyncio.run(main())
-                """
-            let python = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script])
-            defer { kill(python.process.processIdentifier, SIGKILL) }
-            var lines = python.lines.makeAsyncIterator()
-            #expect(await lines.next() == "connected")
-            kill(python.process.processIdentifier, SIGSTOP)
+            var python = try PythonClient(port: harness.port, user: "sleepy", smallReceiveBuffer: true, then: PythonClient.idle)
+            defer { python.end() }
+            #expect(await python.nextLine() == "connected")
+            python.stop()
             // 12 MB for it, paced at first so that the server keeps up until its socket and the
             // client's are full (about 4 MB) and its writes wait; then the pending events pass 50.
             let text = String(repeating: "😀", count: 10_000)
