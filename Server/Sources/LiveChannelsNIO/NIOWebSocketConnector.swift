@@ -78,30 +78,12 @@ public struct NIOWebSocketConnector: WebSocketConnector {
         } catch {
             // WSClient does not say why an upgrade was refused: ask the same URL without one.
             if let failure = connection.openFailure as? WebSocketClientError, failure == .webSocketUpgradeFailed,
-                let refusal = await Self.refusal(of: request)
+                let refusal = await request.refusal()
             {
                 throw refusal
             }
             throw error
         }
         return connection
-    }
-
-    /// Why the server refuses `request`'s upgrade: a plain `GET` of the same URL, whose 401 or 429
-    /// carries `{"error":CHAT_ERROR}`; `nil` when the answer says nothing of the kind.
-    static func refusal(of request: WebSocketRequest) async -> ChatError? {
-        guard var components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else { return nil }
-        components.scheme = components.scheme == "wss" ? "https" : "http"
-        guard let url = components.url else { return nil }
-        var probe = URLRequest(url: url, timeoutInterval: 10)
-        for (name, value) in request.headers { probe.setValue(value, forHTTPHeaderField: name) }
-        guard let (data, response) = try? await URLSession.shared.data(for: probe),
-            let status = (response as? HTTPURLResponse)?.statusCode, status == 401 || status == 429
-        else { return nil }
-        struct Body: Decodable { var error: ChatError }
-        if let body = try? JSONDecoder().decode(Body.self, from: data) { return body.error }
-        return status == 401
-            ? .unauthorized("the server refused the token (HTTP 401)")
-            : .limitExceeded("the server refused the connection (HTTP 429)")
     }
 }

@@ -32,3 +32,17 @@ public struct ModerationSettings: Sendable, Hashable, Codable {
         self.allowedURLDomains = allowedURLDomains
     }
 }
+
+extension ModerationSettings {
+    private enum CodingKeys: String, CodingKey { case blockedWords, blockedWordAction, allowedURLDomains }
+
+    /// Decodes settings; a field left out takes its default (no blocked words, `.refuse`, any
+    /// link), as the wire protocol promises for every field a client leaves out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            blockedWords: try container.decodeIfPresent([String].self, forKey: .blockedWords) ?? [],
+            blockedWordAction: try container.decodeIfPresent(BlockedWordAction.self, forKey: .blockedWordAction) ?? .refuse,
+            allowedURLDomains: try container.decodeIfPresent([String].self, forKey: .allowedURLDomains))
+    }
+}

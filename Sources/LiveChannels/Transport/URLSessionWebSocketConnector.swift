@@ -36,8 +36,12 @@ public struct URLSessionWebSocketConnector: WebSocketConnector {
             let status = (task.response as? HTTPURLResponse)?.statusCode
             task.cancel(with: .goingAway, reason: nil)
             switch status {
-            case 401?: throw ChatError.unauthorized("the server refused the token (HTTP 401)")
-            case 429?: throw ChatError.limitExceeded("too many devices connected for this user (HTTP 429)")
+            case 401?, 429?:
+                // The task does not show the refusal's body: ask why with a plain GET.
+                if let refusal = await request.refusal(session: session) { throw refusal }
+                throw status == 401
+                    ? ChatError.unauthorized("the server refused the token (HTTP 401)")
+                    : ChatError.limitExceeded("too many devices connected for this user (HTTP 429)")
             default: throw ChatError.unavailable("cannot open a WebSocket to \(request.url): \(error.localizedDescription)")
             }
         }

@@ -82,6 +82,11 @@ import TestSupport
         #expect(query == .request(id: 2, request: .queryChannels(ChannelListQuery(), after: nil)))
         let hello = try WireCodec.decode(#"{"type":"hello","protocol":1}"#)
         #expect(hello == .hello(protocolVersion: 1, resumeAfter: nil))
+        let settings = try WireCodec.decode(#"{"type":"request","id":3,"request":{"setModerationSettings":{"channelId":"c","_1":{}}}}"#)
+        #expect(settings == .request(id: 3, request: .setModerationSettings(channelId: "c", ModerationSettings())))
+        let words = try WireCodec.decode(
+            #"{"type":"request","id":4,"request":{"setModerationSettings":{"channelId":"c","_1":{"blockedWords":["x"]}}}}"#)
+        #expect(words == .request(id: 4, request: .setModerationSettings(channelId: "c", ModerationSettings(blockedWords: ["x"]))))
     }
 
     /// Seeded damage of valid frames (bytes flipped, cut, nested deep) never traps: each
