@@ -3,6 +3,7 @@ import ChatGateway
 import ChatServer
 import Foundation
 import LiveChannels
+import LiveChannelsNIO
 import Synchronization
 import Testing
 
@@ -74,6 +75,40 @@ import Testing
             #expect(await refusal(harness, token: "not.a.jwt") != nil)
             #expect(await refusal(harness, token: "dev:alice")?.contains("--dev") == true)
             #expect(harness.server.user("alice") == nil && harness.server.user("bob") == nil)
+        }
+    }
+
+    /// `exp` is checked with 60 s of leeway: a token expired 30 s ago still signs in; one
+    /// expired 90 s ago does not.
+    @Test func expiryHasSixtySecondsOfLeeway() async throws {
+        try await GatewayHarness.run(dev: false) { harness in
+            func token(expiredSecondsAgo seconds: TimeInterval) async throws -> String {
+                let authority = try await TokenAuthority(
+                    secret: GatewayHarness.secret, allowsDevTokens: false, now: { Date().addingTimeInterval(-3_600 - seconds) })
+                return try await authority.makeToken(for: "alice", ttl: 3_600)
+            }
+            let recent = try await token(expiredSecondsAgo: 30)
+            let alice = harness.transport("alice", token: { recent })
+            #expect(try await alice.connect(resumingAfter: nil).currentUser.userId == "alice")
+            await alice.disconnect()
+            #expect(await refusal(harness, token: try await token(expiredSecondsAgo: 90))?.contains("expired") == true)
+        }
+    }
+
+    /// A token in the `Authorization` header wins over one in `?token=`.
+    @Test func theHeaderWinsOverTheQuery() async throws {
+        try await GatewayHarness.run { harness in
+            let url = URL(string: "ws://127.0.0.1:\(harness.port)/v1/connect?device=both&token=dev:bob")!
+            let connection = try await NIOWebSocketConnector().connect(
+                WebSocketRequest(url: url, headers: ["Authorization": "Bearer dev:alice"]))
+            try await connection.send(try WireCodec.encode(.hello(protocolVersion: 1, resumeAfter: nil)))
+            for await item in connection.inbound {
+                guard case .text(let text) = item else { Issue.record("\(item)"); break }
+                guard case .welcome(_, let result) = try WireCodec.decode(text) else { continue }
+                #expect(result.currentUser.userId == "alice")
+                break
+            }
+            await connection.close(code: 1000, reason: "")
         }
     }
 
