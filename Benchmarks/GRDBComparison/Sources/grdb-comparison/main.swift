@@ -80,8 +80,9 @@ func measure(window: Int) async throws -> (perUpdate: Double, updates: Int) {
     // The observer's values, in order: the writer waits for the next one after each write.
     let (delivered, deliver) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .unbounded)
     var values = delivered.makeAsyncIterator()
-    // The query's region never changes: GRDB's faster form for a pool.
-    let observation = ValueObservation.trackingConstantRegion { db in
+    // `tracking`, not `trackingConstantRegion`: the constant-region form was slower here
+    // (364–460 µs per update at 20 items against 268–287 µs), and the baseline is GRDB's best.
+    let observation = ValueObservation.tracking { db in
         try ChannelRow.fetchAll(
             db, sql: "SELECT id, type, display_name, tags, member_count, created_at, last_message_at, last_sequence, membership FROM channels ORDER BY last_message_at DESC, id LIMIT ?",
             arguments: [window])
