@@ -143,6 +143,7 @@ enum ServerBenchmark {
         let counts = [10_000, 100_000, 1_000_000]
         var rows: [[String]] = []
         var perQuery: [String: [Int: Double]] = [:]
+        var perQueryBaseline: [String: [Int: Double]] = [:]
         var lastServer: ChatServer?
         for count in counts {
             var server: ChatServer?
@@ -169,6 +170,7 @@ enum ServerBenchmark {
                     blackHole(Array(matching.sorted(by: query.areInIncreasingOrder).prefix(20)))
                 }
                 perQuery[name, default: [:]][count] = first
+                perQueryBaseline[name, default: [:]][count] = baseline
                 rows.append([
                     name, "\(count)", Harness.format(first), Harness.format(later), Harness.format(baseline),
                     Harness.ratio(baseline / first),
@@ -181,8 +183,10 @@ enum ServerBenchmark {
         if let server = lastServer { try await stalls(server) }
         print()
         for (name, _) in queries {
-            if let small = perQuery[name]?[10_000], let large = perQuery[name]?[1_000_000] {
-                print("growth 10,000 → 1,000,000 channels, \(name): \(Harness.ratio(large / small))")
+            if let small = perQuery[name]?[10_000], let large = perQuery[name]?[1_000_000],
+                let baseSmall = perQueryBaseline[name]?[10_000], let baseLarge = perQueryBaseline[name]?[1_000_000]
+            {
+                print("growth 10,000 → 1,000,000 channels, \(name): \(Harness.ratio(large / small)) (baseline: \(Harness.ratio(baseLarge / baseSmall)))")
             }
         }
         print()
