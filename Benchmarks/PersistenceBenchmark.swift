@@ -44,6 +44,10 @@ enum PersistenceBenchmark {
             await client.closePersistence()
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+        // Baseline for the fill and the size: the same rows written in one plain SQLite transaction.
+        let plainFile = directory.appendingPathComponent("cold-plain.sqlite")
+        let plainFill = try plainWrites(channels, file: plainFile, rowsPerTransaction: channels.count)
+        let plainSize = (try? FileManager.default.attributesOfItem(atPath: plainFile.path)[.size] as? Int) ?? 0
 
         var firstRows: [Double] = []
         var everything: [Double] = []
@@ -73,7 +77,7 @@ enum PersistenceBenchmark {
                 ["LiveChannels: open + list shows 20 rows (.local), rest loads behind", Harness.format(first), Harness.ratio(all / first)],
                 ["baseline: load every row of the file first", Harness.format(all), "1.0×"],
             ])
-        print("\n(writing the file: \(Harness.format(fill)) for \(channelCount) channels, behind the live path)\n")
+        print("\n(writing the file: \(Harness.format(fill)) for \(channelCount) channels, behind the live path, \(size / 1_048_576) MB; baseline: the same rows in one plain SQLite transaction, \(Harness.format(plainFill)), \(plainSize / 1_048_576) MB)\n")
     }
 
     // MARK: Write-behind
@@ -138,7 +142,7 @@ enum PersistenceBenchmark {
         let diskLive = disk.map(\.live).sorted()[pairs / 2]
         let persisted = disk.map(\.persisted).sorted()[pairs / 2]
         let writer = disk.map(\.writer).sorted()[pairs / 2]
-        let baseline = try oneTransactionPerEvent(updates.map(\.1), file: directory.appendingPathComponent("baseline.sqlite"))
+        let baseline = try plainWrites(updates.map(\.1), file: directory.appendingPathComponent("baseline.sqlite"))
 
         let events = Double(eventCount)
         print("## persistence — write-behind: \(eventCount / 1000)k channel events, \(channelCount) channels, 10 observed live lists\n")
@@ -161,9 +165,10 @@ enum PersistenceBenchmark {
             pairs, pairRatios.first! * 100, pairRatios.last! * 100, pairRatios[pairs / 2] * 100))
     }
 
-    /// The naive writer: each event's channel encoded and written in its own transaction, with
-    /// the event sequence, on a file with the cache's settings (WAL, `synchronous = NORMAL`).
-    static func oneTransactionPerEvent(_ channels: [Channel], file: URL) throws -> Double {
+    /// The plain writer: each event's channel encoded and written with the event sequence, on a
+    /// file with the cache's settings (WAL, `synchronous = NORMAL`), `rowsPerTransaction` rows
+    /// per transaction (1: the naive writer, a transaction per event; all: a bulk load).
+    static func plainWrites(_ channels: [Channel], file: URL, rowsPerTransaction: Int = 1) throws -> Double {
         var db: OpaquePointer?
         guard sqlite3_open(file.path, &db) == SQLITE_OK, let db else { throw ChatError.unavailable("open") }
         defer { sqlite3_close(db) }
@@ -186,7 +191,7 @@ enum PersistenceBenchmark {
         var row = RowWriter()
         let start = ContinuousClock.now
         for (index, channel) in channels.enumerated() {
-                exec("BEGIN IMMEDIATE")
+                if index % rowsPerTransaction == 0 { exec("BEGIN IMMEDIATE") }
                 row.removeAll()
                 try channel.encodeRow(to: &row)
                 sqlite3_reset(upsert)
@@ -199,7 +204,7 @@ enum PersistenceBenchmark {
                 sqlite3_reset(sequence)
                 sqlite3_bind_int64(sequence, 1, sqlite3_int64(index + 1))
                 sqlite3_step(sequence)
-                exec("COMMIT")
+                if (index + 1) % rowsPerTransaction == 0 || index == channels.count - 1 { exec("COMMIT") }
         }
         return Harness.seconds(ContinuousClock.now - start)
     }
