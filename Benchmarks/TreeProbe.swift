@@ -27,7 +27,33 @@ enum TreeProbe {
                     blackHole(tree.partitioningIndex { $0 >= probe })
                 }
             }
-            print("tree of \(count) Ints: remove + insert with a snapshot held: \(Harness.format(seconds / Double(steps))); search: \(Harness.format(search / Double(steps)))")
+            // Baselines, the same run: a standard Array with the same snapshot held (each change
+            // copies it), fewer steps where a copy is large; a binary search over a plain Array.
+            var array = Array(0..<count)
+            var heldArray = array
+            let arraySteps = count >= 100_000 ? 2_000 : steps
+            let arraySeconds = Harness.once {
+                for _ in 0..<arraySteps {
+                    heldArray = array
+                    let value = array.remove(at: Int.random(in: 0..<count, using: &generator))
+                    array.insert(value, at: Int.random(in: 0..<count, using: &generator))
+                }
+            }
+            blackHole(heldArray.count)
+            let sorted = Array(0..<count)
+            let arraySearch = Harness.once {
+                for _ in 0..<steps {
+                    let probe = Int.random(in: 0..<count, using: &generator)
+                    var low = 0
+                    var high = sorted.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if sorted[middle] >= probe { high = middle } else { low = middle + 1 }
+                    }
+                    blackHole(low)
+                }
+            }
+            print("tree of \(count) Ints: remove + insert with a snapshot held: \(Harness.format(seconds / Double(steps))) (baseline, an Array: \(Harness.format(arraySeconds / Double(arraySteps)))); search: \(Harness.format(search / Double(steps))) (baseline, binary search of an Array: \(Harness.format(arraySearch / Double(steps))))")
         }
     }
 }
