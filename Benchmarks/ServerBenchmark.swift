@@ -152,7 +152,9 @@ enum ServerBenchmark {
             let populating = try await Harness.once { (server, viewer) = try await populatedServer(channels: count) }
             guard let server, let viewer else { continue }
             if count == counts.last { lastServer = server }
-            print("populated \(count) channels in \(Harness.format(populating)) (processor time \(Harness.format(processorSeconds() - processorTime)))")
+            let populatingProcessor = processorSeconds() - processorTime
+            let plain = Harness.once { blackHole(plainPopulation(channels: count)) }
+            print("populated \(count) channels in \(Harness.format(populating)) (processor time \(Harness.format(populatingProcessor)); baseline, the same channels and messages as plain values in dictionaries: \(Harness.format(plain)))")
             let all = everyChannel(of: server, count: count)
             // Fewer runs where a run takes seconds (the full sort at a million).
             let runs = count >= 1_000_000 ? 3 : 9
@@ -272,6 +274,26 @@ enum ServerBenchmark {
         let viewer = server.connection(userId: "viewer", deviceId: "benchmark")
         _ = try await viewer.connect(resumingAfter: nil)
         return (server, viewer)
+    }
+
+    /// The values ``populatedServer(channels:)`` creates, kept in plain dictionaries with no rule,
+    /// index or event: the floor of populating. Returns how many values it holds.
+    private static func plainPopulation(channels: Int) -> Int {
+        var random = SeededGenerator(seed: UInt64(channels))
+        var byId: [String: Channel] = [:]
+        var messages: [String: [Message]] = [:]
+        for index in 0..<channels {
+            let id = "ch\(index)"
+            byId[id] = Channel(
+                channelId: id, type: index % 5 == 0 ? .live : .community,
+                metadata: ["score": .number(Double(Int.random(in: 0..<100, using: &random)))],
+                tags: [["blue"], ["red"], ["blue", "green"]][index % 3], displayName: "Channel \(index)",
+                memberCount: index % 10 == 0 ? 2 : 1)
+            if index % 3 == 0 {
+                messages[id, default: []].append(Message(messageId: "m\(index)", channelId: id, sequence: 1, userId: "poster", text: "hello"))
+            }
+        }
+        return byId.count + messages.count
     }
 
     /// Every channel the viewer can see, as the viewer sees it (the baseline's input).
