@@ -1,3 +1,4 @@
+import CSQLite
 import ChatAPI
 import ChatServer
 import Foundation
@@ -68,7 +69,7 @@ enum StorageBenchmark {
         let file = kept ?? temporaryFile()
         defer { if kept == nil { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) } }
         let reuse = kept.map { FileManager.default.fileExists(atPath: $0.path) } ?? false
-        let writing: Double? = reuse ? nil : try await write(channels: channels, messagesPerChannel: messagesPerChannel, to: file)
+        let writing: Double? = reuse ? nil : try await write(channels: channels, messagesPerChannel: messagesPerChannel, storage: .sqlite(file))
         let bytes = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
         var reopened: ChatServer?
         let opening = try await Harness.once {
@@ -78,15 +79,52 @@ enum StorageBenchmark {
             _ = try await transport.send(.getChannel(channelId: "c1"))
         }
         await reopened?.close()
+        // Baselines, the same run: the same writes into an in-memory server; every row of the
+        // file read with plain SQLite (no decoding, no indexes); the messages' own bytes.
+        let inMemory = try await write(channels: channels, messagesPerChannel: messagesPerChannel, storage: .inMemory)
+        let scanStart = ContinuousClock.now
+        blackHole(try readEveryRow(of: file))
+        let scan = Harness.seconds(ContinuousClock.now - scanStart)
+        var payload = 0
+        for number in 0..<channels {
+            for message in 0..<messagesPerChannel {
+                payload += "message \(message) of channel \(number)".utf8.count + "c\(number)".utf8.count + "u\(number % 1_000)".utf8.count
+            }
+        }
+        let messages = max(1, channels * messagesPerChannel)
         Harness.table(
-            ["written in (64 senders)", "reopen to serving", "file", "bytes per message"],
-            [[writing.map(Harness.format) ?? "not measured (a kept file reused)", Harness.format(opening), "\(bytes / 1_048_576) MiB", "\(bytes / max(1, channels * messagesPerChannel))"]])
+            ["", "ours", "baseline"],
+            [
+                ["written in (64 senders)", writing.map(Harness.format) ?? "not measured (a kept file reused)", "the same into .inMemory: \(Harness.format(inMemory))"],
+                ["reopen to serving", Harness.format(opening), "every row read with plain SQLite: \(Harness.format(scan))"],
+                ["file, bytes per message", "\(bytes / 1_048_576) MiB, \(bytes / messages)", "the messages' text and ids: \(payload / messages)"],
+            ])
+    }
+
+    /// Reads every row of every table of the server's file with plain SQLite, touching each
+    /// column: the floor of restoring it. Returns the bytes read.
+    private static func readEveryRow(of file: URL) throws -> Int {
+        var db: OpaquePointer?
+        guard sqlite3_open_v2(file.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK, let db else {
+            throw ChatError.unavailable("cannot open \(file.path)")
+        }
+        defer { sqlite3_close(db) }
+        var total = 0
+        for table in ["users", "channels", "members", "messages", "meta"] {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(db, "SELECT * FROM \(table)", -1, &statement, nil) == SQLITE_OK else { continue }
+            defer { sqlite3_finalize(statement) }
+            while sqlite3_step(statement) == SQLITE_ROW {
+                for column in 0..<sqlite3_column_count(statement) { total += Int(sqlite3_column_bytes(statement, column)) }
+            }
+        }
+        return total
     }
 
     /// Writes the file from a server that is gone when this returns (so the reopen that
     /// follows starts in a process as lean as a restarted one). Returns the seconds it took.
-    private static func write(channels: Int, messagesPerChannel: Int, to file: URL) async throws -> Double {
-        let server = try ChatServer(storage: .sqlite(file))
+    private static func write(channels: Int, messagesPerChannel: Int, storage: ServerStorage) async throws -> Double {
+        let server = try ChatServer(storage: storage)
         let seconds = try await Harness.once {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for worker in 0..<64 {
