@@ -165,12 +165,19 @@ public final class WireSession: Sendable {
     }
 
     private func open(resumingAfter sequence: Int?) async {
-        // The server's end of the connection is heard at once, not only after the events queued
-        // before it: a client that stopped reading (its socket full, the pump waiting on a write)
-        // is still closed with its code.
+        // The ends that refuse the client (too slow, too many refusals) are heard at once, not
+        // only after the events queued before them: a client that stopped reading (its socket
+        // full, the pump waiting on a write) is still closed with its code. Every other end
+        // (a drop, a takeover, the server closing) comes through the event stream, after the
+        // events before it, so a client that reads gets them all first.
         let transport = server.connection(userId: userId, deviceId: deviceId) { [weak self] reason in
             guard let self else { return }
-            Task { await self.closeForEnd(reason) }
+            switch reason {
+            case .connectionLost(.limitExceeded), .connectionLost(.rateLimited):
+                Task { await self.closeForEnd(reason) }
+            default:
+                break
+            }
         }
         let result: ConnectResult
         do {
