@@ -100,9 +100,10 @@ struct EventHub: Sendable {
     }
 
     /// Attaches a new connection of `device` whose events go to `continuation` (and whose end is
-    /// told to `interrupt` too), ending any previous one of the same device. With `resumingAfter`, replays the missed envelopes
-    /// first, or reports `.resyncRequired` when they are no longer all held (dropped by the
-    /// log's capacity, or older than the retention at `now`).
+    /// told to `interrupt` too), ending any previous one of the same device. With
+    /// `resumingAfter`, replays the missed envelopes first, or reports `.resyncRequired` when
+    /// they are no longer all held (dropped by the log's capacity, or older than the retention
+    /// at `now`).
     ///
     /// - Complexity: O(replayed events).
     mutating func attach(
