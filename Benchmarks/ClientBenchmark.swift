@@ -267,6 +267,8 @@ enum ClientBenchmark {
         let captured = Array(await collector.value.prefix(messages))
         drain.cancel()
 
+        let serverQuiet = try await serverWithoutWakeUps(messages)
+
         // Client alone: the captured events, as the transport would deliver them.
         func applied(burst: Int) async throws -> Double {
             guard case .messageNew(_, let room)? = captured.first?.event, case .messageNew(_, let last)? = captured.last?.event
@@ -292,10 +294,17 @@ enum ClientBenchmark {
             let (aliceLink, bobLink) = try await room(on: server)
             await aliceLink.disconnect()
             let (_, total, token, _) = try await observedClient(server.connection(userId: "alice", deviceId: "phone"))
+            // The end is noticed by a synchronous observer of the total (as a badge would be),
+            // which signals once: waiting costs nothing per message.
+            let (reached, signal) = AsyncStream.makeStream(of: Void.self)
+            let watcher = total.observe(on: .synchronous) { object, _ in
+                if object.snapshot == messages { signal.yield(); signal.finish() }
+            }
             let seconds = try await Harness.once {
                 try await send(messages, from: bobLink, inFlight: inFlight)
-                for await value in total.values where value == messages { break }
+                for await _ in reached { break }
             }
+            watcher.invalidate()
             token.invalidate()
             return seconds
         }
@@ -322,6 +331,7 @@ enum ClientBenchmark {
             [
                 row("server: sendMessage handled, 1 in flight (events taken off, nothing applied)", serverOnly),
                 row("server: sendMessage handled, 32 in flight", serverPipelined),
+                row("server: sendMessage handled, 1 in flight, no reader woken (events taken off between batches)", serverQuiet),
                 row("client: its messageNew events applied, one hop each", clientSingly),
                 row("client: the same events applied in bursts of 64", clientBursts),
                 row("end to end, 1 in flight (each send waits for its answer)", sequential),
@@ -329,6 +339,34 @@ enum ClientBenchmark {
                 row("floor: a bare request/answer round trip between two tasks", floor),
             ])
         print()
+    }
+
+    /// The server alone, without waking anyone: `messages` sends from bob, one in flight, into
+    /// the 2-member room; the events are taken off between batches of 1,000 sends, so no reader
+    /// is parked when they come. The server's own work per message (seconds, all of them).
+    static func serverWithoutWakeUps(_ messages: Int) async throws -> Double {
+        let server = ChatServer()
+        let (alice, bob) = try await room(on: server)
+        var aliceEvents = alice.events.makeAsyncIterator()
+        var bobEvents = bob.events.makeAsyncIterator()
+        var seconds = 0.0
+        for batch in 0..<(messages / 1_000) {
+            seconds += try await Harness.once { try await send(1_000, from: bob, inFlight: 1, offset: batch * 1_000) }
+            for _ in 0..<1_000 {
+                _ = await aliceEvents.next()
+                _ = await bobEvents.next()
+            }
+        }
+        return seconds
+    }
+
+    /// `Benchmarks client.server`: ``serverWithoutWakeUps(_:)`` five times, the spread printed.
+    static func serverAlone() async throws {
+        var rounds: [Double] = []
+        for _ in 0..<5 { rounds.append(try await serverWithoutWakeUps(20_000) / 20_000) }
+        rounds.sort()
+        print("server alone (sendMessage, 2-member channel, no reader woken), 5 rounds of 20,000: "
+            + "min \(Harness.format(rounds[0])), median \(Harness.format(rounds[2])), max \(Harness.format(rounds[4])) per message")
     }
 
     // MARK: Unread total

@@ -4,7 +4,7 @@
 /// fields are the receiver's), so a client applies them to its cache without refetching.
 /// Channel values in member and message events reflect the change (member count, last
 /// sequence, the receiver's membership and unread count).
-public enum ChatEvent: Sendable, Hashable, Codable {
+public indirect enum ChatEvent: Sendable, Hashable, Codable {
     /// A channel became visible to the receiver by being created.
     case channelCreated(Channel)
     /// A channel's own fields changed (name, metadata, tags, mute, rate limit, …).

@@ -27,6 +27,9 @@ final class ServerEngine: Sendable {
     /// Wakes the engine at its deadlines (`nil` with a clock that tells of its advances). Lock
     /// order: a leaf (the timer is armed after it is released; see `LockRank`).
     private let wakeUps = Lock<WakeUpTimer?>(nil, rank: .leaf)
+    /// Whether the fault plan holds a request fault; written under ``core`` only, so it changes
+    /// in the order the plan does.
+    private let requestFaultsArmed = AtomicValue(false)
 
     /// An in-memory engine.
     init(clock: any ServerClock, configuration: ServerConfiguration) {
@@ -351,8 +354,21 @@ final class ServerEngine: Sendable {
         }
     }
 
-    /// Consumes the request fault armed for `device`, if any.
+    /// Consumes the request fault armed for `device`, if any. Takes the lock only while some
+    /// request fault is armed (see ``armFaults(_:)``): a request holds it once, not twice.
     func takeRequestFault(for device: DeviceKey) -> FaultPlan.RequestFault? {
-        core.withLock { $0.faults.takeRequestFault(for: device) }
+        guard requestFaultsArmed.load() else { return nil }
+        return core.withLock { core in
+            defer { requestFaultsArmed.store(core.faults.hasRequestFaults) }
+            return core.faults.takeRequestFault(for: device)
+        }
+    }
+
+    /// Changes the fault plan.
+    func armFaults(_ body: (inout FaultPlan) -> Void) {
+        core.withLock { core in
+            body(&core.faults)
+            requestFaultsArmed.store(core.faults.hasRequestFaults)
+        }
     }
 }

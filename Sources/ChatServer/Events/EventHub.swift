@@ -251,14 +251,24 @@ struct EventHub: Sendable {
             guard let made else { return }
             rendered = made
         }
+        let cutoff = now - logRetention
         for device in devices {
-            logs[device]!.trim(appendedBefore: now - logRetention)
-            let envelope = logs[device]!.append(at: now) {
+            let envelope = Self.append(to: &logs[device]!, trimmingBefore: cutoff, at: now) {
                 EventEnvelope(sequence: $0, event: rendered.event, sharing: rendered.encoding)
             }
             highestSequence = max(highestSequence, envelope.sequence)
             deliver(envelope, to: device, faults: &faults, now: now)
         }
+    }
+
+    /// Drops what `log` holds from before `cutoff`, then appends what `make` builds: one access
+    /// to a device's log per event.
+    private static func append(
+        to log: inout NumberedLog<EventEnvelope>, trimmingBefore cutoff: Date, at now: Date,
+        _ make: (Int) -> EventEnvelope
+    ) -> EventEnvelope {
+        log.trim(appendedBefore: cutoff)
+        return log.append(at: now, make)
     }
 
     private mutating func deliver(_ envelope: EventEnvelope, to device: DeviceKey, faults: inout FaultPlan, now: Date) {

@@ -30,6 +30,8 @@ struct FaultPlan: Sendable {
     }
 
     private var requestFaults: [Armed<RequestFault>] = []
+    /// Whether any request fault is armed.
+    var hasRequestFaults: Bool { !requestFaults.isEmpty }
     private var connectFailures: [Armed<ChatError>] = []
     private var duplications: [Armed<Void>] = []
     private var eventDelays: [(target: Target, until: Date)] = []
@@ -52,7 +54,8 @@ struct FaultPlan: Sendable {
 
     /// Consumes and returns the first armed request fault for `device`.
     mutating func takeRequestFault(for device: ServerState.DeviceKey) -> RequestFault? {
-        Self.take(from: &requestFaults, for: device)
+        if requestFaults.isEmpty { return nil }
+        return Self.take(from: &requestFaults, for: device)
     }
 
     /// Consumes and returns the first armed connect failure for `device`.

@@ -81,6 +81,6 @@ public final class ServerFaults: Sendable {
     }
 
     private func arm(_ body: (inout FaultPlan) -> Void) {
-        engine.core.withLock { body(&$0.faults) }
+        engine.armFaults(body)
     }
 }

@@ -12,6 +12,10 @@ struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Senda
     private(set) var entries: [Key: Value] = [:]
     /// The keys written since the last ``takeChangedKeys()``.
     private(set) var changedKeys: Set<Key> = []
+    /// The key recorded last, if it is in ``changedKeys``: an operation writes the same key
+    /// several times in a row (a channel's messages, then its info, then a member), and a
+    /// comparison is cheaper than hashing it again.
+    private var lastRecorded: Key?
 
     init() {}
 
@@ -23,13 +27,19 @@ struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Senda
     subscript(key: Key) -> Value? {
         get { entries[key] }
         set {
-            changedKeys.insert(key)
+            record(key)
             entries[key] = newValue
         }
         _modify {
-            changedKeys.insert(key)
+            record(key)
             yield &entries[key]
         }
+    }
+
+    private mutating func record(_ key: Key) {
+        guard key != lastRecorded else { return }
+        changedKeys.insert(key)
+        lastRecorded = key
     }
 
     /// Changes the value at `key` in place without recording the key (for bookkeeping that is
@@ -47,7 +57,10 @@ struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// - Complexity: O(1) (the set is handed over, not copied).
     mutating func takeChangedKeys() -> Set<Key> {
-        defer { changedKeys = [] }
+        defer {
+            changedKeys = []
+            lastRecorded = nil
+        }
         return changedKeys
     }
 }

@@ -71,8 +71,12 @@ struct NumberedLog<Element: Sendable>: Sendable {
     ///
     /// - Complexity: amortized O(1) per element dropped; O(1) when nothing is.
     mutating func trim(appendedBefore cutoff: Date) {
-        var dropped = 0
-        while start + dropped < entries.count, entries[start + dropped]!.appendedAt < cutoff { dropped += 1 }
+        // Read the times in place: copying an entry out would retain its element.
+        let dropped = entries.withUnsafeBufferPointer { entries in
+            var dropped = 0
+            while start + dropped < entries.count, entries[start + dropped]!.appendedAt < cutoff { dropped += 1 }
+            return dropped
+        }
         if dropped > 0 { dropOldest(dropped) }
     }
 
