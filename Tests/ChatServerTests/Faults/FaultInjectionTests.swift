@@ -27,6 +27,28 @@ import Testing
         try await bob.send(.getChannel(channelId: "c"))
     }
 
+    /// Requests skip the fault plan while no request fault is armed; arming, consuming, arming
+    /// again and a fault for someone else must all still be seen.
+    @Test func requestFaultsArmedAgainAfterBeingUsedUpStillApply() async throws {
+        let room = try await Room.make(drained: true)
+        let (server, alice, bob) = (room.server, room.alice, room.bob)
+        for round in 0..<3 {
+            for _ in 0..<5 { try await alice.send(.getChannel(channelId: "c")) }
+            server.faults.failNext(1, with: .unavailable("round \(round)"), userId: "bob")
+            // Alice's requests pass the armed plan without using bob's fault.
+            try await alice.send(.getChannel(channelId: "c"))
+            await #expect(throws: ChatError.unavailable("round \(round)")) { try await bob.send(.getChannel(channelId: "c")) }
+            try await bob.send(.getChannel(channelId: "c"))
+        }
+        let failures = 200
+        server.faults.failNext(failures, userId: "alice")
+        var failed = 0
+        for _ in 0..<(failures + 10) {
+            do { try await alice.send(.getChannel(channelId: "c")) } catch { failed += 1 }
+        }
+        #expect(failed == failures)
+    }
+
     @Test func delayNextHoldsARequestUntilTheClockAdvances() async throws {
         let room = try await Room.make(drained: true)
         let (server, clock, alice) = (room.server, room.clock, room.alice)
