@@ -35,7 +35,10 @@
 ///
 /// Everywhere:
 /// 10. ``leaf``: every other lock of `Sources`. Nothing is taken while one is held.
-/// 11. ``atomicWord``: the lock inside ``AtomicValue`` where it is not an atomic (Apple
+/// 11. ``eventMailbox``: `EventMailbox.state`, the buffer behind an embedded connection's
+///     events. Posted to under ``serverCore``; its reader's cancellation takes it wherever the
+///     task is cancelled (under a ``leaf``, say). Holds nothing.
+/// 12. ``atomicWord``: the lock inside ``AtomicValue`` where it is not an atomic (Apple
 ///     platforms, `-D LOCKING_PTHREAD`). Taken under any lock; holds nothing.
 ///
 /// Outside the order (``unordered``): `Observer.gate`, held while an observer's callback runs.
@@ -69,6 +72,8 @@ package enum LockRank: Int, Sendable, Comparable {
     case storeConnection = 140
     /// Every other lock: holds no other lock.
     case leaf = 1_000
+    /// `EventMailbox.state`: holds nothing, taken under any other lock of the package.
+    case eventMailbox = 1_005
     /// The lock of an ``AtomicValue`` (where it has one): holds nothing, taken under anything.
     case atomicWord = 1_010
     /// Outside the order, neither checked nor recorded: `Observer.gate` (held around callbacks,

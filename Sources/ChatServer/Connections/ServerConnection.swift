@@ -14,7 +14,7 @@ final class ServerConnection: ChatTransport {
     let userId: String
     let deviceId: String
     let events: AsyncStream<ConnectionEvent>
-    private let continuation: AsyncStream<ConnectionEvent>.Continuation
+    private let mailbox: EventMailbox
     private let engine: ServerEngine
     /// Told at once when the server ends this transport's connection (see `ConnectionLink`).
     private let interrupt: (@Sendable (DisconnectReason) -> Void)?
@@ -33,21 +33,21 @@ final class ServerConnection: ChatTransport {
         self.interrupt = interrupt
         self.userId = userId
         self.deviceId = deviceId
-        (events, continuation) = AsyncStream.makeStream(
-            of: ConnectionEvent.self, bufferingPolicy: EventHub.bufferingPolicy(maxPendingEvents: engine.configuration.maxPendingEvents))
+        mailbox = EventMailbox(limit: EventHub.mailboxLimit(maxPendingEvents: engine.configuration.maxPendingEvents))
+        events = mailbox.makeStream()
     }
 
     deinit {
         if let id = linkId.withLock({ $0 }) {
             engine.disconnect(device, linkId: id, reason: .requested)
         }
-        continuation.finish()
+        mailbox.finish()?.run()
     }
 
     func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
         let (result, ticket) = try linkId.withLock { (current: inout UInt64?) throws(ChatError) -> (ConnectResult, Int) in
             let (result, id, ticket) = try engine.connect(
-                device, replacing: current, continuation: continuation, interrupt: interrupt, resumingAfter: sequence)
+                device, replacing: current, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence)
             current = id
             return (result, ticket)
         }

@@ -91,13 +91,18 @@ final class ServerEngine: Sendable {
         _ body: (inout ServerCore) throws(Failure) -> Result
     ) throws(Failure) -> (result: Result, ticket: Int) {
         var deadline: Date?
+        var wakes: [EventMailbox.Wake] = []
         defer {
+            // Readers of the events posted are woken once the lock is released.
+            for wake in wakes { wake.run() }
             if let deadline { wakeUps.withLock { $0 }?.arm(at: deadline) }
         }
         return try core.withLock { (core: inout ServerCore) throws(Failure) -> (Result, Int) in
+            core.hub.deferWakes()
             defer {
                 if store == nil { core.discardStorageChanges() }
                 deadline = core.takeNewDeadline()
+                wakes = core.hub.takeWakes()
             }
             let result: Result
             do throws(Failure) {
@@ -191,7 +196,7 @@ final class ServerEngine: Sendable {
     ///
     /// - Throws: `invalidArgument` (`userId`, `deviceId`); an injected connect failure.
     func connect(
-        _ device: DeviceKey, replacing previous: UInt64?, continuation: AsyncStream<ConnectionEvent>.Continuation,
+        _ device: DeviceKey, replacing previous: UInt64?, mailbox: EventMailbox,
         interrupt: (@Sendable (DisconnectReason) -> Void)? = nil, resumingAfter sequence: Int?
     ) throws(ChatError) -> (result: ConnectResult, linkId: UInt64, ticket: Int) {
         try InputCheck.id(device.userId, field: "userId")
@@ -207,7 +212,7 @@ final class ServerEngine: Sendable {
             }
             core.state.ensureUser(device.userId, now: now)
             let attachment = core.hub.attach(
-                device, continuation: continuation, interrupt: interrupt, resumingAfter: sequence, now: now)
+                device, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence, now: now)
             core.updatePresence(of: device.userId, now: now)
             core.disconnectSlowDevices(now: now)  // a replay longer than the pending limit
             let result = ConnectResult(
@@ -231,7 +236,7 @@ final class ServerEngine: Sendable {
     /// Whether a connect of `device` would pass the device cap now: what a network front asks
     /// before it upgrades a connection.
     ///
-    /// - Throws: `limitExceeded` as ``connect(_:replacing:continuation:resumingAfter:)`` would.
+    /// - Throws: `limitExceeded` as ``connect(_:replacing:mailbox:interrupt:resumingAfter:)`` would.
     func checkDeviceCap(of device: DeviceKey) throws(ChatError) {
         try core.withLock { (core: inout ServerCore) throws(ChatError) in try Self.checkDeviceCap(of: device, in: core) }
     }

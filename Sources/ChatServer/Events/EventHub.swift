@@ -5,9 +5,10 @@ import Foundation
 /// across connections, so a device can resume), live connections, and the event faults
 /// (duplicates, delays) applied on delivery.
 ///
-/// A plain value, kept with ``ServerState`` under the server's one lock. Yielding to a
-/// connection's `AsyncStream` continuation never blocks, so delivering under the lock is safe
-/// and keeps every device's events in sequence order.
+/// A plain value, kept with ``ServerState`` under the server's one lock. Posting to a
+/// connection's ``EventMailbox`` never blocks, so delivering under the lock is safe and keeps
+/// every device's events in sequence order; the readers it wakes are woken after the lock is
+/// released when the engine asks so (``deferWakes()``).
 struct EventHub: Sendable {
     typealias DeviceKey = ServerState.DeviceKey
 
@@ -48,11 +49,39 @@ struct EventHub: Sendable {
     /// `.disconnected` that ends a slow connection (and a duplicated event) always fits.
     static let pendingReserve = 4
 
-    /// How a connection's event stream buffers: bounded (``maxPendingEvents`` plus
-    /// ``pendingReserve``) when the pending events are limited, so the stream itself says how
-    /// many are pending.
-    static func bufferingPolicy(maxPendingEvents: Int?) -> AsyncStream<ConnectionEvent>.Continuation.BufferingPolicy {
-        maxPendingEvents.map { .bufferingOldest($0 + pendingReserve) } ?? .unbounded
+    /// How many events a connection's mailbox holds: ``maxPendingEvents`` plus
+    /// ``pendingReserve`` when the pending events are limited (so the mailbox itself says how
+    /// many are pending), else no limit.
+    static func mailboxLimit(maxPendingEvents: Int?) -> Int? {
+        maxPendingEvents.map { $0 + pendingReserve }
+    }
+
+    /// While the engine holds its lock for an operation, the readers to wake once it is
+    /// released (see ``EventMailbox``); `nil` outside such an operation: readers are woken at
+    /// once.
+    private var deferredWakes: [EventMailbox.Wake]?
+
+    /// From now until ``takeWakes()``, readers of posted events are woken by the caller, after
+    /// it releases the server's lock.
+    mutating func deferWakes() {
+        if deferredWakes == nil { deferredWakes = [] }
+    }
+
+    /// The readers to wake for what was posted since ``deferWakes()``; later posts wake at once.
+    mutating func takeWakes() -> [EventMailbox.Wake] {
+        defer { deferredWakes = nil }
+        return deferredWakes ?? []
+    }
+
+    /// Posts `item` to a connection's mailbox, waking its reader now or after the lock (see
+    /// ``deferWakes()``).
+    @discardableResult
+    private mutating func put(_ item: ConnectionEvent, on link: ConnectionLink) -> EventMailbox.Posting {
+        let (posting, wake) = link.mailbox.post(item)
+        if let wake {
+            if deferredWakes != nil { deferredWakes!.append(wake) } else { wake.run() }
+        }
+        return posting
     }
 
     init(logCapacity: Int, logRetention: TimeInterval, sequenceBase: Int = 0, maxPendingEvents: Int? = nil) {
@@ -67,12 +96,12 @@ struct EventHub: Sendable {
     /// marks it slow when this leaves more than ``maxPendingEvents`` pending.
     private mutating func yield(_ envelope: EventEnvelope, to device: DeviceKey, on link: ConnectionLink) {
         guard maxPendingEvents != nil else {
-            link.continuation.yield(.event(envelope))
+            put(.event(envelope), on: link)
             return
         }
         guard !slowDevices.contains(device) else { return }
-        switch link.continuation.yield(.event(envelope)) {
-        case .enqueued(let remaining) where remaining >= Self.pendingReserve: break
+        switch put(.event(envelope), on: link) {
+        case .enqueued(let remaining?) where remaining >= Self.pendingReserve: break
         default: slowDevices.insert(device)
         }
     }
@@ -99,7 +128,7 @@ struct EventHub: Sendable {
         var lastSequence: Int
     }
 
-    /// Attaches a new connection of `device` whose events go to `continuation` (and whose end is
+    /// Attaches a new connection of `device` whose events go to `mailbox` (and whose end is
     /// told to `interrupt` too), ending any previous one of the same device. With
     /// `resumingAfter`, replays the missed envelopes first, or reports `.resyncRequired` when
     /// they are no longer all held (dropped by the log's capacity, or older than the retention
@@ -107,11 +136,11 @@ struct EventHub: Sendable {
     ///
     /// - Complexity: O(replayed events).
     mutating func attach(
-        _ device: DeviceKey, continuation: AsyncStream<ConnectionEvent>.Continuation,
+        _ device: DeviceKey, mailbox: EventMailbox,
         interrupt: (@Sendable (DisconnectReason) -> Void)? = nil, resumingAfter sequence: Int?, now: Date
     ) -> Attachment {
         if let previous = links[device] {
-            previous.continuation.yield(.disconnected(.replaced))
+            put(.disconnected(.replaced), on: previous)
             previous.interrupt?(.replaced)
         }
         if logs[device] == nil {
@@ -120,7 +149,7 @@ struct EventHub: Sendable {
         }
         logs[device]!.trim(appendedBefore: now - logRetention)
         let log = logs[device]!
-        let link = ConnectionLink(id: nextLinkId, continuation: continuation, interrupt: interrupt)
+        let link = ConnectionLink(id: nextLinkId, mailbox: mailbox, interrupt: interrupt)
         nextLinkId += 1
         links[device] = link
         held[device] = nil
@@ -142,7 +171,7 @@ struct EventHub: Sendable {
     mutating func detach(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) -> Bool {
         guard let link = links[device], link.id == linkId else { return false }
         slowDevices.remove(device)
-        link.continuation.yield(.disconnected(reason))
+        put(.disconnected(reason), on: link)
         link.interrupt?(reason)
         links[device] = nil
         held[device] = nil
