@@ -165,8 +165,31 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
     /// - Complexity: O(log n + c + n / c) for chunk size c.
     mutating func move(id: String, from old: Key, to new: Key) {
         guard old != new else { return }
+        let position = lowerBound(old, id)
+        if position != endPosition, self[position].key == old, self[position].id == id, staysInPlace(position, as: new) {
+            // The common move (a channel's newest message): the entry keeps its place between
+            // its neighbours, so only its key changes.
+            chunks[position.chunk][position.offset].key = new
+            if position.offset == chunks[position.chunk].count - 1 { fences[position.chunk].key = new }
+            return
+        }
         remove(key: old, id: id)
         insert(key: new, id: id)
+    }
+
+    /// Whether the entry at `position`, with its key changed to `key`, would still come after
+    /// the entry before it and before the entry after it.
+    private func staysInPlace(_ position: Position, as key: Key) -> Bool {
+        let id = self[position].id
+        let chunk = chunks[position.chunk]
+        let previous: Entry? =
+            position.offset > 0 ? chunk[position.offset - 1] : position.chunk > 0 ? fences[position.chunk - 1] : nil
+        let next: Entry? =
+            position.offset + 1 < chunk.count
+            ? chunk[position.offset + 1] : position.chunk + 1 < chunks.count ? chunks[position.chunk + 1][0] : nil
+        let afterPrevious = previous.map { $0.precedes(key, id) } ?? true
+        let beforeNext = next.map { !$0.precedes(key, id) && !($0.key == key && $0.id == id) } ?? true
+        return afterPrevious && beforeNext
     }
 
     /// Merges the chunk at `index` with a neighbour when the two fit in one chunk, and otherwise

@@ -59,6 +59,22 @@ enum InputCheck {
     /// Message text: see ``InputLimits/maxMessageLength`` (characters and bytes) and
     /// ``InputLimits/maxScalarsPerCharacter``; no control characters but newlines and tabs.
     static func messageText(_ value: String) throws(ChatError) {
+        // Most text is short ASCII without control characters: one pass over its bytes decides.
+        if isShortPlainASCII(value, maxLength: InputLimits.maxMessageLength) { return }
+        try messageTextByCharacters(value)
+    }
+
+    /// Whether `value` is at most `maxLength` bytes, all printable ASCII, new lines, tabs or
+    /// carriage returns: then it has at most `maxLength` characters of at most two scalars
+    /// ("\r\n") each, and no control character ``messageText(_:)`` refuses.
+    static func isShortPlainASCII(_ value: String, maxLength: Int) -> Bool {
+        let bytes = value.utf8
+        guard bytes.count <= maxLength, bytes.count <= InputLimits.maxMessageBytes else { return false }
+        return bytes.allSatisfy { (0x20..<0x7F).contains($0) || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }
+    }
+
+    /// ``messageText(_:)`` character by character (what the ASCII shortcut must agree with).
+    static func messageTextByCharacters(_ value: String) throws(ChatError) {
         try boundedText(
             value, field: "text", maxLength: InputLimits.maxMessageLength, maxBytes: InputLimits.maxMessageBytes)
         let allowed: Set<Unicode.Scalar> = ["\n", "\t", "\r"]

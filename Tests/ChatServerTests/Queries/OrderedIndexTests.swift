@@ -65,6 +65,43 @@ import TestSupport
         }
     }
 
+    /// Moves by small steps (most keep the entry's place, some pass a neighbour, some land on
+    /// a neighbour's key) and a hot entry moving to the end again and again (a busy channel's
+    /// newest message) keep the index equal to a sorted array, fences included.
+    @Test func smallMovesInPlaceKeepTheOrderAndTheFences() {
+        let seed = SeededGenerator.testSeed(0x5EED_0042)
+        var random = SeededGenerator(seed: seed)
+        var index = OrderedIndex<Int>()
+        var reference: [String: Int] = [:]
+        for number in 0..<2_000 {
+            let key = number * 4
+            index.insert(key: key, id: "e\(number)")
+            reference["e\(number)"] = key
+        }
+        var newest = 8_000
+        for step in 0..<20_000 {
+            let id: String
+            let key: Int
+            if step % 3 == 0 {
+                id = "e\(Int.random(in: 0..<10, using: &random))"
+                newest += 1
+                key = newest
+            } else {
+                id = "e\(Int.random(in: 0..<2_000, using: &random))"
+                key = reference[id]! + Int.random(in: -6...6, using: &random)
+            }
+            index.move(id: id, from: reference[id]!, to: key)
+            reference[id] = key
+            if step % 500 == 0 || step == 19_999 {
+                let sorted = reference.map { Item(key: $0.value, id: $0.key) }.sorted()
+                #expect(index.entries.map { Item(key: $0.key, id: $0.id) } == sorted, "seed \(seed), step \(step)")
+                let fenced = index.fences.map { Item(key: $0.key, id: $0.id) } == index.chunks.map { Item(key: $0.last!.key, id: $0.last!.id) }
+                #expect(fenced, "seed \(seed), step \(step)")
+                #expect(index.count == reference.count, "seed \(seed)")
+            }
+        }
+    }
+
     /// Walks in either key direction (ids ascending within a key) from any start visit exactly
     /// the entries after the start in that order, and stop when asked.
     @Test func walksFollowTheQueryOrderFromAnyStart() {
