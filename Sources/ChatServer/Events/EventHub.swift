@@ -21,8 +21,15 @@ struct EventHub: Sendable {
     let logCapacity: Int
     /// Seconds an event stays in a replay log.
     let logRetention: TimeInterval
-    private var logs: [DeviceKey: NumberedLog<EventEnvelope>] = [:]
-    private var links: [DeviceKey: ConnectionLink] = [:]
+    /// What the hub keeps of one device: its replay log (kept across connections) and its live
+    /// connection, if any. One entry per device, so an event costs one lookup of its device.
+    private struct DeviceSlot: Sendable {
+        var log: NumberedLog<EventEnvelope>
+        var link: ConnectionLink?
+    }
+
+    /// Every device with a log.
+    private var slots: [DeviceKey: DeviceSlot] = [:]
     /// Only devices with held envelopes have an entry.
     private var held: [DeviceKey: [Held]] = [:]
     /// The devices of each user with a log.
@@ -110,14 +117,16 @@ struct EventHub: Sendable {
     mutating func takeSlowDevices() -> [DeviceKey] {
         guard !slowDevices.isEmpty else { return [] }
         defer { slowDevices = [] }
-        return slowDevices.filter { links[$0] != nil }
+        return slowDevices.filter { slots[$0]?.link != nil }
     }
 
     /// The number of the device's newest event (0 if none).
-    func lastSequence(of device: DeviceKey) -> Int { logs[device]?.lastSequence ?? 0 }
+    func lastSequence(of device: DeviceKey) -> Int { slots[device]?.log.lastSequence ?? 0 }
 
     /// The devices with a live connection.
-    var connectedDevices: [(device: DeviceKey, linkId: UInt64)] { links.map { ($0.key, $0.value.id) } }
+    var connectedDevices: [(device: DeviceKey, linkId: UInt64)] {
+        slots.compactMap { device, slot in slot.link.map { (device, $0.id) } }
+    }
 
     // MARK: Connections
 
@@ -139,19 +148,20 @@ struct EventHub: Sendable {
         _ device: DeviceKey, mailbox: EventMailbox,
         interrupt: (@Sendable (DisconnectReason) -> Void)? = nil, resumingAfter sequence: Int?, now: Date
     ) -> Attachment {
-        if let previous = links[device] {
+        if let previous = slots[device]?.link {
             put(.disconnected(.replaced), on: previous)
             previous.interrupt?(.replaced)
         }
-        if logs[device] == nil {
-            logs[device] = NumberedLog(capacity: logCapacity, restoring: [], lastSequence: sequenceBase, at: now)
+        if slots[device] == nil {
+            let log = NumberedLog<EventEnvelope>(capacity: logCapacity, restoring: [], lastSequence: sequenceBase, at: now)
+            slots[device] = DeviceSlot(log: log)
             devicesByUser[device.userId, default: []].append(device)
         }
-        logs[device]!.trim(appendedBefore: now - logRetention)
-        let log = logs[device]!
+        slots[device]!.log.trim(appendedBefore: now - logRetention)
+        let log = slots[device]!.log
         let link = ConnectionLink(id: nextLinkId, mailbox: mailbox, interrupt: interrupt)
         nextLinkId += 1
-        links[device] = link
+        slots[device]!.link = link
         held[device] = nil
         slowDevices.remove(device)
         var status = ConnectResult.Status.new
@@ -169,28 +179,28 @@ struct EventHub: Sendable {
     /// Ends the connection `linkId` of `device` with `reason`; false if it is not the current one.
     @discardableResult
     mutating func detach(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) -> Bool {
-        guard let link = links[device], link.id == linkId else { return false }
+        guard let link = slots[device]?.link, link.id == linkId else { return false }
         slowDevices.remove(device)
         put(.disconnected(reason), on: link)
         link.interrupt?(reason)
-        links[device] = nil
+        slots[device]!.link = nil
         held[device] = nil
         return true
     }
 
     /// The current connection id of `device`, if connected.
-    func linkId(of device: DeviceKey) -> UInt64? { links[device]?.id }
+    func linkId(of device: DeviceKey) -> UInt64? { slots[device]?.link?.id }
 
     /// The number of the user's devices connected now.
     ///
     /// - Complexity: O(devices of the user with a log).
     func connectedDeviceCount(of userId: String) -> Int {
-        devicesByUser[userId, default: []].count { links[$0] != nil }
+        devicesByUser[userId, default: []].count { slots[$0]?.link != nil }
     }
 
     /// Whether any device of the user is connected.
     func isConnected(userId: String) -> Bool {
-        devicesByUser[userId, default: []].contains { links[$0] != nil }
+        devicesByUser[userId, default: []].contains { slots[$0]?.link != nil }
     }
 
     // MARK: Publishing
@@ -282,30 +292,33 @@ struct EventHub: Sendable {
         }
         let cutoff = now - logRetention
         for device in devices {
-            let envelope = Self.append(to: &logs[device]!, trimmingBefore: cutoff, at: now) {
+            let (envelope, link) = Self.append(to: &slots[device]!, trimmingBefore: cutoff, at: now) {
                 EventEnvelope(sequence: $0, event: rendered.event, sharing: rendered.encoding)
             }
             highestSequence = max(highestSequence, envelope.sequence)
-            deliver(envelope, to: device, faults: &faults, now: now)
+            deliver(envelope, to: device, on: link, faults: &faults, now: now)
         }
     }
 
-    /// Drops what `log` holds from before `cutoff`, then appends what `make` builds: one access
-    /// to a device's log per event.
+    /// Drops what a device's log holds from before `cutoff`, then appends what `make` builds;
+    /// returns it and the device's connection: one lookup of the device per event.
     private static func append(
-        to log: inout NumberedLog<EventEnvelope>, trimmingBefore cutoff: Date, at now: Date,
-        _ make: (Int) -> EventEnvelope
-    ) -> EventEnvelope {
-        log.trim(appendedBefore: cutoff)
-        return log.append(at: now, make)
+        to slot: inout DeviceSlot, trimmingBefore cutoff: Date, at now: Date, _ make: (Int) -> EventEnvelope
+    ) -> (EventEnvelope, ConnectionLink?) {
+        slot.log.trim(appendedBefore: cutoff)
+        return (slot.log.append(at: now, make), slot.link)
     }
 
-    private mutating func deliver(_ envelope: EventEnvelope, to device: DeviceKey, faults: inout FaultPlan, now: Date) {
-        guard let link = links[device] else { return }
+    /// Puts `envelope` on the device's connection `link` (nothing when not connected), or holds
+    /// it back behind a delay fault or earlier held envelopes.
+    private mutating func deliver(
+        _ envelope: EventEnvelope, to device: DeviceKey, on link: ConnectionLink?, faults: inout FaultPlan, now: Date
+    ) {
+        guard let link else { return }
         if let until = faults.eventDelay(for: device, now: now) {
             held[device, default: []].append(Held(envelope: envelope, until: until))
             if newHeldRelease.map({ until < $0 }) ?? true { newHeldRelease = until }
-        } else if held[device] != nil {
+        } else if !held.isEmpty, held[device] != nil {
             held[device]!.append(Held(envelope: envelope, until: now))
         } else {
             yield(envelope, to: device, on: link)
@@ -321,7 +334,7 @@ struct EventHub: Sendable {
         guard now >= nextSweep else { return }
         nextSweep = now + logRetention / 4
         let cutoff = now - logRetention
-        for device in Array(logs.keys) { logs[device]!.trim(appendedBefore: cutoff) }
+        for device in Array(slots.keys) { slots[device]!.log.trim(appendedBefore: cutoff) }
     }
 
     /// Delivers the held envelopes whose delay has passed, in order (an envelope never
@@ -333,7 +346,7 @@ struct EventHub: Sendable {
 
     mutating func releaseHeld(now: Date) {
         for device in held.keys {
-            guard let link = links[device] else { continue }
+            guard let link = slots[device]?.link else { continue }
             var queue = held[device]!
             let due = queue.prefix { $0.until <= now }
             for item in due { yield(item.envelope, to: device, on: link) }

@@ -65,12 +65,14 @@ struct FaultPlan: Sendable {
 
     /// Consumes one armed duplication for `device`; whether there was one.
     mutating func takeDuplication(for device: ServerState.DeviceKey) -> Bool {
-        Self.take(from: &duplications, for: device) != nil
+        if duplications.isEmpty { return false }
+        return Self.take(from: &duplications, for: device) != nil
     }
 
     /// Until when events to `device` are held back at `now` (`nil`: not held). Forgets delays
     /// that have passed.
     mutating func eventDelay(for device: ServerState.DeviceKey, now: Date) -> Date? {
+        if eventDelays.isEmpty { return nil }
         eventDelays.removeAll { $0.until <= now }
         return eventDelays.filter { $0.target.matches(device) }.map(\.until).max()
     }
