@@ -369,6 +369,25 @@ enum ClientBenchmark {
             + "min \(Harness.format(rounds[0])), median \(Harness.format(rounds[2])), max \(Harness.format(rounds[4])) per message")
     }
 
+    static func probePipelined() async throws {
+        let messages = 100_000
+        let server = ChatServer()
+        let (aliceLink, bobLink) = try await room(on: server)
+        await aliceLink.disconnect()
+        let (_, total, token, _) = try await observedClient(server.connection(userId: "alice", deviceId: "phone"))
+        let (reached, signal) = AsyncStream.makeStream(of: Void.self)
+        let watcher = total.observe(on: .synchronous) { object, _ in
+            if object.snapshot == messages { signal.yield(); signal.finish() }
+        }
+        let seconds = try await Harness.once {
+            try await send(messages, from: bobLink, inFlight: 32)
+            for await _ in reached { break }
+        }
+        watcher.invalidate()
+        token.invalidate()
+        print("end to end, 32 in flight: \(Harness.format(seconds / Double(messages))) per message")
+    }
+
     // MARK: Unread total
 
     static func unreadTotal() {

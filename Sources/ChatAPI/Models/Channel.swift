@@ -17,8 +17,10 @@ public struct Channel: Sendable, Hashable, Codable, Identifiable {
     /// 0 for values not made by a server.
     public var version: Int = 0
 
-    final class Box: Sendable {
-        let fields: Fields
+    // @unchecked Sendable: `fields` is written only by `update(_:)`, and only while this box
+    // is the one value's own (`isKnownUniquelyReferenced`); a shared box is only read.
+    final class Box: @unchecked Sendable {
+        var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
@@ -48,11 +50,11 @@ public struct Channel: Sendable, Hashable, Codable, Identifiable {
         var hasMention: Bool
     }
 
-    /// Replaces the fields with changed ones (a new box: the old one may be shared).
+    /// Changes the fields: in place when no other value shares the box, else in a copy (so a
+    /// run of changes to one value copies the fields once).
     private mutating func update(_ change: (inout Fields) -> Void) {
-        var fields = box.fields
-        change(&fields)
-        box = Box(fields)
+        if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+        change(&box.fields)
     }
 
     /// The channel's unique, immutable id.
