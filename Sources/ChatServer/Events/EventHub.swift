@@ -253,7 +253,7 @@ struct EventHub: Sendable {
             let prepared = state.prepare(emission)
             var views = ViewMemo()
             if let candidates = state.audienceCandidates(of: prepared, connectedUsers: devicesByUser.count) {
-                for userId in Set(candidates) {
+                for userId in Self.unique(candidates) {
                     guard let devices = devicesByUser[userId] else { continue }
                     publish(prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
                 }
@@ -263,6 +263,19 @@ struct EventHub: Sendable {
                 }
             }
         }
+    }
+
+    /// `ids` without repeats (in no particular order): a short list is checked pairwise, without
+    /// hashing (an audience is most often one user or a small channel's members).
+    ///
+    /// - Complexity: O(n²) up to 8 ids, else O(n).
+    static func unique(_ ids: [String]) -> [String] {
+        guard ids.count > 1 else { return ids }
+        guard ids.count <= 8 else { return Array(Set(ids)) }
+        var unique: [String] = []
+        unique.reserveCapacity(ids.count)
+        for id in ids where !unique.contains(id) { unique.append(id) }
+        return unique
     }
 
     /// Sends the emission, as `userId` sees it, to each of their devices if they are in its

@@ -33,8 +33,9 @@ final class EventMailbox: Sendable {
     }
 
     private struct State: Sendable {
-        /// `buffer[head...]` are the events not yet taken, oldest first.
-        var buffer: [ConnectionEvent] = []
+        /// `buffer[head...]` are the events not yet taken, oldest first; a taken event's slot is
+        /// emptied (moved out, not copied).
+        var buffer: [ConnectionEvent?] = []
         var head = 0
         /// The reader, while it waits for an event.
         var reader: UnsafeContinuation<Void, Never>?
@@ -46,7 +47,7 @@ final class EventMailbox: Sendable {
 
         mutating func takeOldest() -> ConnectionEvent? {
             guard head < buffer.count else { return nil }
-            let event = buffer[head]
+            let event = buffer[head].take()
             head += 1
             if head == buffer.count {
                 buffer.removeAll(keepingCapacity: buffer.count <= 1_024)

@@ -31,9 +31,14 @@ extension ServerState {
             }
             sends.append(now)
         }
-        var readerSet = Set(channel.readers.keys)
-        if channel.isMember(userId) { readerSet.insert(userId) }
-        let readers = readerSet.sorted()
+        let readers: [String]
+        if channel.readers.isEmpty {
+            readers = channel.isMember(userId) ? [userId] : []
+        } else {
+            var readerSet = Set(channel.readers.keys)
+            if channel.isMember(userId) { readerSet.insert(userId) }
+            readers = readerSet.sorted()
+        }
         let sequence = channel.info.lastSequence + 1
         let mentions = Self.uniqueSorted(draft.mentionedUserIds.filter(channel.isMember))
         let text = try Self.filtered(draft.text, by: channel.moderationSettings)
