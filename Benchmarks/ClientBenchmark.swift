@@ -247,27 +247,37 @@ enum ClientBenchmark {
     ///   for its answer) and 32 in flight.
     static func endToEnd() async throws {
         let messages = 20_000
+        let rounds = 5
 
         // Server alone: both members' events are taken off their streams as they come (alice's
         // kept for the client stage), doing nothing else with them.
-        let bare = ChatServer()
-        let (aliceLink, bobLink) = try await room(on: bare)
-        let collector = Task {
-            var captured: [EventEnvelope] = []
-            for await item in aliceLink.events {
-                guard case .event(let envelope) = item, case .messageNew = envelope.event else { continue }
-                captured.append(envelope)
-                if captured.count == 2 * messages { break }
+        func serverWithReaders(inFlight: Int) async throws -> (seconds: Double, captured: [EventEnvelope]) {
+            let server = ChatServer()
+            let (aliceLink, bobLink) = try await room(on: server)
+            let collector = Task {
+                var captured: [EventEnvelope] = []
+                for await item in aliceLink.events {
+                    guard case .event(let envelope) = item, case .messageNew = envelope.event else { continue }
+                    captured.append(envelope)
+                    if captured.count == messages { break }
+                }
+                return captured
             }
-            return captured
+            let drain = Task { for await _ in bobLink.events {} }
+            let seconds = try await Harness.once { try await send(messages, from: bobLink, inFlight: inFlight) }
+            let captured = await collector.value
+            drain.cancel()
+            return (seconds, captured)
         }
-        let drain = Task { for await _ in bobLink.events {} }
-        let serverOnly = try await Harness.once { try await send(messages, from: bobLink, inFlight: 1) }
-        let serverPipelined = try await Harness.once { try await send(messages, from: bobLink, inFlight: 32, offset: messages) }
-        let captured = Array(await collector.value.prefix(messages))
-        drain.cancel()
-
-        let serverQuiet = try await serverWithoutWakeUps(messages)
+        let captured = try await serverWithReaders(inFlight: 1).captured
+        var serverOnly: [Double] = []
+        var serverPipelined: [Double] = []
+        var serverQuiet: [Double] = []
+        for _ in 0..<rounds {
+            serverOnly.append(try await serverWithReaders(inFlight: 1).seconds)
+            serverPipelined.append(try await serverWithReaders(inFlight: 32).seconds)
+            serverQuiet.append(try await serverWithoutWakeUps(messages))
+        }
 
         // Client alone: the captured events, as the transport would deliver them.
         func applied(burst: Int) async throws -> Double {
@@ -285,8 +295,12 @@ enum ClientBenchmark {
             token.invalidate()
             return seconds
         }
-        let clientSingly = try await applied(burst: 1)
-        let clientBursts = try await applied(burst: 64)
+        var clientSingly: [Double] = []
+        var clientBursts: [Double] = []
+        for _ in 0..<rounds {
+            clientSingly.append(try await applied(burst: 1))
+            clientBursts.append(try await applied(burst: 64))
+        }
 
         // End to end.
         func endToEnd(inFlight: Int) async throws -> Double {
@@ -308,28 +322,43 @@ enum ClientBenchmark {
             token.invalidate()
             return seconds
         }
-        let sequential = try await endToEnd(inFlight: 1)
-        let pipelined = try await endToEnd(inFlight: 32)
+        var sequential: [Double] = []
+        var pipelined: [Double] = []
+        for _ in 0..<rounds {
+            sequential.append(try await endToEnd(inFlight: 1))
+            pipelined.append(try await endToEnd(inFlight: 32))
+        }
 
         // The floor of any in-process path: a bare request/answer round trip between two tasks
         // (what the sender's await costs), the event's own hop on an AsyncStream aside.
-        let floor = await Harness.once {
-            let (requests, requester) = AsyncStream.makeStream(of: CheckedContinuation<Int, Never>.self)
-            let server = Task { var count = 0; for await answer in requests { count += 1; answer.resume(returning: count) } }
-            for _ in 0..<messages { blackHole(await withCheckedContinuation { requester.yield($0) }) }
-            requester.finish()
-            await server.value
+        var floor: [Double] = []
+        for _ in 0..<rounds {
+            floor.append(
+                await Harness.once {
+                    let (requests, requester) = AsyncStream.makeStream(of: CheckedContinuation<Int, Never>.self)
+                    let server = Task { var count = 0; for await answer in requests { count += 1; answer.resume(returning: count) } }
+                    for _ in 0..<messages { blackHole(await withCheckedContinuation { requester.yield($0) }) }
+                    requester.finish()
+                    await server.value
+                })
         }
 
         print("## client — end to end: request → server → event → cache → live list + unread total → observer\n")
-        print("\(messages) messages from bob to alice in a 2-member channel; alice's client shows her channels (a live list, observed) and the total unread count.\n")
-        func row(_ name: String, _ seconds: Double) -> [String] {
-            [name, Harness.format(seconds / Double(messages)), rate(Double(messages) / seconds)]
+        print(
+            "\(messages) messages from bob to alice in a 2-member channel; alice's client shows her channels (a live list, observed) "
+                + "and the total unread count. Each row is measured \(rounds) times, interleaved with the others.\n")
+        func row(_ name: String, _ samples: [Double]) -> [String] {
+            let sorted = samples.sorted()
+            let median = sorted[sorted.count / 2]
+            return [
+                name, Harness.format(median / Double(messages)), rate(Double(messages) / median),
+                "\(rate(Double(messages) / sorted[sorted.count - 1]))–\(rate(Double(messages) / sorted[0]))",
+            ]
         }
         Harness.table(
-            ["stage", "per message", "messages/s"],
+            ["stage", "per message (median)", "messages/s (median)", "messages/s (slowest–fastest round)"],
             [
-                row("server: sendMessage handled, 1 in flight (events taken off, nothing applied)", serverOnly),
+                row("server: sendMessage handled, 1 in flight (both members' events taken off as they come)", serverOnly),
                 row("server: sendMessage handled, 32 in flight", serverPipelined),
                 row("server: sendMessage handled, 1 in flight, no reader woken (events taken off between batches)", serverQuiet),
                 row("client: its messageNew events applied, one hop each", clientSingly),
@@ -367,25 +396,6 @@ enum ClientBenchmark {
         rounds.sort()
         print("server alone (sendMessage, 2-member channel, no reader woken), 5 rounds of 20,000: "
             + "min \(Harness.format(rounds[0])), median \(Harness.format(rounds[2])), max \(Harness.format(rounds[4])) per message")
-    }
-
-    static func probePipelined() async throws {
-        let messages = 100_000
-        let server = ChatServer()
-        let (aliceLink, bobLink) = try await room(on: server)
-        await aliceLink.disconnect()
-        let (_, total, token, _) = try await observedClient(server.connection(userId: "alice", deviceId: "phone"))
-        let (reached, signal) = AsyncStream.makeStream(of: Void.self)
-        let watcher = total.observe(on: .synchronous) { object, _ in
-            if object.snapshot == messages { signal.yield(); signal.finish() }
-        }
-        let seconds = try await Harness.once {
-            try await send(messages, from: bobLink, inFlight: 32)
-            for await _ in reached { break }
-        }
-        watcher.invalidate()
-        token.invalidate()
-        print("end to end, 32 in flight: \(Harness.format(seconds / Double(messages))) per message")
     }
 
     // MARK: Unread total

@@ -27,7 +27,6 @@ if wants("lists") { await LiveListBenchmark.run() }
 if groups.contains("client.lists") { try? await ClientBenchmark.liveQueries() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
-if groups.contains("probe.pipelined") { try? await ClientBenchmark.probePipelined() }
 if groups.contains("client.server") { try? await ClientBenchmark.serverAlone() }
 if groups.contains("client.memory") { await ClientMemoryBenchmark.run() }
 if wants("persistence") { await PersistenceBenchmark.run() }
