@@ -284,8 +284,7 @@ struct EventHub: Sendable {
         _ prepared: PreparedEmission, to userId: String, devices: [DeviceKey],
         views: inout ViewMemo, state: ServerState, faults: inout FaultPlan, now: Date
     ) {
-        guard state.includes(userId, in: prepared) else { return }
-        let key = state.viewKey(of: prepared, for: userId)
+        guard let key = state.audienceView(of: prepared, for: userId) else { return }
         var rendered: RenderedView
         if let known = views.lookup(key) {
             guard let known else { return }

@@ -72,6 +72,19 @@ extension ServerState {
         }
     }
 
+    /// `nil` when `userId` is not in the emission's audience (``includes(_:in:)``), else their
+    /// ``viewKey(of:for:)``: where the audience is a channel's members, one look at the user's
+    /// membership answers both.
+    ///
+    /// - Complexity: as ``includes(_:in:)``.
+    func audienceView(of prepared: PreparedEmission, for userId: String) -> ChannelView?? {
+        if case .channelMembers(_, let also) = prepared.audience, let channel = prepared.channel {
+            if let member = channel.members[userId] { return .some(ChannelView(member)) }
+            return also.contains(userId) ? .some(view(of: channel, for: userId)) : nil
+        }
+        return includes(userId, in: prepared) ? .some(viewKey(of: prepared, for: userId)) : nil
+    }
+
     /// What of the emission's event depends on `viewer`: their view of its channel (`nil` when
     /// the change concerns no channel, and every viewer gets the same event). Viewers with
     /// equal keys get equal events from ``event(for:view:now:)``.

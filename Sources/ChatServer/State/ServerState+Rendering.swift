@@ -12,6 +12,18 @@ extension ServerState {
         var membership: Membership
         var readSequence: Int
         var hasMention: Bool
+
+        init(membership: Membership, readSequence: Int, hasMention: Bool) {
+            self.membership = membership
+            self.readSequence = readSequence
+            self.hasMention = hasMention
+        }
+
+        /// A member's view.
+        init(_ member: MemberRecord) {
+            self.init(
+                membership: .member, readSequence: member.readSequence, hasMention: member.mentionSequence > member.readSequence)
+        }
     }
 
     /// `viewer`'s view of `channel` (``ChannelView/outsider`` for the console, `viewer == nil`).
@@ -19,11 +31,7 @@ extension ServerState {
     /// - Complexity: O(1).
     func view(of channel: ChannelRecord, for viewer: String?) -> ChannelView {
         guard let viewer else { return .outsider }
-        if let member = channel.members[viewer] {
-            return ChannelView(
-                membership: .member, readSequence: member.readSequence,
-                hasMention: member.mentionSequence > member.readSequence)
-        }
+        if let member = channel.members[viewer] { return ChannelView(member) }
         return channel.isBanned(viewer) ? ChannelView(membership: .banned, readSequence: 0, hasMention: false) : .outsider
     }
 

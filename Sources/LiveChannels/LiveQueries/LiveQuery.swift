@@ -252,6 +252,10 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         let error = (error as? ChatError) ?? ChatError.unavailable("\(error)")
         mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
             state.failPageLoad()
+            // The retry is registered before the failure is published: whoever sees the failure
+            // and then reconnects or calls `synchronize()` finds it (a retry started now waits for
+            // this lock, so it sees the load ended).
+            sync.retries.add(startedIn: connection) { [weak self] in await self?.retry() }
             return ((), { [weak self, weak source] in
                 guard let source else { return }
                 // Data shown stays as it is (`.local` from the cache, or `.fresh`).
@@ -259,7 +263,6 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
                 source.publish(dataStatus: dataStatus, loadingStatus: self?.currentLoadingStatus, error: error)
             })
         }
-        sync.retries.add(startedIn: connection) { [weak self] in await self?.retry() }
     }
 
     /// Loads again what failed: the page that failed, or the first page.

@@ -9,28 +9,51 @@ import Locking
 /// each retry says in which connection its work started (``connection``, read before sending);
 /// a retry of work that started before the current connection runs at once instead of waiting
 /// for the next drain.
+///
+/// A retry runs as a task of its own that the list keeps until it ends, so that ``runAll()`` —
+/// whoever calls it — returns only once every retry registered or running when it was called
+/// has ended: a `synchronize()` that follows a reconnect waits for the retries the reconnect
+/// started too.
 final class RetryList: Sendable {
     private struct State: Sendable {
         var pending: [@Sendable () async -> Void] = []
         /// Counts the connections made.
         var connection = 0
+        /// The retries started and not yet ended, by number.
+        var running: [Int: Task<Void, Never>] = [:]
+        var nextNumber = 0
+
+        /// Starts `retry` as a task that removes itself from ``running`` when it ends.
+        mutating func start(_ retry: @escaping @Sendable () async -> Void, in list: RetryList) -> Task<Void, Never> {
+            let number = nextNumber
+            nextNumber += 1
+            let task = Task {
+                await retry()
+                list.state.withLock { _ = $0.running.removeValue(forKey: number) }
+            }
+            running[number] = task
+            return task
+        }
     }
 
-    /// Guards the pending retries and the connection count. Lock order: a leaf (see `LockRank`).
+    /// Guards the pending and running retries and the connection count. Lock order: a leaf
+    /// (see `LockRank`).
     private let state = Lock(State(), rank: .leaf)
 
     /// The current connection's number: read it before sending a request that may need a retry.
     var connection: Int { state.withLock { $0.connection } }
 
     /// Adds a retry of work that started in connection `startedIn`: it runs once, at the next
-    /// drain — or now, if a newer connection has been made since.
+    /// drain — or now, if a newer connection has been made since. May be called under a live
+    /// query's lock (it takes only its own, and starts the retry as a task of its own).
     func add(startedIn connection: Int, _ retry: @escaping @Sendable () async -> Void) {
-        let runNow = state.withLock { state in
-            if connection < state.connection { return true }
-            state.pending.append(retry)
-            return false
+        state.withLock { state in
+            if connection < state.connection {
+                _ = state.start(retry, in: self)
+            } else {
+                state.pending.append(retry)
+            }
         }
-        if runNow { Task { await retry() } }
     }
 
     /// Records a new connection, then runs every pending retry.
@@ -39,16 +62,17 @@ final class RetryList: Sendable {
         await runAll()
     }
 
-    /// Runs every pending retry, all at once, and returns when they have all ended (a retry that
-    /// fails again adds itself back for the next drain). Concurrent, so that one retry that
-    /// waits long — for events a response must wait for, say — holds up no other.
+    /// Runs every pending retry, all at once, and returns when they — and every retry already
+    /// running when it was called — have ended (a retry that fails again adds itself back for
+    /// the next drain). Concurrent, so that one retry that waits long — for events a response
+    /// must wait for, say — holds up no other.
     func runAll() async {
-        let retries = state.withLock { state in
-            defer { state.pending.removeAll() }
-            return state.pending
+        let tasks = state.withLock { state -> [Task<Void, Never>] in
+            let running = Array(state.running.values)
+            let pending = state.pending
+            state.pending.removeAll()
+            return running + pending.map { state.start($0, in: self) }
         }
-        await withTaskGroup(of: Void.self) { group in
-            for retry in retries { group.addTask { await retry() } }
-        }
+        for task in tasks { await task.value }
     }
 }

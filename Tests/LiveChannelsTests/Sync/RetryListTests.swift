@@ -1,0 +1,86 @@
+import Foundation
+import Locking
+import Testing
+
+@testable import LiveChannels
+
+@Suite struct RetryListTests {
+    /// A retry that waits at a gate, recording when it starts and ends.
+    final class Probe: Sendable {
+        let gate = Gate()
+        private let state = Lock((started: false, ended: false))
+
+        var started: Bool { state.withLock { $0.started } }
+        var ended: Bool { state.withLock { $0.ended } }
+
+        func run() async {
+            state.withLock { $0.started = true }
+            await gate.wait()
+            state.withLock { $0.ended = true }
+        }
+
+        /// Returns once the retry has started (bounded: a few seconds of scheduler turns).
+        func waitUntilStarted() async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !started {
+                try #require(ContinuousClock.now < deadline, "the retry never started")
+                await Task.yield()
+            }
+        }
+    }
+
+    /// A reconnect takes the pending retry and starts it; a `synchronize()` (`runAll`) called
+    /// meanwhile must still wait for it, not return because nothing is pending any more.
+    @Test(.timeLimit(.minutes(1))) func runAllWaitsForTheRetriesAReconnectStarted() async throws {
+        let list = RetryList()
+        let probe = Probe()
+        list.add(startedIn: 0) { await probe.run() }
+        let reconnect = Task { await list.connectionEstablished() }
+        try await probe.waitUntilStarted()
+        let synchronize = Task {
+            await list.runAll()
+            return probe.ended
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        probe.gate.open()
+        #expect(await synchronize.value, "runAll returned before the running retry ended")
+        await reconnect.value
+    }
+
+    /// A retry of work that started on an older connection runs at once; `runAll` waits for it.
+    @Test(.timeLimit(.minutes(1))) func runAllWaitsForARetryStartedAtOnce() async throws {
+        let list = RetryList()
+        await list.connectionEstablished()
+        let probe = Probe()
+        list.add(startedIn: 0) { await probe.run() }
+        try await probe.waitUntilStarted()
+        let synchronize = Task {
+            await list.runAll()
+            return probe.ended
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        probe.gate.open()
+        #expect(await synchronize.value, "runAll returned before the retry started at once ended")
+    }
+
+    /// A retry that fails again adds itself back: it waits for the next drain, and the drain
+    /// that ran it does not wait for that next one.
+    @Test(.timeLimit(.minutes(1))) func aRetryThatFailsAgainWaitsForTheNextDrain() async {
+        let list = RetryList()
+        let runs = Lock(0)
+        @Sendable func attempt() async {
+            let number = runs.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            if number == 1 { list.add(startedIn: list.connection) { await attempt() } }
+        }
+        list.add(startedIn: 0) { await attempt() }
+        await list.connectionEstablished()
+        #expect(runs.withLock { $0 } == 1)
+        await list.runAll()
+        #expect(runs.withLock { $0 } == 2)
+        await list.runAll()
+        #expect(runs.withLock { $0 } == 2)
+    }
+}
