@@ -188,9 +188,15 @@ extension ServerState {
     ///
     /// - Complexity: O(body) + ``ChannelSortIndexes/update(from:to:)``.
     mutating func modifyChannel(_ channelId: String, _ body: (inout Channel) -> Void) {
-        let old = channels[channelId]!.info
-        body(&channels[channelId]!.info)
-        sortIndexes.update(from: old, to: channels[channelId]!.info)
+        let (old, new) = Self.change(&channels[channelId]!.info, body)
+        sortIndexes.update(from: old, to: new)
+    }
+
+    /// Runs `body` on `info`; returns the value before and after (one access to the record).
+    private static func change(_ info: inout Channel, _ body: (inout Channel) -> Void) -> (old: Channel, new: Channel) {
+        let old = info
+        body(&info)
+        return (old, info)
     }
 
     /// - Throws: `limitExceeded` when `adding` more members would pass the limit.

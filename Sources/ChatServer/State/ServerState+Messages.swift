@@ -173,9 +173,16 @@ extension ServerState {
     /// Makes room for one more message in a channel that keeps as many as it may: forgets the
     /// oldest one's id and flags (the append that follows drops the message itself).
     private mutating func forgetOldestMessageIfFull(in channelId: String) {
-        guard channels[channelId]!.messages.isFull, let oldest = channels[channelId]!.messages.oldest else { return }
+        guard let (oldest, isFlagged) = Self.oldestIfFull(channels[channelId]!) else { return }
         messageLocations[oldest.messageId] = nil
-        channels[channelId]!.messageFlags[oldest.sequence] = nil
+        // Flags are moderation state the storage writes: cleared only when there are some.
+        if isFlagged { channels[channelId]!.messageFlags[oldest.sequence] = nil }
+    }
+
+    /// The message the channel's next one pushes out, if it is full, and whether it is flagged.
+    private static func oldestIfFull(_ record: borrowing ChannelRecord) -> (Message, Bool)? {
+        guard record.messages.isFull, let oldest = record.messages.oldest else { return nil }
+        return (oldest, record.messageFlags[oldest.sequence] != nil)
     }
 
     private static func uniqueSorted(_ ids: [String]) -> [String] { Array(Set(ids)).sorted() }

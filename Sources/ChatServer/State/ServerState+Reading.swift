@@ -70,8 +70,15 @@ extension ServerState {
     /// members — every member (their member lists show it live).
     mutating func moveReadMarker(of userId: String, in channelId: String, to sequence: Int, tellingMembers: Bool = true) {
         guard let current = channels[channelId]?.members[userId]?.readSequence, sequence > current else { return }
-        channels[channelId]!.members[userId]!.readSequence = sequence
-        let toEveryMember = tellingMembers && channels[channelId]!.members.count <= configuration.maxMembersForReadEvents
+        let memberCount = Self.setReadSequence(sequence, of: userId, in: &channels[channelId]!)
+        let toEveryMember = tellingMembers && memberCount <= configuration.maxMembersForReadEvents
         emit(.readMarkerMoved(channelId: channelId, userId: userId), to: toEveryMember ? .channelMembers(channelId) : .users([userId]))
+    }
+
+    /// Moves a member's read marker in `record`; returns the channel's member count (one access
+    /// to the record for both).
+    private static func setReadSequence(_ sequence: Int, of userId: String, in record: inout ChannelRecord) -> Int {
+        record.members[userId]!.readSequence = sequence
+        return record.members.count
     }
 }

@@ -97,10 +97,11 @@ struct ServerState: Sendable {
     /// members, its messages), so it moves with every change in the channel.
     mutating func emit(_ change: StateChange, to audience: Audience) {
         revision += 1
+        var messageSequence: Int?
         switch change {
         case .messageNew(let channelId, let sequence), .messageUpdated(let channelId, let sequence),
             .messageDeleted(let channelId, let sequence):
-            channels[channelId]?.messages.modify(sequence: sequence) { $0.version = revision }
+            messageSequence = sequence
             changedMessages.append(MessageLocation(channelId: channelId, sequence: sequence))
         case .userUpdated(let userId), .presenceChanged(let userId):
             users[userId]?.version = revision
@@ -108,10 +109,19 @@ struct ServerState: Sendable {
             break
         }
         if let channelId = change.channelId {
-            channels[channelId]?.info.version = revision
+            // One access to the record stamps the channel and its message.
+            Self.stamp(&channels[channelId], revision: revision, messageSequence: messageSequence)
             channelChanges.record(channelId, at: revision)
         }
         outbox.append(Emission(change: change, audience: audience))
+    }
+
+    /// Gives `record`'s channel, and its message numbered `messageSequence` if any, the version
+    /// `revision`.
+    private static func stamp(_ record: inout ChannelRecord?, revision: Int, messageSequence: Int?) {
+        guard record != nil else { return }
+        record!.info.version = revision
+        if let messageSequence { record!.messages.modify(sequence: messageSequence) { $0.version = revision } }
     }
 
     /// A new revision for a change nobody is told about (a user's registration).
