@@ -128,10 +128,10 @@ enum PersistenceBenchmark {
 
         var memory: [Double] = []
         var disk: [(live: Double, persisted: Double, writer: Double)] = []
-        // Seven interleaved pairs (a run is about a tenth of a second, so one pair says little:
+        // Fifteen interleaved pairs (a run is about a tenth of a second, so one pair says little:
         // the writer competes with the live path for the two cores): medians, and the spread of
         // the pairs' own ratios.
-        let pairs = 7
+        let pairs = 15
         for run in 0..<pairs {
             memory.append(try await measure(.inMemory).live)
             let file = directory.appendingPathComponent("behind-\(run).sqlite")
