@@ -30,6 +30,9 @@ final class ServerEngine: Sendable {
     /// Whether the fault plan holds a request fault; written under ``core`` only, so it changes
     /// in the order the plan does.
     private let requestFaultsArmed = AtomicValue(false)
+    /// Requests' first holds of ``core`` run one after another without a thread blocked on the
+    /// lock for each (see ``RequestCombiner``).
+    private let requests = RequestCombiner<Result<(result: Outcome, ticket: Int), ChatError>>()
 
     /// An in-memory engine.
     init(clock: any ServerClock, configuration: ServerConfiguration) {
@@ -257,7 +260,24 @@ final class ServerEngine: Sendable {
     /// - Throws: `unavailable` when the connection has ended or the write failed; else the
     ///   request's error.
     func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError) -> ResponseEnvelope {
-        let (outcome, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> Outcome in
+        let firstHold = await requests.run { [self] in
+            Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
+        }
+        let (outcome, ticket) = try firstHold.get()
+        switch outcome {
+        case .done(let envelope):
+            try await written(ticket)
+            return envelope
+        case .scanning(let scan):
+            return try await finishScan(scan, of: request, from: device, linkId: linkId)
+        }
+    }
+
+    /// A request's first hold of the lock: all of it but a long scan's later steps.
+    private func handleFirstHold(
+        of request: ChatRequest, from device: DeviceKey, linkId: UInt64
+    ) throws(ChatError) -> (result: Outcome, ticket: Int) {
+        try withCore { (core: inout ServerCore) throws(ChatError) -> Outcome in
             if core.isClosed { throw Self.closedError }
             let now = clock.now
             guard core.hub.linkId(of: device) == linkId else {
@@ -297,17 +317,10 @@ final class ServerEngine: Sendable {
             }
             return .done(core.envelope(for: device, response))
         }
-        switch outcome {
-        case .done(let envelope):
-            try await written(ticket)
-            return envelope
-        case .scanning(let scan):
-            return try await finishScan(scan, of: request, from: device, linkId: linkId)
-        }
     }
 
     /// What the first hold of a request ends with.
-    private enum Outcome {
+    private enum Outcome: Sendable {
         case done(ResponseEnvelope)
         case scanning(ChannelScan)
     }

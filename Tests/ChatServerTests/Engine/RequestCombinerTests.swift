@@ -1,0 +1,76 @@
+import Foundation
+import Locking
+import Testing
+import TestSupport
+
+@testable import ChatServer
+
+@Suite struct RequestCombinerTests {
+    /// What the requests did: who ran, in which order, and whether two ever overlapped.
+    final class Ledger: Sendable {
+        private let state = Lock((running: 0, overlapped: false, order: [Int]()))
+
+        func run(_ id: Int, spinning: Int) -> Int {
+            state.withLock { state in
+                state.running += 1
+                if state.running > 1 { state.overlapped = true }
+            }
+            var total = 0
+            for step in 0..<spinning { total &+= step }
+            state.withLock { state in
+                state.running -= 1
+                state.order.append(id)
+            }
+            return id &* 31 &+ (total & 0)
+        }
+
+        var overlapped: Bool { state.withLock { $0.overlapped } }
+        var order: [Int] { state.withLock { $0.order } }
+    }
+
+    /// Many tasks send requests at once, some in bursts, some one by one: every request runs
+    /// exactly once, never beside another, each caller gets its own request's outcome, and one
+    /// task's requests run in the order it sent them (seeded; more waiting than one combiner
+    /// runs, so the role is handed on).
+    @Test(.timeLimit(.minutes(1))) func everyRequestRunsOnceAloneAndAnswersItsCaller() async {
+        let seed = SeededGenerator.testSeed(0xC0B1)
+        var random = SeededGenerator(seed: seed)
+        let combiner = RequestCombiner<Int>()
+        let ledger = Ledger()
+        let tasks = 48
+        let perTask = 60
+        let spins = (0..<(tasks * perTask)).map { _ in Int.random(in: 0..<2_000, using: &random) }
+        let answers = await withTaskGroup(of: [(Int, Int)].self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    var answers: [(Int, Int)] = []
+                    for number in 0..<perTask {
+                        let id = task * perTask + number
+                        let spinning = spins[id]
+                        answers.append((id, await combiner.run { ledger.run(id, spinning: spinning) }))
+                        if id % 7 == 0 { await Task.yield() }
+                    }
+                    return answers
+                }
+            }
+            return await group.reduce(into: [(Int, Int)]()) { $0 += $1 }
+        }
+        #expect(!ledger.overlapped, "two requests ran at once, seed \(seed)")
+        #expect(answers.count == tasks * perTask)
+        #expect(answers.allSatisfy { $0.1 == $0.0 &* 31 }, "a caller got another request's outcome, seed \(seed)")
+        let order = ledger.order
+        #expect(order.count == tasks * perTask && Set(order).count == order.count, "a request ran twice or never, seed \(seed)")
+        for task in 0..<tasks {
+            let mine = order.filter { $0 / perTask == task }
+            #expect(mine == mine.sorted(), "task \(task)'s requests ran out of order, seed \(seed)")
+        }
+    }
+
+    /// A request that arrives while none runs runs at once, on its own task.
+    @Test func aLoneRequestRunsOnItsOwnTask() async {
+        let combiner = RequestCombiner<Int>()
+        let outcome = await combiner.run { 42 }
+        #expect(outcome == 42)
+        #expect(await combiner.run { 7 } == 7)
+    }
+}
