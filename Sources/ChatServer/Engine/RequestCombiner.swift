@@ -58,6 +58,25 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
     /// Lock order: a leaf (see `LockRank`): nothing is taken under it.
     private let state = Lock(State(), rank: .leaf)
 
+    /// Becomes the combiner if no request runs now: the caller then runs its request itself and
+    /// calls ``finishCombining()`` right after (the fast path: nothing is allocated). `false`:
+    /// use ``run(_:)``.
+    func tryCombining() -> Bool {
+        state.withLock { state in
+            guard state.isCombining else {
+                state.isCombining = true
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Ends the caller's own request as the combiner (after ``tryCombining()``): runs the
+    /// requests queued meanwhile, as ``run(_:)``'s combiner does.
+    func finishCombining() {
+        combineQueued()
+    }
+
     /// Runs `work` when it is its turn (on this task, or on the combiner's) and returns what it
     /// returned.
     func run(_ work: @escaping Work) async -> Outcome {
@@ -90,6 +109,14 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
     /// ``turnsPerCombiner`` ran; then ends combining, or hands the role to the oldest waiter.
     private func combine(starting own: Work) -> Outcome {
         let outcome = own()
+        combineQueued()
+        return outcome
+    }
+
+    /// The combiner's part after its own request: runs the queued requests (resuming each with
+    /// its outcome) until none is left — combining ends — or ``turnsPerCombiner`` ran: then the
+    /// oldest waiter takes the role.
+    private func combineQueued() {
         var turns = 0
         while true {
             let next = state.withLock { state -> Queued? in
@@ -99,11 +126,11 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
                 }
                 return next
             }
-            guard let next else { return outcome }
+            guard let next else { return }
             if turns == Self.turnsPerCombiner {
                 // Enough for this caller: the oldest waiter runs its own request and combines.
                 next.continuation.resume(returning: .combine)
-                return outcome
+                return
             }
             turns += 1
             next.continuation.resume(returning: .done(next.work()))

@@ -260,8 +260,15 @@ final class ServerEngine: Sendable {
     /// - Throws: `unavailable` when the connection has ended or the write failed; else the
     ///   request's error.
     func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError) -> ResponseEnvelope {
-        let firstHold = await requests.run { [self] in
-            Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
+        let firstHold: Result<(result: Outcome, ticket: Int), ChatError>
+        if requests.tryCombining() {
+            // Nobody else's request runs: this one runs here, then whatever queued meanwhile.
+            firstHold = Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
+            requests.finishCombining()
+        } else {
+            firstHold = await requests.run { [self] in
+                Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
+            }
         }
         let (outcome, ticket) = try firstHold.get()
         switch outcome {

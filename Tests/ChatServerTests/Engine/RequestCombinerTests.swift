@@ -28,7 +28,7 @@ import TestSupport
         var order: [Int] { state.withLock { $0.order } }
     }
 
-    /// Many tasks send requests at once, some in bursts, some one by one: every request runs
+    /// Many tasks send requests at once, some through the fast path, some queued: every request runs
     /// exactly once, never beside another, each caller gets its own request's outcome, and one
     /// task's requests run in the order it sent them (seeded; more waiting than one combiner
     /// runs, so the role is handed on).
@@ -47,7 +47,13 @@ import TestSupport
                     for number in 0..<perTask {
                         let id = task * perTask + number
                         let spinning = spins[id]
-                        answers.append((id, await combiner.run { ledger.run(id, spinning: spinning) }))
+                        if id % 3 == 0, combiner.tryCombining() {
+                            // The fast path: the caller runs its own request, then the queue.
+                            answers.append((id, ledger.run(id, spinning: spinning)))
+                            combiner.finishCombining()
+                        } else {
+                            answers.append((id, await combiner.run { ledger.run(id, spinning: spinning) }))
+                        }
                         if id % 7 == 0 { await Task.yield() }
                     }
                     return answers
@@ -66,11 +72,15 @@ import TestSupport
         }
     }
 
-    /// A request that arrives while none runs runs at once, on its own task.
+    /// A request that arrives while none runs runs at once, on its own task; while one runs
+    /// (the fast path taken), another cannot take it.
     @Test func aLoneRequestRunsOnItsOwnTask() async {
         let combiner = RequestCombiner<Int>()
         let outcome = await combiner.run { 42 }
         #expect(outcome == 42)
+        #expect(combiner.tryCombining())
+        #expect(!combiner.tryCombining(), "two combiners at once")
+        combiner.finishCombining()
         #expect(await combiner.run { 7 } == 7)
     }
 }
