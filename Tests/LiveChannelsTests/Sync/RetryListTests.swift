@@ -19,14 +19,28 @@ import Testing
             state.withLock { $0.ended = true }
         }
 
-        /// Returns once the retry has started (bounded: a few seconds of scheduler turns).
+        /// Returns once the retry has started (bounded in scheduler turns).
         func waitUntilStarted() async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
+            var turns = 0
             while !started {
-                try #require(ContinuousClock.now < deadline, "the retry never started")
+                turns += 1
+                try #require(turns < 10_000_000, "the retry never started")
                 await Task.yield()
             }
         }
+    }
+
+    /// Calls `runAll` while `probe`'s retry runs, lets the scheduler turn a thousand times (a
+    /// wrong `runAll` returns meanwhile), then lets the retry end; whether `runAll` returned only
+    /// after it.
+    static func runAllEndsAfter(_ probe: Probe, on list: RetryList) async -> Bool {
+        let synchronize = Task {
+            await list.runAll()
+            return probe.ended
+        }
+        for _ in 0..<1_000 { await Task.yield() }
+        probe.gate.open()
+        return await synchronize.value
     }
 
     /// A reconnect takes the pending retry and starts it; a `synchronize()` (`runAll`) called
@@ -37,13 +51,7 @@ import Testing
         list.add(startedIn: 0) { await probe.run() }
         let reconnect = Task { await list.connectionEstablished() }
         try await probe.waitUntilStarted()
-        let synchronize = Task {
-            await list.runAll()
-            return probe.ended
-        }
-        try await Task.sleep(for: .milliseconds(20))
-        probe.gate.open()
-        #expect(await synchronize.value, "runAll returned before the running retry ended")
+        #expect(await Self.runAllEndsAfter(probe, on: list), "runAll returned before the running retry ended")
         await reconnect.value
     }
 
@@ -54,13 +62,7 @@ import Testing
         let probe = Probe()
         list.add(startedIn: 0) { await probe.run() }
         try await probe.waitUntilStarted()
-        let synchronize = Task {
-            await list.runAll()
-            return probe.ended
-        }
-        try await Task.sleep(for: .milliseconds(20))
-        probe.gate.open()
-        #expect(await synchronize.value, "runAll returned before the retry started at once ended")
+        #expect(await Self.runAllEndsAfter(probe, on: list), "runAll returned before the retry started at once ended")
     }
 
     /// A retry that fails again adds itself back: it waits for the next drain, and the drain
