@@ -71,23 +71,10 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
         }
     }
 
-    /// Ends the caller's own request as the combiner (after ``tryCombining()``): runs the
-    /// requests queued meanwhile, as ``run(_:)``'s combiner does.
-    func finishCombining() {
-        combineQueued()
-    }
-
     /// Runs `work` when it is its turn (on this task, or on the combiner's) and returns what it
     /// returned.
     func run(_ work: @escaping Work) async -> Outcome {
-        let combines = state.withLock { state -> Bool in
-            guard state.isCombining else {
-                state.isCombining = true
-                return true
-            }
-            return false
-        }
-        if combines { return combine(starting: work) }
+        if tryCombining() { return combine(starting: work) }
         let resumption = await withUnsafeContinuation { (continuation: UnsafeContinuation<Resumption, Never>) in
             let combinesNow = state.withLock { state -> Bool in
                 guard state.isCombining else {
@@ -109,14 +96,14 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
     /// ``turnsPerCombiner`` ran; then ends combining, or hands the role to the oldest waiter.
     private func combine(starting own: Work) -> Outcome {
         let outcome = own()
-        combineQueued()
+        finishCombining()
         return outcome
     }
 
-    /// The combiner's part after its own request: runs the queued requests (resuming each with
-    /// its outcome) until none is left — combining ends — or ``turnsPerCombiner`` ran: then the
-    /// oldest waiter takes the role.
-    private func combineQueued() {
+    /// Ends the combiner's own request (after ``tryCombining()``, or in ``run(_:)``): runs the
+    /// requests queued meanwhile (resuming each with its outcome) until none is left — combining
+    /// ends — or ``turnsPerCombiner`` ran: then the oldest waiter takes the role.
+    func finishCombining() {
         var turns = 0
         while true {
             let next = state.withLock { state -> Queued? in
