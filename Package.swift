@@ -40,7 +40,8 @@ let package = Package(
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "LiveCoreTests", dependencies: ["LiveCore", "Locking", "TestSupport"]),
         .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI", "TestSupport"]),
-        .testTarget(name: "ChatServerTests", dependencies: ["ChatServer", "ChatAPI", "Locking", "SQLiteSupport", "TestSupport"]),
+        .testTarget(
+            name: "ChatServerTests", dependencies: ["ChatServer", "ChatAPI", "Locking", "SQLiteSupport", "RowCoding", "TestSupport"]),
         .testTarget(
             name: "LiveChannelsTests",
             dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "Locking", "SQLiteSupport", "RowCoding", "TestSupport"]),

@@ -83,6 +83,11 @@ public final class ChatServer: Sendable {
     /// The server's clock.
     public var clock: any ServerClock { engine.clock }
 
+    /// The identity of the server's history, told to every client in its `ConnectResult`:
+    /// drawn anew at every start of an in-memory server; kept in a store file from its
+    /// creation, so the same at every restart on that file.
+    public var epoch: String { engine.epoch }
+
     /// A transport for one device of one user. Registers the user (if the id is valid) at once;
     /// call `connect(resumingAfter:)` on it to start.
     public func connection(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> any ChatTransport {

@@ -85,9 +85,12 @@ package struct RowReader {
         return value
     }
 
-    /// A `Date` (its `timeIntervalSinceReferenceDate`).
+    /// A `Date` (its `timeIntervalSinceReferenceDate`): finite, or the row is refused (no date
+    /// the server or a client keeps is infinite, and none may reach a timer or the wire).
     package mutating func date() throws(RowCodingError) -> Date {
-        Date(timeIntervalSinceReferenceDate: try double())
+        let interval = try double()
+        guard interval.isFinite else { throw .invalid("a date that is not finite") }
+        return Date(timeIntervalSinceReferenceDate: interval)
     }
 
     /// A string: a byte count and that many bytes of valid UTF-8.

@@ -28,15 +28,20 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
         self.limit = limit
     }
 
-    /// Throws `ChatError.invalidArgument` for a limit out of range (`"limit"`) or a negative
-    /// sequence number (`"sequence"`).
+    /// The highest sequence number a position may name: 2^53, the largest integer every JSON
+    /// reader keeps exactly.
+    public static let maximumSequence = 1 << 53
+
+    /// Throws `ChatError.invalidArgument` for a limit out of range (`"limit"`) or a sequence
+    /// number outside 0…``maximumSequence`` (`"sequence"`).
     public func validate() throws {
         try PageSize.validate(limit, field: "limit")
         switch position {
         case .latest: break
         case .before(let sequence), .after(let sequence):
-            guard sequence >= 0 else {
-                throw ChatError.invalidArgument(field: "sequence", reason: "must not be negative")
+            guard (0...Self.maximumSequence).contains(sequence) else {
+                throw ChatError.invalidArgument(
+                    field: "sequence", reason: "must be between 0 and \(Self.maximumSequence)")
             }
         }
     }
@@ -54,19 +59,24 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
     /// and a page `.after` a sequence older than it starts at it.
     ///
     /// - Complexity: O(1).
+    /// Arithmetic never overflows: positions and limits beyond what ``validate()`` accepts are
+    /// clamped first.
     public func sequenceRange(lastSequence: Int, oldestSequence: Int = 1) -> ClosedRange<Int>? {
         let oldest = max(1, oldestSequence)
+        let limit = min(max(0, self.limit), Self.maximumSequence)
         let upper =
             switch position {
             case .latest: lastSequence
-            case .before(let sequence): min(sequence - 1, lastSequence)
-            case .after(let sequence): min(max(sequence, oldest - 1) + limit, lastSequence)
+            case .before(let sequence): min(Self.clamped(sequence) - 1, lastSequence)
+            case .after(let sequence): min(max(Self.clamped(sequence), oldest - 1) + limit, lastSequence)
             }
         let lower =
-            if case .after(let sequence) = position { sequence + 1 } else { upper - limit + 1 }
+            if case .after(let sequence) = position { Self.clamped(sequence) + 1 } else { upper - limit + 1 }
         let clampedLower = max(oldest, lower)
         return clampedLower <= upper ? clampedLower...upper : nil
     }
+
+    private static func clamped(_ sequence: Int) -> Int { min(max(-1, sequence), maximumSequence) }
 }
 
 extension MessagePageQuery {

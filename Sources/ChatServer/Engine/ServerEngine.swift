@@ -24,6 +24,9 @@ final class ServerEngine: Sendable {
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
     /// store's own locks; the store never takes ``core``.
     let store: (any ServerStore)?
+    /// The identity of the server's history (``ChatAPI/ConnectResult/epoch``): the store's, or
+    /// drawn at start for an in-memory server.
+    let epoch: String
     /// Wakes the engine at its deadlines (`nil` with a clock that tells of its advances). Lock
     /// order: a leaf (the timer is armed after it is released; see `LockRank`).
     private let wakeUps = Lock<WakeUpTimer?>(nil, rank: .leaf)
@@ -40,6 +43,7 @@ final class ServerEngine: Sendable {
         self.configuration = configuration
         core = FairLock(ServerCore(configuration: configuration), rank: .serverCore)
         store = nil
+        epoch = ServerEpoch.text(ServerEpoch.random())
         startWakeUps()
     }
 
@@ -65,6 +69,7 @@ final class ServerEngine: Sendable {
         core.state.archive = store
         self.core = FairLock(core, rank: .serverCore)
         self.store = store
+        epoch = store.epoch
         startWakeUps()
         // Deadlines restored from the file (mutes, rate limits) are woken for too.
         if let next = self.core.withLock({ $0.nextDeadline }) { wakeUps.withLock { $0 }?.arm(at: next) }
@@ -220,7 +225,7 @@ final class ServerEngine: Sendable {
             core.disconnectSlowDevices(now: now)  // a replay longer than the pending limit
             let result = ConnectResult(
                 status: attachment.status, currentUser: core.state.users[device.userId]!,
-                lastSequence: attachment.lastSequence)
+                lastSequence: attachment.lastSequence, epoch: epoch)
             return (result, attachment.linkId)
         }
         return (result, linkId, ticket)

@@ -29,8 +29,10 @@ final class WakeUpTimer: Sendable {
         self.wake = wake
     }
 
-    /// Wakes the server at `deadline`, unless a wake-up at or before it is armed.
+    /// Wakes the server at `deadline`, unless a wake-up at or before it is armed. A deadline
+    /// that is not a finite date is never armed (it would wake the server in a loop).
     func arm(at deadline: Date) {
+        guard deadline.timeIntervalSinceReferenceDate.isFinite else { return }
         state.withLock { state in
             guard !state.isCancelled, state.armed.map({ deadline < $0 }) ?? true else { return }
             state.task?.cancel()

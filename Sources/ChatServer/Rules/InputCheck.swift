@@ -83,11 +83,37 @@ enum InputCheck {
         }
     }
 
-    /// A period in seconds: finite and positive, or -1 for "no end".
+    /// A period in seconds: positive and at most ``InputLimits/maxPeriod``, or -1 for "no end".
+    /// NaN and infinities are refused (every comparison below is false for NaN).
     static func period(_ value: Double, field: String) throws(ChatError) {
-        guard value.isFinite, value > 0 || value == -1 else {
+        guard value == -1 || (value > 0 && value <= InputLimits.maxPeriod) else {
             throw .invalidArgument(
-                field: field, reason: "must be a positive number of seconds, or -1 for no end")
+                field: field,
+                reason: "must be a positive number of seconds up to \(Int(InputLimits.maxPeriod)) (ten years), or -1 for no end")
+        }
+    }
+
+    /// A rate limit's window in seconds: positive and at most ``InputLimits/maxRateLimitWindow``.
+    static func rateLimitWindow(_ value: Double) throws(ChatError) {
+        guard value > 0 && value <= InputLimits.maxRateLimitWindow else {
+            throw .invalidArgument(
+                field: "window",
+                reason: "must be a positive number of seconds up to \(Int(InputLimits.maxRateLimitWindow)) (one day)")
+        }
+    }
+
+    /// A rate limit's message count: 1 to ``InputLimits/maxRateLimitMessages``.
+    static func rateLimitMessages(_ value: Int) throws(ChatError) {
+        guard (1...InputLimits.maxRateLimitMessages).contains(value) else {
+            throw .invalidArgument(
+                field: "limit", reason: "must be between 1 and \(InputLimits.maxRateLimitMessages) messages")
+        }
+    }
+
+    /// A sequence number a request names: 0 to ``InputLimits/maxSequence``.
+    static func sequence(_ value: Int, field: String) throws(ChatError) {
+        guard (0...InputLimits.maxSequence).contains(value) else {
+            throw .invalidArgument(field: field, reason: "must be between 0 and \(InputLimits.maxSequence)")
         }
     }
 

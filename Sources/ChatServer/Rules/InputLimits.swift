@@ -52,4 +52,21 @@ public enum InputLimits {
     public static let maxScalarsPerCharacter = 32
     /// Page size of every query: 1 to 100.
     public static let maxPageSize = 100
+
+    // MARK: Numbers
+
+    /// The longest period, in seconds, of a mute (of a channel or of members) and of a rate
+    /// limit: ten years of 365 days (315,360,000 s). `-1` means "until lifted"; a longer, zero,
+    /// negative (but -1), NaN or infinite period is `invalidArgument(field: "period")`.
+    public static let maxPeriod: Double = 315_360_000
+    /// The longest window of a rate limit, in seconds: one day (86,400 s); the window must be
+    /// positive (`invalidArgument(field: "window")`).
+    public static let maxRateLimitWindow: Double = 86_400
+    /// The most messages a rate limit may allow per window: 1 to 10,000
+    /// (`invalidArgument(field: "limit")`).
+    public static let maxRateLimitMessages = 10_000
+    /// The highest sequence number a request may name (a message page's position, `hello`'s
+    /// `resumeAfter`): 2^53, the largest integer every JSON reader keeps exactly. Numbers are
+    /// at least 0 (`invalidArgument(field: "sequence")`, `"resumeAfter"`).
+    public static let maxSequence = MessagePageQuery.maximumSequence
 }

@@ -95,7 +95,8 @@ extension ServerState {
     /// their sends in the channel whether or not they left and rejoined meanwhile; setting or
     /// removing the limit starts every window afresh.
     ///
-    /// - Throws: `invalidArgument` (`period`, `limit` < 1, `window` not positive); `notFound`;
+    /// - Throws: `invalidArgument` (`period` beyond ``InputLimits/maxPeriod``, `limit` beyond
+    ///   1…``InputLimits/maxRateLimitMessages``, `window` beyond ``InputLimits/maxRateLimitWindow``); `notFound`;
     ///   `notAllowed`; `forbidden`.
     mutating func setRateLimit(
         _ channelId: String, period: TimeInterval, limit: Int?, window: TimeInterval, by caller: Caller, now: Date
@@ -103,10 +104,8 @@ extension ServerState {
         var policy: RateLimitPolicy?
         if let limit {
             try InputCheck.period(period, field: "period")
-            guard limit >= 1 else { throw .invalidArgument(field: "limit", reason: "must be at least 1") }
-            guard window.isFinite, window > 0 else {
-                throw .invalidArgument(field: "window", reason: "must be a positive number of seconds")
-            }
+            try InputCheck.rateLimitMessages(limit)
+            try InputCheck.rateLimitWindow(window)
             policy = RateLimitPolicy(limit: limit, window: window, until: period == -1 ? .distantFuture : now + period)
         }
         _ = try authorizedRecord(channelId, .manageRateLimit, by: caller, now: now)

@@ -23,6 +23,7 @@ import SQLiteSupport
 ///   ``connection`` (the writer takes ``connection`` without ``state`` held; see `LockRank`).
 final class SQLiteServerStore: ServerStore {
     let path: String
+    let epoch: String
     /// Lock order: `LockRank.storeConnection`, innermost but for leaves.
     private let connection: Lock<SQLiteConnection?>
     /// Lock order: `LockRank.storeWriter`, after the engine's lock, before ``connection``.
@@ -55,10 +56,14 @@ final class SQLiteServerStore: ServerStore {
     init(url: URL, durability: StorageDurability, messagesPerChannel: Int) throws(ChatError) {
         path = url.path
         self.messagesPerChannel = messagesPerChannel
-        connection = Lock(try Self.open(path: url.path, durability: durability), rank: .storeConnection)
+        let (opened, epoch) = try Self.open(path: url.path, durability: durability)
+        self.epoch = ServerEpoch.text(epoch)
+        connection = Lock(opened, rank: .storeConnection)
     }
 
-    private static func open(path: String, durability: StorageDurability) throws(ChatError) -> SQLiteConnection {
+    /// Opens the file and returns it with its epoch number (drawn and stored now if the file
+    /// has none: a new store, or one written before epochs).
+    private static func open(path: String, durability: StorageDurability) throws(ChatError) -> (SQLiteConnection, Int) {
         // A file that is not an SQLite database is refused before SQLite touches it.
         if let handle = FileHandle(forReadingAtPath: path) {
             let header = (try? handle.read(upToCount: 16)) ?? Data()
@@ -91,7 +96,12 @@ final class SQLiteServerStore: ServerStore {
             if version < ServerStoreSchema.version { try ServerStoreSchema.migrate(connection, from: version) }
             // Takes the exclusive lock now, which this locking mode keeps until the store closes.
             try connection.execute("BEGIN IMMEDIATE; COMMIT")
-            return connection
+            var epoch = try connection.integer("SELECT value FROM meta WHERE key = 'epoch'")
+            if epoch <= 0 {
+                epoch = ServerEpoch.random()
+                try connection.statement("INSERT OR REPLACE INTO meta(key, value) VALUES ('epoch', ?)").run([epoch])
+            }
+            return (connection, epoch)
         } catch let error as ChatError {
             throw error
         } catch let error as SQLiteError where error.isBusy {
@@ -146,17 +156,21 @@ final class SQLiteServerStore: ServerStore {
             default: break
             }
         }
-        try connection.statement("SELECT value FROM users").query { row in
-            stored.users.append(try row.withBlob(at: 0) { try decode(User.self, $0, "a user") })
+        try connection.statement("SELECT id, value FROM users").query { row in
+            stored.users.append(try row.withBlob(at: 1) { try decode(User.self, $0, "user '\(row.string(at: 0))'") })
         }
         var members: [String: [MemberRecord]] = [:]
         try connection.statement("SELECT channel, value FROM members").query { row in
-            let member = try row.withBlob(at: 1) { try decode(MemberRecord.self, $0, "a member") }
-            members[row.string(at: 0), default: []].append(member)
+            let channelId = row.string(at: 0)
+            let member = try row.withBlob(at: 1) { try decode(MemberRecord.self, $0, "a member of channel '\(channelId)'") }
+            members[channelId, default: []].append(member)
         }
-        try connection.statement("SELECT info, extras FROM channels").query { row in
-            let info = try row.withBlob(at: 0) { try decode(Channel.self, $0, "a channel") }
-            let extras = row.isNull(at: 1) ? nil : try row.withBlob(at: 1) { try decode(ChannelExtras.self, $0, "a channel's moderation") }
+        try connection.statement("SELECT id, info, extras FROM channels").query { row in
+            let channelId = row.string(at: 0)
+            let info = try row.withBlob(at: 1) { try decode(Channel.self, $0, "channel '\(channelId)'") }
+            let extras =
+                row.isNull(at: 2)
+                ? nil : try row.withBlob(at: 2) { try decode(ChannelExtras.self, $0, "the moderation state of channel '\(channelId)'") }
             stored.channels.append(
                 StoredState.StoredChannel(info: info, extras: extras, members: members[info.channelId] ?? [], messages: emptyLog(of: info)))
         }
@@ -175,8 +189,8 @@ final class SQLiteServerStore: ServerStore {
         var locations: [String: ServerState.MessageLocation] = [:]
         locations.reserveCapacity(channels.reduce(0) { $0 + min($1.lastSequence, messagesPerChannel) })
         func append(_ row: SQLiteStatement, to index: Int, valueColumn: Int32) throws {
-            let message = try row.withBlob(at: valueColumn) { try decode(Message.self, $0, "a message") }
             let channelId = channels[index].channelId
+            let message = try row.withBlob(at: valueColumn) { try decode(Message.self, $0, "a message of channel '\(channelId)'") }
             guard message.sequence == logs[index].lastSequence + 1, message.channelId == channelId else {
                 throw ChatError.unavailable(
                     "the server's storage '\(path)' is damaged: channel '\(channelId)' lacks message \(logs[index].lastSequence + 1)")

@@ -15,6 +15,10 @@ import Foundation
 ///   it may be written later, but it was not acknowledged).
 /// - After ``close()`` every queued batch is written (or failed), and the store is released.
 protocol ServerStore: MessageArchive {
+    /// The identity of the history the store holds (``ChatAPI/ConnectResult/epoch``): drawn
+    /// when the store was created, the same at every later open.
+    var epoch: String { get }
+
     /// Reads the stored state but the messages (once, when the server starts): each channel's
     /// log of kept messages is empty, numbered to continue with its oldest kept message.
     ///

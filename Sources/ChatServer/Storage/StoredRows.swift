@@ -77,7 +77,11 @@ extension ChannelExtras: RowCodable {
         let mutedUntil = try reader.optionalDate()
         var rateLimit: RateLimitPolicy?
         if try reader.bool() {
-            rateLimit = try RateLimitPolicy(limit: reader.int(), window: reader.double(), until: reader.date())
+            let policy = try RateLimitPolicy(limit: reader.int(), window: reader.double(), until: reader.date())
+            guard policy.limit >= 1, policy.window.isFinite, policy.window > 0 else {
+                throw .invalid("a rate limit of \(policy.limit) messages per \(policy.window) s")
+            }
+            rateLimit = policy
         }
         var messageFlags: [Int: Set<String>] = [:]
         for _ in 0..<(try reader.count()) { messageFlags[try reader.int()] = Set(try reader.strings()) }

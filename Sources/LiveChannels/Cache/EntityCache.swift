@@ -8,7 +8,9 @@ protocol EntityCacheObserver<Entity>: AnyObject, Sendable {
     /// Called after `changed` were stored, outside the cache's lock, on the sync engine.
     func entitiesDidChange(_ changed: [Entity])
     /// Reloads what it shows from the server (after a resync: missed events cannot be replayed).
-    func reload() async
+    /// With `discarding`, the server's history started over (another epoch): the first page
+    /// replaces every element shown, whatever their versions.
+    func reload(discarding: Bool) async
     /// The channel whose entities it shows, if it shows one channel's.
     var channelScope: String? { get }
 }
@@ -228,6 +230,36 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             for observer in observers { observer.entitiesDidChange(changed) }
         }
         return changes
+    }
+
+    // MARK: Starting over
+
+    /// Forgets every cached value and the newest version — the server's history started over
+    /// (another epoch), so nothing cached is the server's word any more — keeping the live
+    /// objects and observers registered. Publishes nothing: live objects keep showing their
+    /// value until the reload that follows stores the server's (judged against nothing cached,
+    /// whatever its version), and live queries are restarted by the sync engine.
+    /// - Returns: the values forgotten.
+    /// - Complexity: O(n).
+    @discardableResult
+    func removeAll() -> [Entity] {
+        state.withLock { state in
+            let removed = Array(state.entities.values)
+            state.entities.removeAll()
+            state.groups.removeAll()
+            state.ledger = ScopeLedger()
+            state.newestVersion = 0
+            if let retentionLimit { state.nextEviction = Self.nextPass(after: 0, limit: retentionLimit) }
+            checkAfterMutation(&state, evicted: true)
+            return removed
+        }
+    }
+
+    /// Tells the live objects of `key` that the server has no such entity (any more): they show
+    /// no value, `.error` and `error`.
+    func publishMissing(_ key: String, error: any Error) {
+        let sources = state.withLock { state in (state.objects[key] ?? []).compactMap(\.object) }
+        for source in sources { source.publish(snapshot: .some(nil), dataStatus: .error, loadingStatus: .error, error: error) }
     }
 
     // MARK: Retention

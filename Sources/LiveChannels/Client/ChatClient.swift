@@ -308,7 +308,7 @@ public final class ChatClient: Sendable {
         var retryAfter = lost.retryAfter
         for attempt in 1...max(1, policy.maximumAttempts) {
             do {
-                if let retryAfter { try await Task.sleep(for: .seconds(retryAfter)) }
+                if let retryAfter { try await Task.sleep(for: .seconds(ReconnectPolicy.serverWait(retryAfter))) }
                 try await policy.wait(attempt)
             } catch {
                 break

@@ -21,4 +21,14 @@ public struct ReconnectPolicy: Sendable {
 
     /// Reconnects at once, without waiting (tests).
     public static let immediate = ReconnectPolicy { _ in await Task.yield() }
+
+    /// The longest a server's `retryAfter` is waited for before a reconnect: an hour.
+    static let longestServerWait: Double = 3_600
+
+    /// How long to wait for a server that said `retryAfter` seconds: that, within 0…an hour
+    /// (NaN and negative: 0). A server's number never traps the client.
+    static func serverWait(_ retryAfter: Double) -> Double {
+        guard retryAfter.isFinite, retryAfter > 0 else { return 0 }
+        return min(retryAfter, longestServerWait)
+    }
 }

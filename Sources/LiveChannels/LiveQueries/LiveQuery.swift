@@ -271,9 +271,11 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         await sync.loadPages(of: self, startingWith: request)
     }
 
-    /// Reloads from the first page as far as the window reached (after a resync).
-    func reload() async {
-        shared.withLock { $0.query.beginReload() }
+    /// Reloads from the first page as far as the window reached (after a resync); with
+    /// `discarding` (the server's history started over), from the first page only, which
+    /// replaces every element shown.
+    func reload(discarding: Bool = false) async {
+        shared.withLock { $0.query.beginReload(discarding: discarding) }
         guard let request = beginPageLoad() else { return }
         await sync.loadPages(of: self, startingWith: request)
     }

@@ -54,6 +54,9 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// A reload asked for while a page was under way: it starts when that page ends.
     private var reloadPending = false
     private var reloadTarget: ReloadTarget?
+    /// Set by a reload that discards (the server's history started over): the next first page
+    /// lists exactly its elements (and cached values newer than it), none of those shown before.
+    private var discardsElements = false
     #if DEBUG
         /// Which mutations end with a check of every element.
         private var sampling = InvariantSampling()
@@ -211,7 +214,13 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         // Every element that may be listed now: the listed ones, the page's, and (rarely) cached
         // values newer than the page — each in its newest cached form.
         var candidates: [String: Entity] = [:]
-        window.entries.forEach { candidates[$0.element.id] = current($0.element.cacheKey) ?? $0.element }
+        if isFirst && discardsElements && !reloadPending {
+            // Another history: what was shown is dropped unless the page (or the cache, which
+            // holds only the new history's values) lists it.
+            discardsElements = false
+        } else {
+            window.entries.forEach { candidates[$0.element.id] = current($0.element.cacheKey) ?? $0.element }
+        }
         var paged: Set<String> = []
         for element in page.items {
             paged.insert(element.id)
@@ -292,14 +301,24 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// Starts over from the first page (after a resync), keeping the elements shown until the
     /// pages replace them; the reload goes on until the window reaches as far as it did.
     /// While a page is under way the reload waits for it (see ``nextReloadRequest()``).
-    mutating func beginReload() {
+    ///
+    /// With `discarding` (the server's history started over, so nothing shown is the server's
+    /// word), the first page replaces every element shown, and the reload ends with it: sort
+    /// positions of the old history say nothing of how far to reach in the new one.
+    mutating func beginReload(discarding: Bool = false) {
         defer { checkAfterMutation() }
+        if discarding { discardsElements = true }
         if isLoading { reloadPending = true } else { restart() }
     }
 
     private mutating func restart() {
         reloadPending = false
-        if hasLoadedFirstPage { reloadTarget = ReloadTarget(bound: window.bound, isComplete: window.isComplete) }
+        if discardsElements {
+            reloadTarget = nil
+            confirmed.removeAll()
+        } else if hasLoadedFirstPage {
+            reloadTarget = ReloadTarget(bound: window.bound, isComplete: window.isComplete)
+        }
         hasLoadedFirstPage = false
         boundary = nil
     }

@@ -10,6 +10,7 @@ extension CacheStore {
     static func readStart(_ connection: SQLiteConnection) throws -> Start {
         var start = Start()
         try connection.statement("SELECT value FROM meta WHERE key = 'sequence'").query { start.sequence = $0.int(at: 0) }
+        try connection.statement("SELECT value FROM meta WHERE key = 'epoch'").query { start.epoch = $0.int(at: 0) }
         var keysByKind: [StoredKind: [String]] = [:]
         var seen: Set<String> = []
         try connection.statement("SELECT key, kind, keys FROM lists ORDER BY touched DESC LIMIT \(listCapacity)").query { row in

@@ -61,6 +61,35 @@ extension CacheStore {
         if schedule { scheduleWrite() }
     }
 
+    /// Records that the values recorded from now on come from the server history `epoch`
+    /// (``epochNumber(_:)``). With `startingOver`, what the file holds is from another history:
+    /// it is deleted — with the event sequence, and everything recorded but not yet written —
+    /// in the transaction that writes what is recorded next, so the file never mixes the two.
+    func recordEpoch(_ epoch: Int, startingOver: Bool) {
+        let schedule = pending.withLock { pending -> Bool in
+            if startingOver {
+                pending.writes = PendingWrites()
+                pending.writes.startsOver = true
+                pending.writes.sequence = .clear
+            }
+            pending.writes.epoch = epoch
+            return pending.scheduleIfNeeded()
+        }
+        if schedule { scheduleWrite() }
+    }
+
+    /// The number the file records for a server's epoch: its 64-bit FNV-1a hash (the file's
+    /// `meta` holds integers). Equal epochs give equal numbers; two epochs that differ give
+    /// the same number with a chance of 2^-64.
+    static func epochNumber(_ epoch: String) -> Int {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in epoch.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int(bitPattern: UInt(hash))
+    }
+
     /// Returns once everything recorded before the call is written.
     func flush() async {
         await onQueue { self.writePending() }

@@ -90,6 +90,7 @@ extension CacheStore {
 
     private func write(_ writes: PendingWrites, to connection: SQLiteConnection) throws {
         var row = RowWriter()
+        if writes.startsOver { try connection.execute(CacheSchema.deleteEverything) }
         _ = sizeChange.take()  // what a failed write counted
         try upsert(writes.channels, row: &row, in: connection)
         try upsert(writes.members, row: &row, in: connection)
@@ -119,6 +120,9 @@ extension CacheStore {
             try connection.statement("DELETE FROM meta WHERE key = 'sequence'").run()
         case nil:
             break
+        }
+        if let epoch = writes.epoch {
+            try connection.statement("INSERT OR REPLACE INTO meta(key, value) VALUES('epoch', ?1)").run([epoch])
         }
         try evict(channels: Set(writes.messages.values.map(\.channelId)), in: connection)
     }

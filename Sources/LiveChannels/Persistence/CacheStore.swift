@@ -36,6 +36,8 @@ final class CacheStore: Sendable {
     struct Start: Sendable {
         /// The sequence of the last event the file holds the effects of, if it can resume.
         var sequence: Int?
+        /// The server history the file's values come from (``epochNumber(_:)``), if recorded.
+        var epoch: Int?
         /// The first page of each live list, by the list's storage key: cache keys.
         var lists: [String: [String]] = [:]
         var channels: [Channel] = []

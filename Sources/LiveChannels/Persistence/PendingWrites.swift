@@ -18,10 +18,15 @@ struct PendingWrites: Sendable {
     /// The first page of each live list, by list storage key: the kind and the cache keys.
     var lists: [String: (kind: StoredKind, keys: [String])] = [:]
     var sequence: SequenceWrite?
+    /// Delete everything the file holds before writing this batch (the server's history
+    /// started over: no stored value may be kept for its higher version).
+    var startsOver = false
+    /// The server history to record as the one the file holds (``CacheStore/epochNumber(_:)``).
+    var epoch: Int?
 
     var isEmpty: Bool {
         channels.isEmpty && members.isEmpty && messages.isEmpty && users.isEmpty && lists.isEmpty
-            && sequence == nil
+            && sequence == nil && !startsOver && epoch == nil
     }
 
     /// Adds values; of two values of one key the higher version stays (of two of one version,
@@ -34,6 +39,12 @@ struct PendingWrites: Sendable {
     /// Adds everything `later` holds, as if recorded after this batch: its values where newer,
     /// its lists, and its sequence write if it has one.
     mutating func add(_ later: PendingWrites) {
+        if later.startsOver {
+            // Everything before a start-over is deleted with it: only what follows counts.
+            self = later
+            return
+        }
+        if let epoch = later.epoch { self.epoch = epoch }
         Self.add(later.channels.values, to: &channels)
         Self.add(later.members.values, to: &members)
         Self.add(later.messages.values, to: &messages)
@@ -61,6 +72,8 @@ struct PendingWrites: Sendable {
         users.removeAll(keepingCapacity: users.count <= Self.roomKept)
         lists.removeAll(keepingCapacity: true)
         sequence = nil
+        startsOver = false
+        epoch = nil
     }
 
     /// The most values of a kind whose room ``removeAll()`` keeps.

@@ -56,6 +56,13 @@ actor SyncEngine {
     /// Whether the file may record ``appliedSequence``: not while a fresh start or a resync is
     /// under way (the file would claim changes it does not hold).
     private var storesSequence = true
+    /// The server history the caches were filled from (``ChatAPI/ConnectResult/epoch``, as
+    /// ``CacheStore/epochNumber(_:)`` numbers it): the file's at start, then each connection's.
+    /// `nil` while unknown (an empty cache, a file older than epochs, a server that tells none).
+    private(set) var epoch: Int?
+    /// Set by a connection to another history than the caches': the recovery that follows
+    /// starts over (``startOver()``) instead of resuming or resyncing.
+    private var startsOver = false
     /// Work waiting for an event sequence number to be applied: each runs on the engine right
     /// after that event, before any later one.
     private var waiters: [(target: Int, run: @Sendable (isolated SyncEngine) -> Void)] = []
@@ -89,6 +96,7 @@ actor SyncEngine {
             return
         }
         let start = store.start
+        epoch = start.epoch
         channels.upsert(start.channels, persisting: false)
         members.upsert(start.members, persisting: false)
         messages.upsert(start.messages, persisting: false)
@@ -225,10 +233,24 @@ actor SyncEngine {
     /// Records a (re)connection. When events were missed and cannot be replayed, numbering
     /// restarts from `result.lastSequence` and the waiting responses run now (their events will
     /// never come; the caller then resyncs, which reloads what they showed).
+    ///
+    /// A connection to another history than the one the caches were filled from (another
+    /// ``ChatAPI/ConnectResult/epoch``) is treated as one that cannot resume, and every cached
+    /// value is forgotten now — in memory and in the file — before any event of the new
+    /// history is applied; ``recover(after:)`` then reloads everything shown.
     func didConnect(_ result: ConnectResult) {
         signedIn.withLock { $0 = result.currentUser }
         isRestored = false
-        guard result.status != .resumed else { return }
+        let incoming = result.epoch.isEmpty ? nil : CacheStore.epochNumber(result.epoch)
+        if let incoming, incoming != epoch {
+            if epoch != nil {
+                startsOver = true
+                forgetEverything()
+            }
+            epoch = incoming
+            store?.recordEpoch(incoming, startingOver: startsOver)
+        }
+        guard result.status != .resumed || startsOver else { return }
         storesSequence = false
         store?.recordSequence(nil)
         appliedSequence = result.lastSequence
@@ -253,6 +275,18 @@ actor SyncEngine {
     /// channels, a resync reloads everything shown; then whatever failed for want of a
     /// connection runs again.
     func recover(after status: ConnectResult.Status) async {
+        if startsOver {
+            startsOver = false
+            await resync(discarding: true)
+        } else {
+            await recover(resuming: status)
+        }
+        await retries.connectionEstablished()
+        storesSequence = true
+        store?.recordSequence(appliedSequence)
+    }
+
+    private func recover(resuming status: ConnectResult.Status) async {
         switch status {
         case .new: await loadMemberships()
         case .resyncRequired: await resync()
@@ -261,9 +295,20 @@ actor SyncEngine {
             // current by the replayed events.
             if store != nil { unread.publish(dataStatus: .fresh, loadingStatus: .loaded) }
         }
-        await retries.connectionEstablished()
-        storesSequence = true
-        store?.recordSequence(appliedSequence)
+    }
+
+    /// Forgets every cached value (another history: see ``didConnect(_:)``): the caches empty,
+    /// the unread total loses every channel, typing indicators end.
+    private func forgetEverything() {
+        typing.reset()
+        let contributions = channels.removeAll().compactMap { channel -> (String, Int?)? in
+            Self.unreadContribution(of: channel) == nil ? nil : (channel.channelId, nil)
+        }
+        if !contributions.isEmpty { unread.set(contributions) }
+        unread.publish(dataStatus: .local, loadingStatus: .loading)
+        members.removeAll()
+        messages.removeAll()
+        users.removeAll()
     }
 
     /// The sequence to resume after on the first connection: the file's, if the caches came
@@ -374,7 +419,7 @@ actor SyncEngine {
     /// outsiders that the membership changed (the member count), not who joined or left.
     private func refreshMemberLists(of channelId: String) {
         for list in members.observers where list.channelScope == channelId {
-            Task { await list.reload() }
+            Task { await list.reload(discarding: false) }
         }
     }
 
@@ -449,21 +494,38 @@ actor SyncEngine {
     /// Reloads everything shown after a reconnect that could not resume: the channels behind the
     /// unread total, every live list as far as it reached, every live channel and user object.
     /// Typing indicators are cleared: their stops may have been missed.
-    func resync() async {
+    ///
+    /// With `discarding` (the server's history started over and the caches were emptied), every
+    /// list's first page replaces what it showed, and a live channel or user the new history
+    /// does not have shows no value and the `notFound` error.
+    func resync(discarding: Bool = false) async {
         typing.reset()
         await loadMemberships()
         let queries: [any EntityCacheObserver] =
             channels.observers + members.observers + messages.observers + users.observers
-        for query in queries { await query.reload() }
+        for query in queries { await query.reload(discarding: discarding) }
         for channelId in channels.observedKeys {
             if let channel = channels.entity(channelId) {
                 await refetch(channel)
             } else {
-                _ = try? await entity(answering: .getChannel(channelId: channelId), in: channels, value: \.channelValue)
+                await fetch(channelId, in: channels, request: .getChannel(channelId: channelId), value: \.channelValue)
             }
         }
         for userId in users.observedKeys {
-            _ = try? await entity(answering: .getUser(userId: userId), in: users, value: \.userValue)
+            await fetch(userId, in: users, request: .getUser(userId: userId), value: \.userValue)
         }
+    }
+
+    /// Fetches an entity a live object shows but the cache lacks; one the server does not have
+    /// is shown as missing. Other failures are left to the object's own retry.
+    private func fetch<Entity: CachedEntity>(
+        _ key: String, in cache: EntityCache<Entity>, request: ChatRequest,
+        value: @escaping @Sendable (ChatResponse) -> Entity?
+    ) async {
+        do {
+            _ = try await entity(answering: request, in: cache, value: value)
+        } catch let error as ChatError {
+            if case .notFound = error { cache.publishMissing(key, error: error) }
+        } catch {}
     }
 }

@@ -151,7 +151,7 @@ import Testing
         let cache = EntityCache<Message>(retaining: 4)
         final class EveryChannel: EntityCacheObserver {
             func entitiesDidChange(_ changed: [Message]) {}
-            func reload() async {}
+            func reload(discarding: Bool) async {}
             var channelScope: String? { nil }
         }
         _ = cache.register(EveryChannel())
