@@ -180,8 +180,9 @@ final class Playground {
             return "\(me.id) closed the message pane"
         case "history":
             let id = try channel("history <ch> [n]")
-            let count = args.count > 1 ? Int(args[1]) ?? 10 : 10
-            let list = messages.getMessages(channelId: id, pageSize: max(1, min(count, 100)))
+            let count = args.count > 1 ? Int(args[1]) ?? 0 : 10
+            guard (1...100).contains(count) else { throw UsageError(usage: "history <ch> [n], n from 1 to 100") }
+            let list = messages.getMessages(channelId: id, pageSize: count)
             for await update in list.updates where update.loadingStatus != .loading { break }
             if let error = list.error { throw error }
             let lines = list.snapshots.suffix(count).map { Self.line(for: $0, viewer: me.id) }
@@ -225,7 +226,8 @@ final class Playground {
             if command == "mute" {
                 let seconds = args.count > 2 ? TimeInterval(args[2]) ?? 60 : 60
                 _ = try await moderation.muteMembers([args[1]], mutePeriod: seconds)
-                return "\(me.id) muted \(args[1]) in #\(args[0]) for \(Int(seconds)) s"
+                let period = seconds == -1 ? "until unmuted" : "for \(seconds.formatted(.number.grouping(.never))) s"
+                return "\(me.id) muted \(args[1]) in #\(args[0]) \(period)"
             }
             _ = try await moderation.unmuteMembers([args[1]])
             return "\(me.id) unmuted \(args[1]) in #\(args[0])"

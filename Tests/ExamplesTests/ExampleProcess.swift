@@ -149,6 +149,12 @@ struct ExampleMissing: Error, CustomStringConvertible {
             promote general carol
             as carol
             mute general bob 30
+            as alice
+            mute general bob 99999999999
+            mute general carol -1
+            history general -5
+            history general 1000
+            history general 2
             as bob
             send general still here?
             quit
@@ -172,7 +178,15 @@ struct ExampleMissing: Error, CustomStringConvertible {
         #expect(screen(after: "carol> ban general bob").contains("! Forbidden"))
         #expect(screen(after: "alice> promote general carol").contains("alice made carol a moderator of #general"))
         #expect(screen(after: "carol> mute general bob 30").contains("carol muted bob in #general for 30 s"))
+        // The request: a period past the maximum is refused, and the session goes on.
+        let huge = screen(after: "alice> mute general bob 99999999999")
+        #expect(huge.contains("! ") && huge.contains("period"), "\(huge)")
+        #expect(screen(after: "alice> mute general carol -1").contains("alice muted carol in #general until unmuted"))
         #expect(screen(after: "bob> send general still here?").contains("! "), "a muted member cannot send")
+        // A count out of range is a usage error, not a crash.
+        #expect(screen(after: "alice> history general -5").contains("history <ch> [n], n from 1 to 100"))
+        #expect(screen(after: "alice> history general 1000").contains("history <ch> [n], n from 1 to 100"))
+        #expect(screen(after: "alice> history general 2").contains("#general, the last 1:"), "one message so far")
     }
 
     @Test func colorFlagHighlightsWithANSI() throws {

@@ -193,16 +193,20 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     @_specialize(where Spec == MessageListSpec)
     @_specialize(where Spec == UserSearchSpec)
     func entitiesDidChange(_ changed: [Entity]) {
-        mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
+        let loadsAgain = mutate { (state: inout LiveQueryState<Spec>) -> (Bool, Publication?) in
             var total: CollectionChange?
             for entity in changed {
                 guard let change = state.apply(entity) else { continue }
                 total = total.map { $0.followed(by: change) } ?? change
             }
-            guard let change = total else { return ((), nil) }
+            let loadsAgain = state.shouldLoadAgain(after: changed)
+            guard let change = total else { return (loadsAgain, nil) }
             let entries = state.entries
-            return ((), { [weak source] in source?.publish(elements: entries, as: { $0.element }, change: change) })
+            return (loadsAgain, { [weak source] in source?.publish(elements: entries, as: { $0.element }, change: change) })
         }
+        // The scope its first page did not find exists now: load it (on the engine, after
+        // this change).
+        if loadsAgain { requestPage() }
     }
 
     /// Applies a page response read at `revision`: stores its entities (every other handle sees
@@ -251,7 +255,7 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     func failPage(_ error: any Error, startedIn connection: Int) {
         let error = (error as? ChatError) ?? ChatError.unavailable("\(error)")
         mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
-            state.failPageLoad()
+            state.failPageLoad(notFound: { if case .notFound = error { true } else { false } }())
             // The retry is registered before the failure is published: whoever sees the failure
             // and then reconnects or calls `synchronize()` finds it (a retry started now waits for
             // this lock, so it sees the load ended).
@@ -275,7 +279,11 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
     /// `discarding` (the server's history started over), from the first page only, which
     /// replaces every element shown.
     func reload(discarding: Bool = false) async {
-        shared.withLock { $0.query.beginReload(discarding: discarding) }
+        mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
+            guard let change = state.beginReload(discarding: discarding) else { return ((), nil) }
+            let entries = state.entries
+            return ((), { [weak source] in source?.publish(elements: entries, as: { $0.element }, change: change) })
+        }
         guard let request = beginPageLoad() else { return }
         await sync.loadPages(of: self, startingWith: request)
     }

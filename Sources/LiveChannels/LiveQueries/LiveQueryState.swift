@@ -54,9 +54,8 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// A reload asked for while a page was under way: it starts when that page ends.
     private var reloadPending = false
     private var reloadTarget: ReloadTarget?
-    /// Set by a reload that discards (the server's history started over): the next first page
-    /// lists exactly its elements (and cached values newer than it), none of those shown before.
-    private var discardsElements = false
+    /// Set when the first page failed with `notFound` (see ``failPageLoad(notFound:)``).
+    private var awaitsScope = false
     #if DEBUG
         /// Which mutations end with a check of every element.
         private var sampling = InvariantSampling()
@@ -160,17 +159,31 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         defer { checkAfterMutation() }
         guard !isLoading, !hasLoadedFirstPage || hasMore else { return nil }
         isLoading = true
+        awaitsScope = false
         isLoadingFirstPage = !hasLoadedFirstPage
         return spec.pageRequest(after: hasLoadedFirstPage ? boundary : nil, limit: limit)
     }
 
     /// Ends a page load that failed; the window is as it was. A reload asked for meanwhile
     /// starts with the next load.
-    mutating func failPageLoad() {
+    /// - Parameter notFound: whether the server had no such scope (a message list of a channel
+    ///   that does not exist, yet): the first page is then loaded again as soon as an entity of
+    ///   the scope appears (``shouldLoadAgain(after:)``).
+    mutating func failPageLoad(notFound: Bool = false) {
         defer { checkAfterMutation() }
         isLoading = false
         loadOutcome = .error
+        awaitsScope = notFound && !hasLoadedFirstPage
         if reloadPending { restart() }
+    }
+
+    /// Whether `changed` entities show that the scope a first page did not find exists now (a
+    /// channel created after its message list was opened, or again after the server's history
+    /// started over): the list then loads its first page again by itself.
+    /// - Complexity: O(changed) at most; O(1) for a list that waits for nothing.
+    func shouldLoadAgain(after changed: [Entity]) -> Bool {
+        guard awaitsScope, !isLoading else { return false }
+        return changed.contains { isInScope($0) }
     }
 
     /// Applies a page read at `revision` (see the type's discussion) and ends the page load.
@@ -214,13 +227,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         // Every element that may be listed now: the listed ones, the page's, and (rarely) cached
         // values newer than the page — each in its newest cached form.
         var candidates: [String: Entity] = [:]
-        if isFirst && discardsElements && !reloadPending {
-            // Another history: what was shown is dropped unless the page (or the cache, which
-            // holds only the new history's values) lists it.
-            discardsElements = false
-        } else {
-            window.entries.forEach { candidates[$0.element.id] = current($0.element.cacheKey) ?? $0.element }
-        }
+        window.entries.forEach { candidates[$0.element.id] = current($0.element.cacheKey) ?? $0.element }
         var paged: Set<String> = []
         for element in page.items {
             paged.insert(element.id)
@@ -303,20 +310,32 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// While a page is under way the reload waits for it (see ``nextReloadRequest()``).
     ///
     /// With `discarding` (the server's history started over, so nothing shown is the server's
-    /// word), the first page replaces every element shown, and the reload ends with it: sort
-    /// positions of the old history say nothing of how far to reach in the new one.
-    mutating func beginReload(discarding: Bool = false) {
+    /// word), every element is dropped now — even a first page that fails must not leave the
+    /// old history shown — and the reload ends with the first page: sort positions of the old
+    /// history say nothing of how far to reach in the new one.
+    /// - Returns: the change that dropped the elements, if any.
+    @discardableResult
+    mutating func beginReload(discarding: Bool = false) -> CollectionChange? {
         defer { checkAfterMutation() }
-        if discarding { discardsElements = true }
+        var dropped: CollectionChange?
+        if discarding {
+            let old = items
+            window.replaceItems(with: [])
+            window.setBound(nil, isComplete: false)
+            confirmed.removeAll()
+            reloadTarget = nil
+            hasLoadedFirstPage = false
+            boundary = nil
+            let change = CollectionChange(from: old, to: items)
+            dropped = change.isEmpty ? nil : change
+        }
         if isLoading { reloadPending = true } else { restart() }
+        return dropped
     }
 
     private mutating func restart() {
         reloadPending = false
-        if discardsElements {
-            reloadTarget = nil
-            confirmed.removeAll()
-        } else if hasLoadedFirstPage {
+        if hasLoadedFirstPage {
             reloadTarget = ReloadTarget(bound: window.bound, isComplete: window.isComplete)
         }
         hasLoadedFirstPage = false

@@ -38,6 +38,20 @@ import Testing
         #expect(bobList.dataStatus == .fresh)
     }
 
+    /// A message list opened before its channel exists fails with `notFound`, then loads by
+    /// itself once the channel's first message shows it exists (no reconnect, no
+    /// `synchronize()`): a history pane kept open across a server's restart.
+    @Test func aListOfAChannelThatDoesNotExistYetLoadsOnceItDoes() async throws {
+        let alice = try await fixture.client("alice")
+        let early = await MessageRepository(client: alice).getMessages(channelId: "later").loaded()
+        #expect(early.dataStatus == .error)
+        #expect(early.error.map { "\($0)" }?.contains("not found") == true || (early.error as? ChatError).map { if case .notFound = $0 { true } else { false } } == true)
+        try await makeCommunity("later", by: alice, members: [])
+        _ = try await MessageRepository(client: alice).sendMessage(channelId: "later", text: "first", mentionedUserIds: [])
+        _ = try await MessageRepository(client: alice).sendMessage(channelId: "later", text: "second", mentionedUserIds: [])
+        #expect(await eventually { early.snapshots.map(\.text) == ["first", "second"] && early.dataStatus == .fresh })
+    }
+
     @Test func editsAndDeletionsAreSeenLiveAsModifications() async throws {
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
