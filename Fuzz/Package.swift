@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// The wire protocol's fuzz target, a package of its own so that `scripts/fuzz-wire` can build
+/// The fuzz targets: the wire protocol's (libFuzzer) and the structured fuzzer of requests, a
+/// package of its own so that `scripts/fuzz-wire` can build
 /// it (and the modules it fuzzes) with `-sanitize=fuzzer` without touching the rest.
 let package = Package(
     name: "LiveChannelsFuzz",
@@ -10,6 +11,13 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "WireFuzzer",
+            dependencies: [
+                .product(name: "ChatAPI", package: "LiveChannels"),
+                .product(name: "ChatServer", package: "LiveChannels"),
+            ]),
+        // The structured fuzzer of requests (scripts/fuzz-requests): a plain executable, seeded.
+        .executableTarget(
+            name: "RequestFuzzer",
             dependencies: [
                 .product(name: "ChatAPI", package: "LiveChannels"),
                 .product(name: "ChatServer", package: "LiveChannels"),

@@ -111,14 +111,24 @@ struct TokenCommand: AsyncParsableCommand {
         commandName: "token", abstract: "Print a token for USER, signed with the server's secret.")
 
     @Argument(help: "The user the token signs in.") var user: String
-    @Option(help: "Seconds the token is valid.") var ttl: Double = 3_600
+    @Option(help: "Seconds the token is valid (at most ten years).") var ttl: Double = 3_600
+
+    /// The longest validity a token is signed for: ten years of 365 days.
+    static let longestTTL: Double = 315_360_000
     @Option(help: "A file holding the secret (instead of CHAT_SERVER_SECRET).") var secretFile: String?
+    /// The server command, whose own `--secret-file` takes the option wherever it is written:
+    /// the file is whichever of the two got it.
+    @ParentCommand var server: ChatServerCommand
 
     mutating func run() async throws {
-        guard let secret = try Secret.load(file: secretFile) else {
+        guard let secret = try Secret.load(file: secretFile ?? server.secretFile) else {
             Secret.refuse("a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
         }
-        guard ttl > 0, !user.isEmpty else { Secret.refuse("USER must not be empty and --ttl must be positive.") }
+        guard !user.isEmpty else { Secret.refuse("USER must not be empty.") }
+        // NaN fails both comparisons; a token valid for longer than ten years is refused too.
+        guard ttl > 0, ttl <= Self.longestTTL else {
+            Secret.refuse("--ttl must be a positive number of seconds up to \(Int(Self.longestTTL)) (ten years).")
+        }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: false)
         print(try await authority.makeToken(for: user, ttl: ttl))
     }

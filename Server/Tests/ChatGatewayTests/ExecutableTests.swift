@@ -29,6 +29,31 @@ import Testing
         #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("CHAT_SERVER_SECRET"))
     }
 
+    /// `token --secret-file FILE` signs with the file (the server command's own option of that
+    /// name used to take it, and the token command then found no secret); a file that cannot be
+    /// read is an error even when the variable is set; a validity past ten years is refused.
+    @Test func theTokenCommandReadsItsSecretFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)")
+        try Data((secret + "\n").utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let signed = try Subprocess(chatServer, ["token", "alice", "--secret-file", file.path], environment: ["CHAT_SERVER_SECRET": ""])
+        var lines = signed.lines.makeAsyncIterator()
+        let token = await lines.next()
+        #expect(await signed.exitStatus() == 0, "\(signed.standardError)")
+        #expect(token?.split(separator: ".").count == 3)
+        let authority = try await TokenAuthority(secret: Array(secret.utf8), allowsDevTokens: false)
+        #expect(try await authority.identity(for: token).userId == "alice")
+
+        let missing = try Subprocess(
+            chatServer, ["token", "alice", "--secret-file", "/nonexistent/secret"], environment: ["CHAT_SERVER_SECRET": secret])
+        #expect(await missing.exitStatus() == 2)
+        #expect(missing.standardError.contains("/nonexistent/secret"), "\(missing.standardError)")
+
+        let forever = try Subprocess(chatServer, ["token", "alice", "--ttl", "1e300"], environment: ["CHAT_SERVER_SECRET": secret])
+        #expect(await forever.exitStatus() == 2)
+        #expect(forever.standardError.contains("--ttl"))
+    }
+
     @Test func itListensSignsTokensAndStopsOnSIGTERM() async throws {
         let token = try Subprocess(chatServer, ["token", "alice", "--ttl", "600"], environment: ["CHAT_SERVER_SECRET": secret])
         var tokenLines = token.lines.makeAsyncIterator()
@@ -92,7 +117,8 @@ import Testing
         try await GatewayHarness.run(dev: false) { harness in
             let python = try Subprocess(
                 URL(fileURLWithPath: "/usr/bin/env"),
-                ["python3", script.path, "\(harness.port)", try await harness.token("alice"), try await harness.token("bob")])
+                ["python3", script.path, "\(harness.port)", try await harness.token("alice"), try await harness.token("bob")],
+                environment: try PythonEnvironment.environment())
             var lines = python.lines.makeAsyncIterator()
             let output = await lines.next()
             let status = await python.exitStatus()

@@ -52,12 +52,17 @@ extension ServerState {
     /// `period == nil` unmutes. The mute stays with the user in this channel if they leave and
     /// rejoin (or are banned and unbanned) before it ends.
     ///
-    /// - Throws: `invalidArgument` (`period`, `userIds`); `notFound`; `notAllowed`; `forbidden`.
+    /// Moderators and admins send whatever mutes say, so muting one is refused (`notAllowed`)
+    /// rather than reported done without effect; unmuting anyone is allowed.
+    ///
+    /// - Throws: `invalidArgument` (`period`, `userIds`); `notFound`; `notAllowed` (also: a
+    ///   moderator or admin among `userIds`); `forbidden`.
     mutating func muteMembers(
         _ userIds: [String], period: TimeInterval?, in channelId: String, by caller: Caller, now: Date
     ) throws(ChatError) {
         if let period { try InputCheck.period(period, field: "period") }
         _ = try membersToModerate(userIds, in: channelId, action: .muteMember, by: caller, now: now)
+        if period != nil { try refuseMutingTheExempt(userIds, in: channelId) }
         let until = period.map { $0 == -1 ? Date.distantFuture : now + $0 }
         for userId in Set(userIds).sorted() {
             channels[channelId]!.mutes[userId] = until
@@ -117,6 +122,17 @@ extension ServerState {
         }
         trackDeadlines(of: channelId)
         emit(.channelUpdated(channelId: channelId), to: .channelViewers(channelId))
+    }
+
+    /// Refuses a mute of members a mute would not stop: the channel's moderators and admins.
+    ///
+    /// - Throws: `notAllowed` naming the first such user.
+    private func refuseMutingTheExempt(_ userIds: [String], in channelId: String) throws(ChatError) {
+        let channel = channels[channelId]!
+        for userId in Set(userIds).sorted() where isAdmin(userId) || channel.members[userId]?.isModerator == true {
+            throw .notAllowed(
+                "'\(userId)' moderates channel '\(channelId)' or is an admin, and may send whatever a mute says; remove the moderator role first")
+        }
     }
 
     /// Refuses a ban by which a moderator (not an admin, not the console) would ban themselves

@@ -70,8 +70,10 @@ public final class ChannelModeration: Sendable {
     /// meanwhile. The server unmutes them when the period ends. A mute outlives membership:
     /// leaving and rejoining before it ends does not lift it.
     /// - Returns: the members' records after the change (`isMuted == true`).
-    /// - Throws: `ChatError.invalidArgument` (`mutePeriod` → field `"period"`; `userIds` naming
-    ///   non-members), `.notAllowed` (conversations), `.forbidden`, `.notFound`.
+    /// Moderators and admins send whatever a mute says, so muting one is refused.
+    /// - Throws: `ChatError.invalidArgument` (`mutePeriod` → field `"period"`: positive up to ten
+    ///   years, or `-1`; `userIds` naming non-members), `.notAllowed` (conversations; a
+    ///   moderator or admin among `userIds`), `.forbidden`, `.notFound`.
     @discardableResult
     public func muteMembers(_ userIds: [String], mutePeriod: TimeInterval) async throws -> [ChannelMember] {
         try await client.members(answering: .muteMembers(channelId: channelId, userIds: userIds, period: mutePeriod))

@@ -117,6 +117,7 @@ struct BadInputScene: Sendable {
         .init("negative mute period", "invalidArgument(period)") { _ = try await $0.alice.send(.muteMembers(channelId: "c", userIds: ["bob"], period: -5)) },
         .init("NaN mute period", "invalidArgument(period)") { _ = try await $0.alice.send(.muteMembers(channelId: "c", userIds: ["bob"], period: .nan)) },
         .init("zero channel mute period", "invalidArgument(period)") { _ = try await $0.alice.send(.muteChannel(channelId: "c", period: 0)) },
+        .init("muting a moderator (themselves)", "notAllowed") { _ = try await $0.alice.send(.muteMembers(channelId: "c", userIds: ["bob", "alice"], period: 10)) },
         .init("muting a non-member", "invalidArgument(userIds)") { _ = try await $0.alice.send(.muteMembers(channelId: "c", userIds: ["carol"], period: 10)) },
         .init("banning an unknown user", "invalidArgument(userIds)") { _ = try await $0.alice.send(.banMembers(channelId: "c", userIds: ["ghost"])) },
         .init("ban by a plain member", "forbidden") { _ = try await $0.bob.send(.banMembers(channelId: "c", userIds: ["alice"])) },

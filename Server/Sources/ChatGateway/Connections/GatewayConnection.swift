@@ -78,7 +78,11 @@ struct GatewayConnection {
         }
         let expiry = identity.expiresAt.map { expiresAt in
             Task {
-                try? await Task.sleep(for: .seconds(max(0, expiresAt.timeIntervalSinceNow)))
+                // A day at a time: a token's expiry may lie further ahead than a `Duration`
+                // holds (NaN ends the wait at once).
+                while !Task.isCancelled, expiresAt.timeIntervalSinceNow > 0 {
+                    try? await Task.sleep(for: .seconds(min(expiresAt.timeIntervalSinceNow, 86_400)))
+                }
                 if !Task.isCancelled {
                     await session.close(code: WireCloseCode.unauthorized.rawValue, reason: "the token expired; connect with a new one")
                 }

@@ -49,7 +49,8 @@ struct PythonClient {
             \(indented)
             asyncio.run(main())
             """
-        process = try Subprocess(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script])
+        process = try Subprocess(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script], environment: try PythonEnvironment.environment())
         lines = process.lines.makeAsyncIterator()
     }
 
