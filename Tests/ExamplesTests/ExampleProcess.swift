@@ -151,7 +151,7 @@ struct ExampleMissing: Error, CustomStringConvertible {
             mute general bob 30
             as alice
             mute general bob 99999999999
-            mute general carol -1
+            mute general bob -1
             history general -5
             history general 1000
             history general 2
@@ -181,7 +181,7 @@ struct ExampleMissing: Error, CustomStringConvertible {
         // The request: a period past the maximum is refused, and the session goes on.
         let huge = screen(after: "alice> mute general bob 99999999999")
         #expect(huge.contains("! ") && huge.contains("period"), "\(huge)")
-        #expect(screen(after: "alice> mute general carol -1").contains("alice muted carol in #general until unmuted"))
+        #expect(screen(after: "alice> mute general bob -1").contains("alice muted bob in #general until unmuted"))
         #expect(screen(after: "bob> send general still here?").contains("! "), "a muted member cannot send")
         // A count out of range is a usage error, not a crash.
         #expect(screen(after: "alice> history general -5").contains("history <ch> [n], n from 1 to 100"))

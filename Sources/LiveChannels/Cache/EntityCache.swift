@@ -180,11 +180,14 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     ///     which publishes them in one change with the page).
     ///   - persisting: whether to write the stored values behind to disk (not for values read
     ///     from it).
+    ///   - dataStatus: what live objects of the values show: `.fresh` for the server's word,
+    ///     `.local` for values read from the cache file.
     /// - Returns: the content changes, in the order given.
     /// - Complexity: O(k) to store k values, plus publishing.
     @discardableResult
     func upsert(
-        _ values: [Entity], excluding excluded: (any EntityCacheObserver<Entity>)? = nil, persisting: Bool = true
+        _ values: [Entity], excluding excluded: (any EntityCacheObserver<Entity>)? = nil, persisting: Bool = true,
+        dataStatus: DataStatus = .fresh
     ) -> [Change] {
         guard !values.isEmpty else { return [] }
         let recordsStores = persisting && didStore != nil
@@ -224,7 +227,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         }
         if !stored.isEmpty { didStore?(stored) }
         if !changes.isEmpty { onChange?(changes) }
-        for (source, value) in objects { source.publish(snapshot: value, dataStatus: .fresh) }
+        for (source, value) in objects { source.publish(snapshot: value, dataStatus: dataStatus) }
         if !changes.isEmpty {
             let changed = changes.map(\.new)
             for observer in observers { observer.entitiesDidChange(changed) }

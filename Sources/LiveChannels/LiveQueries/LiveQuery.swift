@@ -86,13 +86,30 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         // conditions the client cannot judge (other users' memberships).
         let stored = query.storageKey.flatMap { client.store?.start.lists[$0] } ?? []
         let confirmed = Set(stored.compactMap { cache.entity($0)?.id })
-        query.mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
+        query.prefill(from: cached, confirmed: confirmed)
+        if client.store != nil, !client.sync.restoration.isOpen {
+            // The rest of the file arrives once it is loaded: the list shows its share of it
+            // then (`.local`), unless the server has answered by then.
+            let sync = client.sync
+            Task { [weak query] in
+                await sync.restoration.wait()
+                guard let query else { return }
+                query.prefill(from: query.cache.all, confirmed: confirmed, unlessLoaded: true)
+            }
+        }
+        return (source.collection, query)
+    }
+
+    /// Shows the cached entities the list selects (its first page's worth), `.local`; with
+    /// `unlessLoaded`, only while no page from the server has been applied.
+    private func prefill(from cached: [Entity], confirmed: Set<String>, unlessLoaded: Bool = false) {
+        mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
+            if unlessLoaded && state.hasLoadedFirstPage { return ((), nil) }
             state.prefill(from: cached, confirmed: confirmed)
             let items = state.items
             guard !items.isEmpty else { return ((), nil) }
             return ((), { [weak source] in source?.publish(snapshots: items, dataStatus: .local) })
         }
-        return (source.collection, query)
     }
 
     // MARK: LiveCollectionPaging

@@ -131,7 +131,7 @@ actor SyncEngine {
     private func restore<Entity: CachedEntity>(_ cache: EntityCache<Entity>, from store: CacheStore) async {
         var rowid = 0
         while let chunk = await store.values(Entity.self, after: rowid) {
-            cache.upsert(chunk.values, persisting: false)
+            cache.upsert(chunk.values, persisting: false, dataStatus: .local)
             rowid = chunk.last
         }
     }
@@ -162,6 +162,9 @@ actor SyncEngine {
     ) async throws -> Result {
         try checkOpen()
         await restoration.wait()
+        // Before the first connect nothing is sent: handles show the cache (`.local`) and load
+        // once connected (their retry); a call fails at once, as it would offline.
+        guard currentUser != nil else { throw Self.notConnected }
         let envelope = try await transport.send(request)
         return try await run(after: envelope.position) { engine in
             // One unit for the cache file: a response's values are written together.
@@ -173,6 +176,9 @@ actor SyncEngine {
 
     /// The user the client acts for, once connected.
     nonisolated var currentUser: User? { signedIn.withLock { $0 } }
+
+    /// What a request made before the client's first `connect()` throws.
+    static let notConnected = ChatError.unavailable("not connected yet: call connect() first")
 
     /// Records a newer profile of the current user (a profile update it made).
     nonisolated func updateCurrentUser(_ user: User) {
