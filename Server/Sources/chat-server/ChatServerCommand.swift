@@ -23,24 +23,24 @@ struct ChatServerCommand: AsyncParsableCommand {
         subcommands: [TokenCommand.self])
 
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port to listen on (0 picks a free one).") var port = 8080
+    @Option(parsing: .unconditional, help: "The port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "The server's SQLite file, created if missing (without it, state is in memory).") var data: String?
     @Flag(help: "With --data: every commit waits for the disk (fsync), so not even a power loss loses an acknowledged change.")
     var durableOnPowerLoss = false
     @Flag(help: "Accept dev tokens (dev:USER): for trying it out, never in production.") var dev = false
     @Option(help: "Register USER as an admin (repeatable).") var admin: [String] = []
-    @Option(help: "Seconds between pings to each connection.") var pingInterval: Double = 15
+    @Option(parsing: .unconditional, help: "Seconds between pings to each connection (at most 3600).") var pingInterval: Double = 15
     @Option(help: "A file holding the secret (instead of CHAT_SERVER_SECRET).") var secretFile: String?
-    @Option(help: "The largest frame a client may send, in bytes.") var maxFrameBytes = 1_048_576
-    @Option(help: "Events a connection may have pending before it is closed as too slow (4009).")
+    @Option(parsing: .unconditional, help: "The largest frame a client may send, in bytes.") var maxFrameBytes = 1_048_576
+    @Option(parsing: .unconditional, help: "Events a connection may have pending before it is closed as too slow (4009).")
     var maxPendingEvents = 10_000
-    @Option(help: "Requests per second per device (bursts of twice as many).") var requestsPerSecond: Double = 100
-    @Option(help: "Messages (sends and edits) per second per user (bursts of twice as many).")
+    @Option(parsing: .unconditional, help: "Requests per second per device (bursts of twice as many).") var requestsPerSecond: Double = 100
+    @Option(parsing: .unconditional, help: "Messages (sends and edits) per second per user (bursts of twice as many).")
     var messagesPerSecond: Double = 20
-    @Option(help: "Devices of one user connected at once.") var maxDevices = 20
-    @Option(help: "Events kept per device for resuming; a device further behind resyncs.") var replayLog = 10_000
-    @Option(help: "A message's text and metadata together, in bytes.") var maxMessageBytes = 65_536
-    @Option(help: "Channels one user may create per hour.") var channelsPerHour = 100
+    @Option(parsing: .unconditional, help: "Devices of one user connected at once.") var maxDevices = 20
+    @Option(parsing: .unconditional, help: "Events kept per device for resuming; a device further behind resyncs.") var replayLog = 10_000
+    @Option(parsing: .unconditional, help: "A message's text and metadata together, in bytes.") var maxMessageBytes = 65_536
+    @Option(parsing: .unconditional, help: "Channels one user may create per hour.") var channelsPerHour = 100
     @Flag(help: "Turn off the rate limits, the channel quota and the device cap, for load tests (the caps that protect memory stay).")
     var noLimits = false
 
@@ -52,14 +52,7 @@ struct ChatServerCommand: AsyncParsableCommand {
                 or pass --secret-file PATH (at least 32 bytes), or start with --dev to try it out with dev tokens.
                 """)
         }
-        guard pingInterval > 0, (1...1_048_576 * 64).contains(maxFrameBytes), (0...65_535).contains(port) else {
-            Secret.refuse("--ping-interval must be positive, --max-frame-bytes from 1 to 64 MiB, --port from 0 to 65535.")
-        }
-        guard maxPendingEvents > 0, requestsPerSecond > 0, messagesPerSecond > 0, maxDevices > 0, replayLog > 0,
-            maxMessageBytes > 0, channelsPerHour > 0
-        else {
-            Secret.refuse("--max-pending-events, --requests-per-second, --messages-per-second, --max-devices, --replay-log, --max-message-bytes and --channels-per-hour must be positive.")
-        }
+        validateOptions()
         var logger = Logger(label: "chat-server")
         logger.logLevel = .info
         let metrics = GatewayMetrics()
@@ -83,7 +76,7 @@ struct ChatServerCommand: AsyncParsableCommand {
                 configuration: serverConfiguration,
                 storage: data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory)
         } catch {
-            Secret.refuse("cannot use --data \(data ?? ""): \(error)")
+            Secret.refuse("cannot use --data \(data ?? ""): \(error.reason)")
         }
         for user in admin { try await server.registerUser(id: user, isAdmin: true) }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
@@ -99,9 +92,47 @@ struct ChatServerCommand: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data("listening on ws://\(host):\(port)\(WireProtocol.connectPath)\n".utf8))
             }),
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch where "\(error)".contains("Address already in use") {
+            await server.close()
+            FileHandle.standardError.write(Data("chat-server: cannot listen on \(host):\(port): the port is in use by another program.\n".utf8))
+            throw ExitCode(1)
+        }
         // The gateway has closed every connection: write what is queued and release the file.
         await server.close()
+    }
+
+    /// Refuses (exit 2) the first option outside its range, naming it and the range. NaN is
+    /// outside every range; so is any value that could not be turned into what it sets.
+    private func validateOptions() {
+        func check(_ holds: Bool, _ flag: String, _ range: String) {
+            if !holds { Secret.refuse("\(flag) must be \(range).") }
+        }
+        check((0...65_535).contains(port), "--port", "from 0 to 65535 (0 picks a free one)")
+        check(pingInterval > 0 && pingInterval <= 3_600, "--ping-interval", "more than 0 and at most 3600 seconds")
+        check((1...64 * 1_048_576).contains(maxFrameBytes), "--max-frame-bytes", "from 1 to 67108864 (64 MiB)")
+        check((1...10_000_000).contains(maxPendingEvents), "--max-pending-events", "from 1 to 10000000")
+        check(requestsPerSecond > 0 && requestsPerSecond <= 1_000_000, "--requests-per-second", "more than 0 and at most 1000000")
+        check(messagesPerSecond > 0 && messagesPerSecond <= 1_000_000, "--messages-per-second", "more than 0 and at most 1000000")
+        check((1...100_000).contains(maxDevices), "--max-devices", "from 1 to 100000")
+        check((1...10_000_000).contains(replayLog), "--replay-log", "from 1 to 10000000")
+        check((1...64 * 1_048_576).contains(maxMessageBytes), "--max-message-bytes", "from 1 to 67108864 (64 MiB)")
+        check((1...1_000_000).contains(channelsPerHour), "--channels-per-hour", "from 1 to 1000000")
+        if durableOnPowerLoss && data == nil {
+            Secret.refuse("--durable-on-power-loss makes commits to the --data file wait for the disk; without --data there is no file.")
+        }
+    }
+}
+
+extension Error {
+    /// What went wrong, for a person at a terminal: a `ChatError`'s reason without the advice
+    /// meant for an app ("retry when the connection is back").
+    var reason: String {
+        switch self as? ChatError {
+        case .unavailable(let reason)?, .invalidArgument(_, let reason)?: reason
+        default: "\(self)"
+        }
     }
 }
 
@@ -111,7 +142,7 @@ struct TokenCommand: AsyncParsableCommand {
         commandName: "token", abstract: "Print a token for USER, signed with the server's secret.")
 
     @Argument(help: "The user the token signs in.") var user: String
-    @Option(help: "Seconds the token is valid (at most ten years).") var ttl: Double = 3_600
+    @Option(parsing: .unconditional, help: "Seconds the token is valid (at most ten years).") var ttl: Double = 3_600
 
     /// The longest validity a token is signed for: ten years of 365 days.
     static let longestTTL: Double = 315_360_000
@@ -124,7 +155,11 @@ struct TokenCommand: AsyncParsableCommand {
         guard let secret = try Secret.load(file: secretFile ?? server.secretFile) else {
             Secret.refuse("a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
         }
-        guard !user.isEmpty else { Secret.refuse("USER must not be empty.") }
+        do {
+            try IdentifierRules.validate(user, field: "USER")
+        } catch {
+            Secret.refuse("the server would refuse this user id: \(error.reason).")
+        }
         // NaN fails both comparisons; a token valid for longer than ten years is refused too.
         guard ttl > 0, ttl <= Self.longestTTL else {
             Secret.refuse("--ttl must be a positive number of seconds up to \(Int(Self.longestTTL)) (ten years).")

@@ -29,6 +29,52 @@ import Testing
         #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("CHAT_SERVER_SECRET"))
     }
 
+    /// Every option out of range is refused (exit 2) by a message naming that one option; a
+    /// negative number is out of range, not "missing"; a value that could not be used (an
+    /// infinite ping interval) never crashes; a port in use is named; storage errors say what
+    /// is wrong without an app's advice; `--durable-on-power-loss` needs `--data`.
+    @Test func theCommandLineSaysWhatIsWrongWithWhichOption() async throws {
+        for (arguments, flag) in [
+            (["--ping-interval", "-5"], "--ping-interval"), (["--ping-interval", "inf"], "--ping-interval"),
+            (["--ping-interval", "1e300"], "--ping-interval"), (["--port", "70000"], "--port"), (["--port", "-1"], "--port"),
+            (["--max-devices", "0"], "--max-devices"), (["--replay-log", "-3"], "--replay-log"),
+            (["--requests-per-second", "nan"], "--requests-per-second"), (["--max-frame-bytes", "0"], "--max-frame-bytes"),
+            (["--durable-on-power-loss"], "--durable-on-power-loss"),
+        ] {
+            let process = try Subprocess(chatServer, ["--dev"] + arguments, environment: [:])
+            #expect(await process.exitStatus() == 2, "\(arguments)")
+            let message = process.standardError
+            #expect(message.contains(flag) && !message.contains("Missing value"), "\(arguments): \(message)")
+            let otherFlags = ["--ping-interval", "--port", "--max-devices", "--replay-log", "--requests-per-second", "--max-frame-bytes"]
+            #expect(otherFlags.filter { $0 != flag && message.contains($0) }.isEmpty, "one flag named: \(message)")
+        }
+
+        let first = try Subprocess(chatServer, ["--dev", "--port", "0"], environment: [:])
+        var lines = first.lines.makeAsyncIterator()
+        let listening = try #require(await lines.next())
+        let port = try #require(listening.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+        let second = try Subprocess(chatServer, ["--dev", "--port", "\(port)"], environment: [:])
+        #expect(await second.exitStatus() == 1)
+        let inUse = second.standardError  // a pipe: read once
+        #expect(inUse.contains("\(port)") && inUse.contains("in use"), "\(inUse)")
+        first.process.terminate()
+        #expect(await first.exitStatus() == 0)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-server-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let unwritable = directory.appendingPathComponent("no/such/folder/chat.sqlite").path
+        let storage = try Subprocess(chatServer, ["--dev", "--port", "0", "--data", unwritable], environment: [:])
+        #expect(await storage.exitStatus() == 2)
+        let storageError = storage.standardError
+        #expect(storageError.contains(unwritable) && !storageError.contains("retry when"), "\(storageError)")
+
+        let badUser = try Subprocess(chatServer, ["token", " alice"], environment: ["CHAT_SERVER_SECRET": secret])
+        #expect(await badUser.exitStatus() == 2)
+        let badUserError = badUser.standardError
+        #expect(badUserError.contains("user id"), "\(badUserError)")
+    }
+
     /// `token --secret-file FILE` signs with the file (the server command's own option of that
     /// name used to take it, and the token command then found no secret); a file that cannot be
     /// read is an error even when the variable is set; a validity past ten years is refused.
@@ -47,7 +93,8 @@ import Testing
         let missing = try Subprocess(
             chatServer, ["token", "alice", "--secret-file", "/nonexistent/secret"], environment: ["CHAT_SERVER_SECRET": secret])
         #expect(await missing.exitStatus() == 2)
-        #expect(missing.standardError.contains("/nonexistent/secret"), "\(missing.standardError)")
+        let missingError = missing.standardError
+        #expect(missingError.contains("/nonexistent/secret"), "\(missingError)")
 
         let forever = try Subprocess(chatServer, ["token", "alice", "--ttl", "1e300"], environment: ["CHAT_SERVER_SECRET": secret])
         #expect(await forever.exitStatus() == 2)
@@ -109,6 +156,47 @@ import Testing
         #expect(bob.contains("#general General (1)"), "\(bob)")
         server.process.terminate()
         #expect(await server.exitStatus() == 0)
+    }
+
+    /// The issue's request over the wire: a moderator mutes their channel for 1e11 s. It is
+    /// refused (`invalidArgument`, field `period`) and the process goes on; the longest accepted
+    /// mutes are kept in the data file, and the server restarts on it (it used to die at the
+    /// request, and again at every start from the file).
+    @Test func aHugeMutePeriodIsRefusedAndTheServerRestartsOnItsFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-server-mute-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("chat.sqlite").path
+        for run in 0..<2 {
+            let server = try Subprocess(chatServer, ["--port", "0", "--dev", "--data", file], environment: [:])
+            var lines = server.lines.makeAsyncIterator()
+            let first = try #require(await lines.next(), "no first line from chat-server (run \(run)): \(server.standardError)")
+            let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+            let transport = WebSocketTransport(
+                url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { "dev:alice" },
+                connector: NIOWebSocketConnector())
+            _ = try await transport.connect(resumingAfter: nil)
+            if run == 0 {
+                _ = try await transport.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: [])))
+                for request in [
+                    ChatRequest.muteChannel(channelId: "c", period: 1e11), .muteMembers(channelId: "c", userIds: ["alice"], period: 1e11),
+                ] {
+                    do {
+                        _ = try await transport.send(request)
+                        Issue.record("\(request) was answered")
+                    } catch ChatError.invalidArgument(let field, _) {
+                        #expect(field == "period")
+                    }
+                }
+                _ = try await transport.send(.muteChannel(channelId: "c", period: 315_360_000))
+            }
+            // Still (or again) serving, with the ten-year mute in force.
+            let channel = try await transport.send(.getChannel(channelId: "c")).channelValue
+            #expect(channel?.isMuted == true, "run \(run)")
+            await transport.disconnect()
+            server.process.terminate()  // SIGTERM
+            #expect(await server.exitStatus() == 0, "run \(run): \(server.standardError)")
+        }
     }
 
     @Test func aPythonClientWrittenFromTheProtocolDocumentChats() async throws {

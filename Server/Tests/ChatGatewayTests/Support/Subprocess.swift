@@ -40,7 +40,8 @@ final class Subprocess: @unchecked Sendable {
         if process.isRunning { process.terminate() }
     }
 
-    /// Everything the process wrote to standard error (call after it exited).
+    /// Everything the process wrote to standard error (call after it exited; once: it reads
+    /// the pipe to its end).
     var standardError: String {
         String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
