@@ -19,7 +19,7 @@ let package = Package(
         // Reactive observation core. Knows nothing about chat.
         .target(name: "LiveCore", dependencies: ["Locking"]),
         // The client–server contract: models, query language, requests, events, errors, transport.
-        .target(name: "ChatAPI"),
+        .target(name: "ChatAPI", dependencies: ["Locking"]),
         // The embedded, authoritative chat server.
         .target(name: "ChatServer", dependencies: ["ChatAPI", "Locking", "CSQLite", "SQLiteSupport", "RowCoding"]),
         // The client SDK.

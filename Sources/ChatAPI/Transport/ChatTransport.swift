@@ -12,8 +12,9 @@
 /// ## Events
 /// `events` is one stream for the transport's lifetime, spanning connections: for each
 /// connection it yields that connection's envelopes in sequence order, then one
-/// `.disconnected`. It has a single consumer (the client's sync engine), buffers without
-/// bound, and finishes only when the transport is discarded. Envelopes may be duplicated or
+/// `.disconnected`. It has a single consumer (the client's sync engine), buffers what that
+/// consumer has not taken yet (a server may bound it: a connection too far behind is closed as
+/// too slow, `tooSlow`), and finishes only when the transport is discarded. Envelopes may be duplicated or
 /// arrive late under fault injection; clients de-duplicate by `sequence`.
 ///
 /// ## Ordering: how a client converges

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// The JSON of one event, computed at most once for every envelope that shares it: the server
 /// gives every recipient with the same view of a change (the same event value) envelopes that
@@ -9,22 +10,22 @@ import Foundation
 /// construction, and an envelope whose event is replaced drops it.
 ///
 /// - Threading: thread-safe; the first caller of ``json(encoding:)`` encodes, concurrent ones
-///   wait for it (one lock, held only by the encoding).
-package final class SharedEventEncoding: @unchecked Sendable {
-    // @unchecked: `encoded` is only read or written under `lock`.
-    private let lock = NSLock()
-    private var encoded: String?
+///   wait for it (the package's one lock, `Locking.Lock`, a leaf: held only by the encoding,
+///   which takes no other lock).
+package final class SharedEventEncoding: Sendable {
+    /// The JSON once encoded. Lock order: a leaf (see `LockRank`).
+    private let encoded = Lock<String?>(nil, rank: .leaf)
 
     package init() {}
 
     /// The event's JSON: `encode()`'s result on the first call, the same string afterwards.
     /// A call that throws caches nothing.
-    func json(encoding encode: () throws -> String) rethrows -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        if let encoded { return encoded }
-        let fresh = try encode()
-        encoded = fresh
-        return fresh
+    func json<E: Error>(encoding encode: () throws(E) -> String) throws(E) -> String {
+        try encoded.withLock { encoded throws(E) -> String in
+            if let encoded { return encoded }
+            let fresh = try encode()
+            encoded = fresh
+            return fresh
+        }
     }
 }

@@ -9,8 +9,15 @@ public enum WireCloseCode: Int, Sendable, Hashable, CaseIterable {
     case protocolError = 1002
     /// A binary frame: the protocol is text only.
     case unsupportedData = 1003
+    /// The server refused the connect itself after the upgrade, for a reason other than the
+    /// token or the rate (a closed server, a device cap reached meanwhile): the close's reason
+    /// says which.
+    case policyViolation = 1008
     /// A frame over the server's size limit.
     case messageTooBig = 1009
+    /// The server failed (a frame it could not encode, a lost connection to the engine):
+    /// reconnect, resuming.
+    case internalError = 1011
     /// The token was refused, or expired while connected: ask the token provider again.
     case unauthorized = 4001
     /// No pong within two ping intervals of the first unanswered ping.

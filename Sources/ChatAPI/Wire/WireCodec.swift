@@ -24,7 +24,7 @@ public enum WireCodec {
     /// The frame as the text of one WebSocket text frame.
     ///
     /// An event frame is written around its event's JSON, which envelopes of one change share
-    /// (``EventEnvelope/sharedEncoding``): delivered to many devices, an event is encoded once
+    /// (the envelope's package-internal `sharedEncoding`): delivered to many devices, an event is encoded once
     /// and only its `sequence` per frame. The result is the same JSON object either way.
     ///
     /// - Throws: `EncodingError` only for a value JSON cannot hold (a NaN or infinite number,

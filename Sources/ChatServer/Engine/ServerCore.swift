@@ -60,8 +60,6 @@ struct ServerCore: Sendable {
         state.discardStorageChanges()
     }
 
-    /// Expires what has expired, releases held events whose delay has passed and, now and then,
-    /// drops replay-log events older than the retention.
     /// The deadlines set since the last call (typing, mutes, rate limits, held events), the
     /// earliest; clears them.
     mutating func takeNewDeadline() -> Date? {
@@ -73,6 +71,8 @@ struct ServerCore: Sendable {
     /// The earliest pending deadline of all.
     var nextDeadline: Date? { [state.nextDeadline, hub.nextHeldRelease].compactMap { $0 }.min() }
 
+    /// Expires what has expired, releases held events whose delay has passed and, now and then,
+    /// drops replay-log events older than the retention.
     mutating func housekeep(now: Date) {
         state.expireTimers(now: now)
         publishOutbox(now: now)

@@ -7,7 +7,7 @@ import Locking
 /// The server puts events under its lock (so every device gets them in sequence order), but
 /// waking a reader that waits is a thread wake-up, a system call that has no reason to hold the
 /// lock. ``post(_:)`` only buffers and hands back the ``Wake`` of a parked reader; the engine
-/// runs the wakes once it has released its lock (see `EventHub.wakes`). Between the put and the
+/// runs the wakes once it has released its lock (see `EventHub.deferWakes()` and `EventHub.takeWakes()`). Between the put and the
 /// wake nothing is lost: the reader finds the event in the buffer whenever it looks.
 ///
 /// A single reader, as `ChatTransport.events` has: ``next()`` returns the oldest buffered

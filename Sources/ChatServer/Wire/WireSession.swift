@@ -160,7 +160,7 @@ public final class WireSession: Sendable {
         do {
             await output(.text(try WireCodec.encode(frame)))
         } catch {
-            await close(code: 1011, reason: "a frame could not be encoded")
+            await close(code: WireCloseCode.internalError.rawValue, reason: "a frame could not be encoded")
         }
     }
 
@@ -186,7 +186,7 @@ public final class WireSession: Sendable {
             await close(code: Self.closeCode(forConnectError: error), reason: error.description)
             return
         } catch {
-            await close(code: 1011, reason: "\(error)")
+            await close(code: WireCloseCode.internalError.rawValue, reason: "\(error)")
             return
         }
         await send(.welcome(protocolVersion: WireProtocol.version, result: result))
@@ -206,7 +206,7 @@ public final class WireSession: Sendable {
         switch error {
         case .unauthorized: WireCloseCode.unauthorized.rawValue
         case .rateLimited: WireCloseCode.rateLimited.rawValue
-        default: 1008  // policy violation: the connect itself was refused
+        default: WireCloseCode.policyViolation.rawValue  // the connect itself was refused
         }
     }
 
@@ -238,7 +238,7 @@ public final class WireSession: Sendable {
             await answersSent()
             await close(code: WireCloseCode.rateLimited.rawValue, reason: "too many requests refused in a row")
         case .connectionLost(let error):
-            await close(code: 1011, reason: "connection lost: \(error)")
+            await close(code: WireCloseCode.internalError.rawValue, reason: "connection lost: \(error)")
         }
     }
 

@@ -99,13 +99,26 @@ import TestSupport
             String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000),
             #"{"type":"request","id":1,"request":"# + String(repeating: #"{"a":"#, count: 3_000),
         ].map { Array($0.utf8) }
+        var (decoded, refused) = (0, 0)
         for _ in 0..<3_000 {
             var bytes = samples.randomElement(using: &random)!
             for _ in 0..<Int.random(in: 1...3, using: &random) where !bytes.isEmpty {
                 let index = Int.random(in: 0..<bytes.count, using: &random)
                 if Bool.random(using: &random) { bytes[index] = UInt8.random(in: 0...127, using: &random) } else { bytes = Array(bytes.prefix(index)) }
             }
-            _ = try? WireCodec.decode(Data(bytes))
+            // Either a frame that encodes and decodes to itself, or the codec's own error.
+            do {
+                let frame = try WireCodec.decode(Data(bytes))
+                let again = try WireCodec.decode(try WireCodec.encode(frame))
+                #expect(again == frame, "\(String(decoding: bytes, as: UTF8.self).prefix(200))")
+                decoded += 1
+            } catch is WireDecodingError {
+                refused += 1
+            } catch {
+                Issue.record("not a WireDecodingError: \(error) for \(String(decoding: bytes, as: UTF8.self).prefix(200))")
+            }
         }
+        // The damage both breaks frames and leaves some decodable (a changed letter in a string).
+        #expect(decoded > 0 && refused > 0, "decoded \(decoded), refused \(refused)")
     }
 }
