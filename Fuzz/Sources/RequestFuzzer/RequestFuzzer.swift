@@ -74,16 +74,20 @@ enum Finding: Error, CustomStringConvertible {
 /// The devices requests come from: alice (an admin), bob and carol, two devices of alice.
 let devices = [("alice", "phone"), ("alice", "laptop"), ("bob", "phone"), ("carol", "phone")]
 
-func connectDevices(of server: ChatServer) async throws -> [any ChatTransport] {
+/// Connects the devices; their events are taken as they come (so no connection is cut for
+/// falling behind) by the returned tasks, which the caller cancels when the batch ends: a
+/// transport's event stream spans its connections and never ends by itself, so a task left
+/// reading it would keep the closed server, and all its state, in memory.
+func connectDevices(of server: ChatServer) async throws -> ([any ChatTransport], [Task<Void, Never>]) {
     var transports: [any ChatTransport] = []
+    var readers: [Task<Void, Never>] = []
     for (user, device) in devices {
         let transport = server.connection(userId: user, deviceId: device)
         _ = try await transport.connect(resumingAfter: nil)
-        // Events are taken as they come, so no connection is cut for falling behind.
-        Task { for await _ in transport.events {} }
+        readers.append(Task { for await _ in transport.events {} })
         transports.append(transport)
     }
-    return transports
+    return (transports, readers)
 }
 
 /// The users of the scene.
@@ -105,26 +109,31 @@ func makeChannels(_ channels: [String], on server: ChatServer) async throws {
     try await server.createChannel(type: .standard, channelId: channels[2], userIds: ["alice", "bob", "carol"])
 }
 
+/// Writes a line to standard output at once (progress shows as it happens, also in a file).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 @main
 enum RequestFuzzer {
     static func main() async {
         let settings = FuzzSettings(arguments: CommandLine.arguments)
-        print("RequestFuzzer: seed \(settings.seed), \(settings.requests) requests in batches of \(settings.batch)")
-        print("RequestFuzzer: each batch is logged to \(settings.log.path) before it runs")
+        say("RequestFuzzer: seed \(settings.seed), \(settings.requests) requests in batches of \(settings.batch)")
+        say("RequestFuzzer: each batch is logged to \(settings.log.path) before it runs")
         let started = Date()
         do {
             let tally = try await run(settings)
             let seconds = Date().timeIntervalSince(started)
             let refusals = tally.refused.sorted { $0.value > $1.value }.prefix(8).map { "\($0.key) \($0.value)" }
-            print(
+            say(
                 "RequestFuzzer: \(tally.requests) requests (\(tally.encodable) round-tripped through the wire codec), "
                     + "\(tally.consoleCalls) console calls, \(tally.answered) answered, \(tally.reopens) reopens "
                     + "in \(Int(seconds)) s; no finding")
-            print("RequestFuzzer: most frequent refusals: \(refusals.joined(separator: ", "))")
-            print("1 passed, 0 failed")
+            say("RequestFuzzer: most frequent refusals: \(refusals.joined(separator: ", "))")
+            say("1 passed, 0 failed")
         } catch {
-            print("RequestFuzzer: FINDING with seed \(settings.seed): \(error)")
-            print("0 passed, 1 failed")
+            say("RequestFuzzer: FINDING with seed \(settings.seed): \(error)")
+            say("0 passed, 1 failed")
             exit(1)
         }
     }
@@ -145,7 +154,8 @@ enum RequestFuzzer {
             generator.values.channels = batchNumber == 1 ? ["c0", "c1", "general"] : ["c0-\(batchNumber)", "c1-\(batchNumber)", "general-\(batchNumber)"]
             try await registerUsers(on: server)  // alice may have been made an admin
             try await makeChannels(generator.values.channels, on: server)
-            let transports = try await connectDevices(of: server)
+            let (transports, readers) = try await connectDevices(of: server)
+            defer { for reader in readers { reader.cancel() } }
             var log = "seed \(settings.seed) batch \(batchNumber)\n"
             let count = min(settings.batch, settings.requests - tally.requests)
             var batch: [(device: Int, request: ChatRequest?, console: (String, @Sendable (ChatServer) async throws -> Void)?)] = []
@@ -211,7 +221,7 @@ enum RequestFuzzer {
             }
             tally.reopens += 1
             if batchNumber % 10 == 0 || tally.requests >= settings.requests {
-                print("RequestFuzzer: \(tally.requests) requests, \(tally.reopens) reopens")
+                say("RequestFuzzer: \(tally.requests) requests, \(tally.reopens) reopens")
             }
         }
         await server.close()
