@@ -59,6 +59,7 @@ final class Playground {
             try await participant.client.connect()
             participant.online = true
             participant.tokens.append(participant.list.observe { [weak self] _, _, _ in self?.scheduleRedraw() })
+            participant.tokens.append(participant.client.connectionState.observe { [weak self] _, _ in self?.scheduleRedraw() })
         }
         // The first user opens #general and moderates it (a creator is its moderator); on a
         // shared server, whoever started first did.
@@ -99,9 +100,18 @@ final class Playground {
 
     // MARK: Commands
 
-    static let help = """
-        commands (acting user first; <ch> is a channel id):
-          as <user>                 act as alice, bob or carol
+    /// The commands, as `help` prints them (`as` only when there are several users to act as).
+    var help: String {
+        let others = participants.count > 1 ? "  as <user>                 act as \(Self.list(participants.map(\.id)))\n" : ""
+        return "commands (acting user first; <ch> is a channel id):\n" + others + Self.commands
+    }
+
+    /// "a", "a or b", "a, b or c".
+    static func list(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " or " + names.last!
+    }
+
+    static let commands = """
           create <ch> [users...]    create a community channel with members
           join <ch> | leave <ch>    join or leave a channel
           send <ch> <text...>       send a message (@user mentions them)
@@ -129,7 +139,7 @@ final class Playground {
         } catch let error as UsageError {
             lastMessage = "usage: \(error.usage)"
         } catch {
-            lastMessage = "! \(error)"
+            lastMessage = "! \(Self.words(for: error))"
         }
         if command == "quit" || command == "exit" { return false }
         await settle()
@@ -251,7 +261,7 @@ final class Playground {
         case "show":
             return ""
         case "help":
-            return Self.help
+            return help
         case "quit", "exit":
             return "bye"
         default:
@@ -349,8 +359,7 @@ final class Playground {
 
     /// The rows of one pane: the user's connection and each channel of their live list.
     private func rows(of participant: Participant) -> [String] {
-        let state = participant.online ? "online" : "offline"
-        var rows = ["\(participant.id == actor.id ? "▶ " : "")\(participant.id) (\(state))"]
+        var rows = ["\(participant.id == actor.id ? "▶ " : "")\(participant.id) (\(Self.connection(of: participant.client)))"]
         let channels = participant.list.snapshots
         if channels.isEmpty { rows.append("  (no channels)") }
         for channel in channels {
@@ -447,6 +456,33 @@ struct PaneScreen {
 
     func cells(_ width: Int) -> [String] {
         marked.map { render($0.0, width, $0.1) }
+    }
+}
+
+extension Playground {
+    /// The connection as a person reads it: "online", "connecting…", "reconnecting…", or
+    /// "offline" with why, when the client knows (the server went away, the token expired).
+    static func connection(of client: ChatClient) -> String {
+        let state = client.connectionState
+        switch state.snapshot ?? .disconnected {
+        case .connected: return "online"
+        case .connecting: return "connecting…"
+        case .reconnecting: return "reconnecting…"
+        case .disconnected:
+            guard let error = state.error else { return "offline" }
+            return "offline: \(words(for: error))"
+        }
+    }
+
+    /// An error in words for the person at the terminal, without an app's advice.
+    static func words(for error: any Error) -> String {
+        switch error as? ChatError {
+        case .unavailable(let reason)?: "the server cannot be reached (\(reason))"
+        case .unauthorized(let reason)?: "signed out by the server (\(reason)); start again with a new token"
+        case .notFound(let what)?: "not found: \(what)"
+        case .rateLimited(let seconds)?: "too fast; try again in \(seconds.isFinite ? Int(max(1, min(seconds.rounded(.up), 3_600))) : 1) s"
+        default: "\(error)"
+        }
     }
 }
 

@@ -96,6 +96,7 @@ struct ExampleMissing: Error, CustomStringConvertible {
             as carol
             join nowhere
             bogus
+            help
             quit
             """
         let (status, output) = try runExample("Playground", input: script + "\n")
@@ -128,6 +129,9 @@ struct ExampleMissing: Error, CustomStringConvertible {
         #expect(screen(after: "alice> offline").contains("alice (offline)"))
         let afterOnline = screen(after: "alice> online")
         #expect(afterOnline.contains("alice (online)"))
+        // Help names the users this playground acts as; errors read as words, not SDK advice.
+        #expect(screen(after: "carol> help").contains("as <user>                 act as alice, bob or carol"))
+        #expect(!output.contains("retry when the connection is back"))
         #expect(afterOnline.contains("General (1)"))
         // Errors are shown, not fatal.
         #expect(screen(after: "carol> join nowhere").contains("! "))

@@ -199,6 +199,41 @@ import Testing
         }
     }
 
+    /// `chat-terminal` shows its connection as a person reads it: online, then — the server
+    /// stopped under it — reconnecting, and a command's error in words ("the server cannot be
+    /// reached"), not an app's advice. Its help has no `as` (it acts as one user).
+    @Test func theTerminalSaysWhenTheServerIsGone() async throws {
+        let server = try Subprocess(chatServer, ["--dev", "--port", "0"], environment: ["CHAT_SERVER_SECRET": ""])
+        var lines = server.lines.makeAsyncIterator()
+        let url = try #require(await lines.next()?.wholeMatch(of: /listening on (ws:\/\/.+)/).map { String($0.1) })
+        let terminal = Process()
+        terminal.executableURL = Subprocess.product("chat-terminal")
+        terminal.arguments = ["--server", url, "--as", "alice"]
+        let input = Pipe()
+        let output = Pipe()
+        terminal.standardInput = input
+        terminal.standardOutput = output
+        try terminal.run()
+        input.fileHandleForWriting.write(Data("help\nshow\n".utf8))
+        try await Task.sleep(for: .milliseconds(500))
+        server.process.terminate()
+        #expect(await server.exitStatus() == 0)
+        try await Task.sleep(for: .seconds(1))
+        input.fileHandleForWriting.write(Data("show\nsend general still there?\nquit\n".utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        terminal.waitUntilExit()
+        let screens = text.components(separatedBy: "\n\n")
+        let help = screens.first { $0.hasPrefix("alice> help") } ?? ""
+        #expect(help.contains("send <ch> <text...>") && !help.contains("as <user>"), "\(help)")
+        let shows = screens.filter { $0.hasPrefix("alice> show") }
+        #expect(shows.first?.contains("alice (online)") == true, "\(shows)")
+        #expect(shows.last.map { $0.contains("alice (reconnecting…)") || $0.contains("alice (offline") } == true, "\(shows)")
+        let send = screens.first { $0.hasPrefix("alice> send general") } ?? ""
+        #expect(send.contains("! the server cannot be reached"), "\(send)")
+        #expect(!text.contains("retry when the connection is back"), "\(text)")
+    }
+
     @Test func aPythonClientWrittenFromTheProtocolDocumentChats() async throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Clients/protocol_client.py")
