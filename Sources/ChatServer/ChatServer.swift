@@ -66,6 +66,27 @@ public final class ChatServer: Sendable {
         }
     }
 
+    /// Creates a server whose state lives in `database` (a ``ServerDatabase``: the `Server/`
+    /// package's PostgreSQL store): everything the database holds comes back, each channel's
+    /// newest ``ServerConfiguration/messagesPerChannel`` messages in memory and older pages read
+    /// from the database; every response (and console call) returns once its change is
+    /// committed there. The server's ``epoch`` is the database's. Call ``close()`` before the
+    /// server goes away.
+    ///
+    /// - Parameters:
+    ///   - clock: the source of time (default: the system clock).
+    ///   - configuration: limits and the messages kept in memory.
+    ///   - database: where the state lives.
+    /// - Throws: `unavailable` naming what failed: the database could not be opened or read, or
+    ///   a record it holds cannot be decoded (naming the record); nothing is changed.
+    public convenience init(
+        clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
+        database: any ServerDatabase
+    ) async throws(ChatError) {
+        let store = try await DatabaseServerStore.load(from: database, messagesPerChannel: configuration.messagesPerChannel)
+        self.init(engine: try ServerEngine(clock: clock, configuration: configuration, store: store))
+    }
+
     private init(engine: ServerEngine) {
         self.engine = engine
         faults = ServerFaults(engine: engine)

@@ -27,23 +27,9 @@ final class SQLiteServerStore: ServerStore {
     /// Lock order: `LockRank.storeConnection`, innermost but for leaves.
     private let connection: Lock<SQLiteConnection?>
     /// Lock order: `LockRank.storeWriter`, after the engine's lock, before ``connection``.
-    private let state = Lock(WriterState(), rank: .storeWriter)
+    private let state = Lock(CommitQueue(), rank: .storeWriter)
     private let queue = DispatchQueue(label: "LiveChannels.SQLiteServerStore.writer")
     private let messagesPerChannel: Int
-
-    private struct WriterState: Sendable {
-        var pending = StorageChanges()
-        /// The newest ticket handed out; its batch is in `pending` or written.
-        var lastTicket = 0
-        var committedThrough = 0
-        /// The newest ticket whose commit failed, and why (until a later commit covers it).
-        var failedThrough = 0
-        var failure: ChatError?
-        var waiters: [(ticket: Int, continuation: CheckedContinuation<Void, any Error>)] = []
-        var isWriterScheduled = false
-        var isClosed = false
-        var commits = 0
-    }
 
     /// The number of transactions committed so far (each holds one or more batches).
     var commitCount: Int { state.withLock { $0.commits } }
@@ -256,29 +242,22 @@ final class SQLiteServerStore: ServerStore {
     // MARK: Writing
 
     func enqueue(_ changes: StorageChanges) -> Int {
-        let schedule = state.withLock { state -> Bool in
-            guard !changes.isEmpty, !state.isClosed else { return false }
-            state.pending.merge(changes)
-            state.lastTicket += 1
-            guard !state.isWriterScheduled else { return false }
-            state.isWriterScheduled = true
-            return true
+        let (schedule, ticket) = state.withLock { state -> (Bool, Int) in
+            let ticket = state.add(changes)
+            guard !state.pending.isEmpty, !state.isWriting else { return (false, ticket) }
+            state.isWriting = true
+            return (true, ticket)
         }
         if schedule { queue.async { self.writePending() } }
-        return state.withLock { $0.lastTicket }
+        return ticket
     }
 
     func waitUntilWritten(_ ticket: Int) async throws(ChatError) {
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome = state.withLock { state -> Result<Void, ChatError>? in
-                    if state.committedThrough >= ticket { return .success(()) }
-                    if state.failedThrough >= ticket, let failure = state.failure { return .failure(failure) }
-                    if state.isClosed && !state.isWriterScheduled {
-                        return .failure(.unavailable("the server's storage '\(path)' is closed"))
-                    }
-                    state.waiters.append((ticket, continuation))
-                    return nil
+                let outcome = state.withLock { state in
+                    state.outcome(
+                        of: ticket, closed: .unavailable("the server's storage '\(path)' is closed"), continuation: continuation)
                 }
                 if let outcome { continuation.resume(with: outcome) }
             }
@@ -292,14 +271,11 @@ final class SQLiteServerStore: ServerStore {
     /// The writer: commits everything pending, batch after batch, until nothing is.
     private func writePending() {
         while true {
-            let (batch, through) = state.withLock { state -> (StorageChanges, Int) in
-                defer { state.pending = StorageChanges() }
-                return (state.pending, state.lastTicket)
-            }
+            let (batch, through) = state.withLock { $0.takeBatch() }
             if batch.isEmpty {
                 let again = state.withLock { state -> Bool in
                     if state.pending.isEmpty {
-                        state.isWriterScheduled = false
+                        state.isWriting = false
                         return false
                     }
                     return true
@@ -317,26 +293,10 @@ final class SQLiteServerStore: ServerStore {
             } catch {
                 result = .failure(failure(error, while: "writing"))
             }
-            let resumed = state.withLock { state -> [(CheckedContinuation<Void, any Error>, Result<Void, ChatError>)] in
-                switch result {
-                case .success:
-                    state.committedThrough = through
-                    state.commits += 1
-                case .failure(let error):
-                    var kept = batch
-                    kept.merge(state.pending)
-                    state.pending = kept
-                    state.failedThrough = through
-                    state.failure = error
-                }
-                let due = state.waiters.filter { $0.ticket <= through }
-                state.waiters.removeAll { $0.ticket <= through }
-                return due.map { ($0.continuation, result) }
-            }
-            for (continuation, outcome) in resumed { continuation.resume(with: outcome.mapError { $0 as any Error }) }
+            CommitQueue.resume(state.withLock { $0.finish(batch, through: through, with: result) })
             if case .failure = result {
                 // Try again in a second (or with the next batch, whichever comes first).
-                state.withLock { $0.isWriterScheduled = false }
+                state.withLock { $0.isWriting = false }
                 queue.asyncAfter(deadline: .now() + 1) { [weak self] in self?.retry() }
                 return
             }
@@ -345,8 +305,8 @@ final class SQLiteServerStore: ServerStore {
 
     private func retry() {
         let schedule = state.withLock { state -> Bool in
-            guard !state.pending.isEmpty, !state.isWriterScheduled else { return false }
-            state.isWriterScheduled = true
+            guard !state.pending.isEmpty, !state.isWriting else { return false }
+            state.isWriting = true
             return true
         }
         if schedule { writePending() }
@@ -413,15 +373,14 @@ final class SQLiteServerStore: ServerStore {
         guard first else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async {
-                self.state.withLock { $0.isWriterScheduled = true }
+                self.state.withLock { $0.isWriting = true }
                 self.writePending()
-                let stranded = self.state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-                    defer { state.waiters = [] }
-                    state.isWriterScheduled = false
-                    return state.waiters.map(\.continuation)
+                let stranded = self.state.withLock { state in
+                    state.isWriting = false
+                    return state.takeWaiters()
                 }
-                for continuation in stranded {
-                    continuation.resume(throwing: ChatError.unavailable("the server's storage '\(self.path)' is closed"))
+                for waiter in stranded {
+                    waiter.continuation.resume(throwing: ChatError.unavailable("the server's storage '\(self.path)' is closed"))
                 }
                 self.connection.withLock { $0 = nil }
                 done.resume()

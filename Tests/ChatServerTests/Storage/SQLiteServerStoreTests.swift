@@ -100,15 +100,7 @@ import TestSupport
             #expect(server.messages(channelId: "long").count == 5, "memory keeps five")
             var ann = TestDevice(server, "ann")
             try await ann.connect()
-            var texts: [String] = []
-            var position = MessagePageQuery.Position.latest
-            while true {
-                guard case .messages(let page) = try await ann.send(.queryMessages(MessagePageQuery(channelId: "long", position: position, limit: 8)))
-                else { Issue.record("not a page"); return }
-                texts = page.messages.map(\.text) + texts
-                guard page.hasPrevious, let first = page.messages.first else { break }
-                position = .before(sequence: first.sequence)
-            }
+            let texts = try await ann.historyTexts(of: "long", limit: 8)
             #expect(texts == (1...30).map { "m\($0)" }, "restart: \(restart)")
             guard case .messages(let after) = try await ann.send(.queryMessages(MessagePageQuery(channelId: "long", position: .after(sequence: 2), limit: 3)))
             else { Issue.record("not a page"); return }

@@ -1,0 +1,91 @@
+import ChatAPI
+
+/// The bookkeeping of group commit, shared by every store (``SQLiteServerStore``,
+/// ``DatabaseServerStore``): changes queued under tickets, batches taken by one writer, and the
+/// callers waiting for their ticket's commit. A plain value; a store keeps it under its lock and
+/// does the writing itself.
+///
+/// - A batch holds everything queued when it was taken (``takeBatch()``): the changes of many
+///   calls share one commit.
+/// - A failed commit fails the tickets it covered and puts its changes back ahead of newer
+///   ones (``finish(_:through:with:)``): they are written by a later commit, but were never
+///   acknowledged.
+struct CommitQueue: Sendable {
+    typealias Waiter = (ticket: Int, continuation: CheckedContinuation<Void, any Error>)
+
+    private(set) var pending = StorageChanges()
+    /// The newest ticket handed out; its batch is pending or written.
+    private(set) var lastTicket = 0
+    private var committedThrough = 0
+    /// The newest ticket whose commit failed, and why (until a later commit covers it).
+    private var failedThrough = 0
+    private var failure: ChatError?
+    private var waiters: [Waiter] = []
+    /// Whether a writer is taking batches now.
+    var isWriting = false
+    /// Set when the store closes: nothing more is queued.
+    var isClosed = false
+    /// The number of transactions committed so far.
+    private(set) var commits = 0
+
+    /// Queues `changes`; the ticket to wait for (the newest one when `changes` is empty, so a
+    /// caller waits for what it has seen to be written).
+    mutating func add(_ changes: StorageChanges) -> Int {
+        guard !changes.isEmpty, !isClosed else { return lastTicket }
+        pending.merge(changes)
+        lastTicket += 1
+        return lastTicket
+    }
+
+    /// Takes everything pending as one batch, with the newest ticket it covers.
+    mutating func takeBatch() -> (changes: StorageChanges, through: Int) {
+        defer { pending = StorageChanges() }
+        return (pending, lastTicket)
+    }
+
+    /// Records how the commit of a batch covering tickets up to `through` ended; the waiters it
+    /// answers, to resume outside the lock.
+    mutating func finish(
+        _ batch: StorageChanges, through: Int, with result: Result<Void, ChatError>
+    ) -> [(Waiter, Result<Void, ChatError>)] {
+        switch result {
+        case .success:
+            committedThrough = through
+            commits += 1
+        case .failure(let error):
+            var kept = batch
+            kept.merge(pending)
+            pending = kept
+            failedThrough = through
+            failure = error
+        }
+        let due = waiters.filter { $0.ticket <= through }
+        waiters.removeAll { $0.ticket <= through }
+        return due.map { ($0, result) }
+    }
+
+    /// How the wait for `ticket` ends now, or `nil` after queuing `continuation` to be told
+    /// later. `closed` is the error of a store closed with nothing left to write.
+    mutating func outcome(
+        of ticket: Int, closed: @autoclosure () -> ChatError, continuation: CheckedContinuation<Void, any Error>
+    ) -> Result<Void, ChatError>? {
+        if committedThrough >= ticket { return .success(()) }
+        if failedThrough >= ticket, let failure { return .failure(failure) }
+        if isClosed && !isWriting { return .failure(closed()) }
+        waiters.append((ticket, continuation))
+        return nil
+    }
+
+    /// The waiters left when the store closed (they are failed).
+    mutating func takeWaiters() -> [Waiter] {
+        defer { waiters = [] }
+        return waiters
+    }
+}
+
+extension CommitQueue {
+    /// Resumes waiters with their outcomes (outside the lock).
+    static func resume(_ answered: [(Waiter, Result<Void, ChatError>)]) {
+        for (waiter, outcome) in answered { waiter.continuation.resume(with: outcome.mapError { $0 as any Error }) }
+    }
+}

@@ -1,0 +1,338 @@
+import ChatAPI
+import Dispatch
+import Foundation
+import Locking
+import RowCoding
+
+/// The ``ServerStore`` of a ``ServerDatabase``: encodes the engine's changes into rows, writes
+/// them in batches (group commit), and decodes what the database held at start.
+///
+/// Loading is asynchronous and done before the engine is made (``load(from:messagesPerChannel:)``):
+/// the engine then reads the decoded state synchronously, as from the SQLite file.
+///
+/// Writing: ``enqueue(_:)`` merges each batch into the pending changes (newest value per key)
+/// and starts the writer task when none runs; the writer takes everything pending, encodes it
+/// and hands it to ``ServerDatabase/write(_:)`` as one transaction — so the changes of many
+/// concurrent calls share one commit. A failed write fails the tickets it covered and keeps its
+/// changes pending, ahead of newer ones; the writer tries again after a second, or with the
+/// next batch.
+///
+/// Reading history beyond memory (``messages(channelId:in:)``) waits for the database on the
+/// calling thread, for at most ``readTimeout`` (the engine asks under its lock: a deep page of
+/// history holds the server that long at worst).
+///
+/// - Threading: thread-safe. Lock order: the engine's lock, then ``state`` (see `LockRank`).
+final class DatabaseServerStore: ServerStore {
+    let database: any ServerDatabase
+    let epoch: String
+    private let messagesPerChannel: Int
+    /// What the database held at start, until the engine has read it.
+    private let loaded: Lock<(state: StoredState, messages: [String: NumberedLog<Message>])?>
+    /// Lock order: `LockRank.storeWriter`, after the engine's lock.
+    private let state = Lock(CommitQueue(), rank: .storeWriter)
+
+    /// The longest a read of old messages waits for the database.
+    static let readTimeout: TimeInterval = 10
+    /// How long the writer waits before it tries a failed batch again.
+    static let retryDelay: Duration = .seconds(1)
+
+    /// The number of transactions committed so far.
+    var commitCount: Int { state.withLock { $0.commits } }
+
+    private init(
+        database: any ServerDatabase, epoch: String, messagesPerChannel: Int, state: StoredState,
+        messages: [String: NumberedLog<Message>]
+    ) {
+        self.database = database
+        self.epoch = epoch
+        self.messagesPerChannel = messagesPerChannel
+        loaded = Lock((state, messages), rank: .leaf)
+    }
+
+    /// Opens `database` and reads its state, with each channel's newest `messagesPerChannel`
+    /// messages.
+    ///
+    /// - Throws: `unavailable` naming what failed: the database could not be opened or read, or
+    ///   a row cannot be decoded (naming the record).
+    static func load(from database: any ServerDatabase, messagesPerChannel: Int) async throws(ChatError) -> DatabaseServerStore {
+        let contents: ServerDatabaseContents
+        do {
+            contents = try await database.open()
+        } catch {
+            throw .unavailable("the server's database cannot be opened: \(error)")
+        }
+        let state = try decode(contents, messagesPerChannel: messagesPerChannel)
+        let ranges = state.channels.compactMap { channel -> ServerRow.MessageRange? in
+            let last = channel.info.lastSequence
+            guard last > 0 else { return nil }
+            return ServerRow.MessageRange(
+                channelId: channel.info.channelId, sequences: max(1, last - messagesPerChannel + 1)...last)
+        }
+        let rows: [ServerRow.Message]
+        do {
+            rows = ranges.isEmpty ? [] : try await database.messages(in: ranges)
+        } catch {
+            throw .unavailable("the server's database cannot be read: \(error)")
+        }
+        let logs = try messageLogs(of: state.channels.map(\.info), from: rows, messagesPerChannel: messagesPerChannel)
+        return DatabaseServerStore(
+            database: database, epoch: contents.epoch, messagesPerChannel: messagesPerChannel, state: state, messages: logs)
+    }
+
+    // MARK: Loading
+
+    func loadState() throws(ChatError) -> StoredState {
+        guard let state = loaded.withLock({ $0?.state }) else {
+            throw .unavailable("the server's database state was read already")
+        }
+        return state
+    }
+
+    func loadMessages(of channels: [Channel]) throws(ChatError) -> StoredMessages {
+        guard let logsById = loaded.withLock({ loaded in defer { loaded = nil }; return loaded?.messages }) else {
+            throw .unavailable("the server's database messages were read already")
+        }
+        var logs: [NumberedLog<Message>] = []
+        var locations: [String: ServerState.MessageLocation] = [:]
+        for channel in channels {
+            let log = logsById[channel.channelId] ?? Self.emptyLog(of: channel, messagesPerChannel: messagesPerChannel)
+            log.forEachElement { message in
+                locations[message.messageId] = ServerState.MessageLocation(channelId: channel.channelId, sequence: message.sequence)
+            }
+            logs.append(log)
+        }
+        return StoredMessages(logs: logs, locations: locations)
+    }
+
+    /// The log of kept messages of a channel, before any is read: numbered to continue with its
+    /// oldest kept message.
+    private static func emptyLog(of info: Channel, messagesPerChannel: Int) -> NumberedLog<Message> {
+        let first = max(1, info.lastSequence - messagesPerChannel + 1)
+        return NumberedLog(capacity: messagesPerChannel, restoring: [], lastSequence: first - 1, at: .distantPast)
+    }
+
+    private static func decode(_ contents: ServerDatabaseContents, messagesPerChannel: Int) throws(ChatError) -> StoredState {
+        var stored = StoredState()
+        stored.counters.revision = contents.counters["revision"] ?? 0
+        stored.counters.nextChannelNumber = contents.counters["nextChannelNumber"] ?? 1
+        stored.counters.nextMessageNumber = contents.counters["nextMessageNumber"] ?? 1
+        stored.counters.eventSequenceCeiling = contents.counters["eventSequenceCeiling"] ?? 0
+        for row in contents.users {
+            stored.users.append(try decode(User.self, row.value, "user '\(row.userId)'"))
+        }
+        var members: [String: [MemberRecord]] = [:]
+        for row in contents.members {
+            let member = try decode(MemberRecord.self, row.value, "member '\(row.key.userId)' of channel '\(row.key.channelId)'")
+            members[row.key.channelId, default: []].append(member)
+        }
+        for row in contents.channels {
+            let info = try decode(Channel.self, row.info, "channel '\(row.channelId)'")
+            let extras = try row.extras.map { bytes throws(ChatError) in
+                try decode(ChannelExtras.self, bytes, "the moderation state of channel '\(row.channelId)'")
+            }
+            stored.channels.append(
+                StoredState.StoredChannel(
+                    info: info, extras: extras, members: members[info.channelId] ?? [],
+                    messages: emptyLog(of: info, messagesPerChannel: messagesPerChannel)))
+        }
+        return stored
+    }
+
+    /// Each channel's log of its newest messages, from the rows read for them; every message
+    /// from the log's first number to the channel's last must be there.
+    private static func messageLogs(
+        of channels: [Channel], from rows: [ServerRow.Message], messagesPerChannel: Int
+    ) throws(ChatError) -> [String: NumberedLog<Message>] {
+        var byChannel: [String: [ServerRow.Message]] = [:]
+        for row in rows { byChannel[row.channelId, default: []].append(row) }
+        var logs: [String: NumberedLog<Message>] = [:]
+        for channel in channels where channel.lastSequence > 0 {
+            var log = emptyLog(of: channel, messagesPerChannel: messagesPerChannel)
+            for row in (byChannel[channel.channelId] ?? []).sorted(by: { $0.sequence < $1.sequence }) {
+                guard row.sequence > log.lastSequence else { continue }
+                let what = "message \(row.sequence) of channel '\(channel.channelId)'"
+                let message = try decode(Message.self, row.value, what)
+                guard message.sequence == log.lastSequence + 1, message.channelId == channel.channelId else {
+                    throw .unavailable(
+                        "the server's database is damaged: channel '\(channel.channelId)' lacks message \(log.lastSequence + 1)")
+                }
+                log.append(at: .distantPast) { _ in message }
+            }
+            guard log.lastSequence == channel.lastSequence else {
+                throw .unavailable(
+                    "the server's database is damaged: channel '\(channel.channelId)' lacks messages up to \(channel.lastSequence)")
+            }
+            logs[channel.channelId] = log
+        }
+        return logs
+    }
+
+    private static func decode<Value: RowCodable>(_ type: Value.Type, _ bytes: [UInt8], _ what: String) throws(ChatError) -> Value {
+        do {
+            return try Value.decodeRow(bytes)
+        } catch {
+            throw .unavailable("the server's database is damaged: \(what) cannot be read (\(error))")
+        }
+    }
+
+    // MARK: Reading history
+
+    func messages(channelId: String, in range: ClosedRange<Int>) throws(ChatError) -> [Message] {
+        // What is queued but not yet written is newer than the database.
+        let pending = state.withLock { state in
+            range.compactMap { state.pending.messages[StorageChanges.MessageKey(channelId: channelId, sequence: $0)] }
+        }
+        let outcome = Lock<Result<[ServerRow.Message], any Error>?>(nil, rank: .leaf)
+        let done = DispatchSemaphore(value: 0)
+        let database = database
+        Task.detached {
+            let result: Result<[ServerRow.Message], any Error>
+            do {
+                result = .success(try await database.messages(in: [ServerRow.MessageRange(channelId: channelId, sequences: range)]))
+            } catch {
+                result = .failure(error)
+            }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + Self.readTimeout) == .success, let result = outcome.withLock({ $0 }) else {
+            throw .unavailable("the server's database did not answer within \(Int(Self.readTimeout)) s")
+        }
+        var found: [Int: Message] = [:]
+        switch result {
+        case .success(let rows):
+            for row in rows where row.channelId == channelId && range.contains(row.sequence) {
+                found[row.sequence] = try Self.decode(Message.self, row.value, "message \(row.sequence) of channel '\(channelId)'")
+            }
+        case .failure(let error):
+            throw .unavailable("the server's database cannot be read: \(error)")
+        }
+        for message in pending { found[message.sequence] = message }
+        return found.keys.sorted().map { found[$0]! }
+    }
+
+    // MARK: Writing
+
+    func enqueue(_ changes: StorageChanges) -> Int {
+        let (start, ticket) = state.withLock { state -> (Bool, Int) in
+            let ticket = state.add(changes)
+            guard !state.pending.isEmpty, !state.isWriting else { return (false, ticket) }
+            state.isWriting = true
+            return (true, ticket)
+        }
+        if start { Task { await self.writePending() } }
+        return ticket
+    }
+
+    func waitUntilWritten(_ ticket: Int) async throws(ChatError) {
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = state.withLock { state in
+                    state.outcome(of: ticket, closed: .unavailable("the server's database is closed"), continuation: continuation)
+                }
+                if let outcome { continuation.resume(with: outcome.mapError { $0 as any Error }) }
+            }
+        } catch let error as ChatError {
+            throw error
+        } catch {
+            throw .unavailable("\(error)")
+        }
+    }
+
+    /// The writer: commits everything pending, batch after batch, until nothing is; after a
+    /// failure, again a second later.
+    private func writePending() async {
+        while true {
+            let (batch, through) = state.withLock { $0.takeBatch() }
+            if batch.isEmpty {
+                let stop = state.withLock { state -> Bool in
+                    guard state.pending.isEmpty else { return false }
+                    state.isWriting = false
+                    return true
+                }
+                if stop { return }
+                continue
+            }
+            let result: Result<Void, ChatError>
+            do {
+                try await database.write(try Self.encode(batch))
+                result = .success(())
+            } catch let error as ChatError {
+                result = .failure(error)
+            } catch {
+                result = .failure(.unavailable("the server's database failed writing: \(error)"))
+            }
+            CommitQueue.resume(state.withLock { $0.finish(batch, through: through, with: result) })
+            if case .failure = result {
+                let closed = state.withLock { state -> Bool in
+                    if state.isClosed { state.isWriting = false }
+                    return state.isClosed
+                }
+                if closed { return }
+                try? await Task.sleep(for: Self.retryDelay)
+            }
+        }
+    }
+
+    /// The rows of `changes`.
+    static func encode(_ changes: StorageChanges) throws(ChatError) -> ServerDatabaseBatch {
+        var writer = RowWriter()
+        func encoded(_ value: some RowCodable) throws(ChatError) -> [UInt8] {
+            writer.removeAll()
+            do {
+                try value.encodeRow(to: &writer)
+            } catch {
+                throw .unavailable("the server's state cannot be encoded: \(error)")
+            }
+            return writer.bytes
+        }
+        var batch = ServerDatabaseBatch()
+        for (id, user) in changes.users { batch.users.append(ServerRow.User(userId: id, value: try encoded(user))) }
+        for (id, write) in changes.channels {
+            let extras = try write.extras.map { extras throws(ChatError) in try encoded(extras) }
+            batch.channels.append(ServerRow.Channel(channelId: id, info: try encoded(write.info), extras: extras))
+        }
+        for (key, member) in changes.members {
+            let rowKey = ServerRow.MemberKey(channelId: key.channelId, userId: key.userId)
+            if let member {
+                batch.members.append(ServerRow.Member(key: rowKey, value: try encoded(member)))
+            } else {
+                batch.removedMembers.append(rowKey)
+            }
+        }
+        for (key, message) in changes.messages {
+            batch.messages.append(ServerRow.Message(channelId: key.channelId, sequence: key.sequence, value: try encoded(message)))
+        }
+        if changes.countersChanged {
+            let counters = changes.counters
+            batch.counters = [
+                "revision": counters.revision, "nextChannelNumber": counters.nextChannelNumber,
+                "nextMessageNumber": counters.nextMessageNumber, "eventSequenceCeiling": counters.eventSequenceCeiling,
+            ]
+        }
+        return batch
+    }
+
+    // MARK: Closing
+
+    func close() async {
+        let first = state.withLock { state -> Bool in
+            defer { state.isClosed = true }
+            return !state.isClosed
+        }
+        guard first else { return }
+        // Writes what is queued: the writer running finishes it (a failure now that the store is
+        // closed ends it), then this call tries once more what is left.
+        while state.withLock({ $0.isWriting }) { try? await Task.sleep(for: .milliseconds(5)) }
+        let start = state.withLock { state -> Bool in
+            guard !state.pending.isEmpty else { return false }
+            state.isWriting = true
+            return true
+        }
+        if start { await writePending() }
+        for waiter in state.withLock({ $0.takeWaiters() }) {
+            waiter.continuation.resume(throwing: ChatError.unavailable("the server's database is closed"))
+        }
+        await database.close()
+    }
+}

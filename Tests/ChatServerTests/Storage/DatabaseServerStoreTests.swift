@@ -1,0 +1,118 @@
+import ChatAPI
+import Foundation
+import Testing
+import TestSupport
+
+@testable import ChatServer
+
+/// The database seam (`ServerDatabase`, `ChatServer(database:)`): what the SQLite file
+/// guarantees holds for any database behind it — every stored field back after a restart,
+/// unlimited history, group commit, a failed commit failing the calls it covered, a damaged
+/// row refused by name. Run on an in-memory database; the `Server/` package's PostgreSQL store
+/// is the same seam.
+@Suite struct DatabaseServerStoreTests {
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func aRestartRestoresEverythingStored(seed: UInt64) async throws {
+        let seed = SeededGenerator.testSeed(seed)
+        let database = MemoryDatabase()
+        let clock = ManualClock()
+        let configuration = ServerConfiguration(messagesPerChannel: 3)
+        let server = try await ChatServer(clock: clock, configuration: configuration, database: database)
+        var workload = StorageWorkload(seed: seed)
+        try await workload.run(1_000, on: server, clock: clock)
+        let before = StoredSnapshot(server)
+        let epoch = server.epoch
+        await server.close()
+
+        let reopened = try await ChatServer(clock: clock, configuration: configuration, database: database)
+        let after = StoredSnapshot(reopened)
+        #expect(after == before, "seed \(seed)")
+        #expect(reopened.epoch == epoch, "the same history")
+        #expect(before.channels.values.contains { $0.messageCount > 3 }, "the run pages past the kept messages")
+        await reopened.close()
+        let other = try await ChatServer(database: MemoryDatabase())
+        #expect(other.epoch != epoch)
+        await other.close()
+    }
+
+    @Test func pagingBackReadsOlderMessagesFromTheDatabase() async throws {
+        let database = MemoryDatabase()
+        let configuration = ServerConfiguration(messagesPerChannel: 5)
+        var server = try await ChatServer(configuration: configuration, database: database)
+        try await server.createChannel(type: .community, channelId: "long", userIds: ["ann"])
+        for number in 1...30 { try await server.sendMessage(as: "ann", channelId: "long", text: "m\(number)") }
+        for restart in [false, true] {
+            if restart {
+                await server.close()
+                server = try await ChatServer(configuration: configuration, database: database)
+            }
+            #expect(server.messages(channelId: "long").count == 5, "memory keeps five")
+            var ann = TestDevice(server, "ann")
+            try await ann.connect()
+            let texts = try await ann.historyTexts(of: "long", limit: 8)
+            #expect(texts == (1...30).map { "m\($0)" }, "restart: \(restart)")
+        }
+        await server.close()
+    }
+
+    @Test func concurrentCallsShareCommits() async throws {
+        let database = MemoryDatabase()
+        let server = try await ChatServer(database: database)
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
+        let before = database.commits
+        let ids = try await withThrowingTaskGroup(of: String.self) { group in
+            for number in 0..<200 {
+                group.addTask { try await server.sendMessage(as: "ann", channelId: "room", text: "\(number)").messageId }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        let commits = database.commits - before
+        #expect(commits < 200, "\(commits) commits for 200 concurrent sends")
+        await server.close()
+        let reopened = try await ChatServer(configuration: ServerConfiguration(messagesPerChannel: 1_000), database: database)
+        #expect(Set(reopened.messages(channelId: "room").map(\.messageId)) == Set(ids))
+        await reopened.close()
+    }
+
+    /// The database fails: the call whose change could not be committed fails with
+    /// `unavailable` and is not acknowledged; the server goes on, and once the database is back
+    /// the next commit writes what was pending. Every acknowledged change is there after a
+    /// restart.
+    @Test func aFailedCommitFailsTheCallsItCoveredAndIsWrittenLater() async throws {
+        let database = MemoryDatabase()
+        let server = try await ChatServer(database: database)
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
+        let first = try await server.sendMessage(as: "ann", channelId: "room", text: "before")
+        database.setFailing(true)
+        let error = await thrownChatError { _ = try await server.sendMessage(as: "ann", channelId: "room", text: "during") }
+        guard case .unavailable(let reason)? = error else {
+            Issue.record("not unavailable: \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("unreachable"), "\(reason)")
+        database.setFailing(false)
+        let later = try await server.sendMessage(as: "ann", channelId: "room", text: "after")
+        await server.close()
+        let reopened = try await ChatServer(database: database)
+        let texts = reopened.messages(channelId: "room").map(\.text)
+        #expect(texts.contains(first.text) && texts.contains(later.text), "\(texts)")
+        await reopened.close()
+    }
+
+    @Test func aDatabaseThatCannotBeOpenedOrReadIsRefusedByName() async throws {
+        let unreachable = MemoryDatabase()
+        unreachable.setFailing(true)
+        let error = await thrownChatError { _ = try await ChatServer(database: unreachable) }
+        #expect(error?.kind == "unavailable")
+        #expect(error.map { "\($0)" }?.contains("cannot be opened") == true)
+
+        let database = MemoryDatabase()
+        let server = try await ChatServer(database: database)
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
+        await server.close()
+        database.damageChannel("room")
+        let damaged = await thrownChatError { _ = try await ChatServer(database: database) }
+        #expect(damaged?.kind == "unavailable")
+        #expect(damaged.map { "\($0)" }?.contains("channel 'room'") == true, "\(String(describing: damaged))")
+    }
+}
