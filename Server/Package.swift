@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "chat-load", targets: ["chat-load"]),
         .library(name: "ChatGateway", targets: ["ChatGateway"]),
         .library(name: "LiveChannelsNIO", targets: ["LiveChannelsNIO"]),
+        .library(name: "ChatServerPostgres", targets: ["ChatServerPostgres"]),
     ],
     dependencies: [
         .package(name: "LiveChannels", path: ".."),
@@ -27,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // The network front of one ChatServer: /v1/connect, /healthz, /metrics, tokens,
@@ -49,11 +51,20 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]),
+        // The server's state in PostgreSQL: a ServerDatabase on postgres-nio (chat-server --postgres).
+        .target(
+            name: "ChatServerPostgres",
+            dependencies: [
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         // The executable: flags → configuration, secret, signals.
         .executableTarget(
             name: "chat-server",
             dependencies: [
-                "ChatGateway",
+                "ChatGateway", "ChatServerPostgres",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,7 +111,7 @@ let package = Package(
         .testTarget(
             name: "ChatGatewayTests",
             dependencies: [
-                "ChatGateway", "LiveChannelsNIO", "chat-server", "chat-terminal",
+                "ChatGateway", "ChatServerPostgres", "LiveChannelsNIO", "chat-server", "chat-terminal",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
                 .product(name: "LiveCore", package: "LiveChannels"),

@@ -2,6 +2,7 @@ import ArgumentParser
 import ChatAPI
 import ChatGateway
 import ChatServer
+import ChatServerPostgres
 import Foundation
 import Logging
 import Metrics
@@ -25,6 +26,8 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(parsing: .unconditional, help: "The port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "The server's SQLite file, created if missing (without it, state is in memory).") var data: String?
+    @Option(help: "Keep the state in PostgreSQL, schema chat: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or CHAT_SERVER_POSTGRES).")
+    var postgres: String?
     @Flag(help: "With --data: every commit waits for the disk (fsync), so not even a power loss loses an acknowledged change.")
     var durableOnPowerLoss = false
     @Flag(help: "Accept dev tokens (dev:USER): for trying it out, never in production.") var dev = false
@@ -71,12 +74,16 @@ struct ChatServerCommand: AsyncParsableCommand {
         serverConfiguration.maxDevicesPerUser = noLimits ? nil : maxDevices
         serverConfiguration.channelsPerUserPerHour = noLimits ? nil : channelsPerHour
         let server: ChatServer
-        do {
-            server = try ChatServer(
-                configuration: serverConfiguration,
-                storage: data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory)
-        } catch {
-            Secret.refuse("cannot use --data \(data ?? ""): \(error.reason)")
+        if let url = postgresURL {
+            server = try await Self.openPostgres(url, configuration: serverConfiguration, logger: logger)
+        } else {
+            do {
+                server = try ChatServer(
+                    configuration: serverConfiguration,
+                    storage: data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory)
+            } catch {
+                Secret.refuse("cannot use --data \(data ?? ""): \(error.reason)")
+            }
         }
         for user in admin { try await server.registerUser(id: user, isAdmin: true) }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
@@ -103,6 +110,35 @@ struct ChatServerCommand: AsyncParsableCommand {
         await server.close()
     }
 
+    /// `--postgres`, or `CHAT_SERVER_POSTGRES` (an empty value: none).
+    private var postgresURL: String? {
+        postgres ?? ProcessInfo.processInfo.environment["CHAT_SERVER_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A server on the PostgreSQL database at `url`: a URL that does not parse or a `chat` schema
+    /// that is not ours (or newer) exits 2; a database that does not answer within 30 s, or
+    /// refuses us (a wrong password, no such database), exits 1 — each with a one-line message.
+    private static func openPostgres(_ url: String, configuration: ServerConfiguration, logger: Logger) async throws -> ChatServer {
+        let endpoint: PostgresEndpoint
+        do {
+            endpoint = try PostgresEndpoint(url: url)
+        } catch {
+            Secret.refuse("--postgres: \(error)")
+        }
+        let database = PostgresServerDatabase(endpoint, logger: logger)
+        do {
+            try await database.prepare()
+            return try await ChatServer(configuration: configuration, database: database)
+        } catch let error as PostgresStoreError {
+            if case .notOurs = error { Secret.refuse("--postgres \(endpoint): \(error)") }
+            FileHandle.standardError.write(Data("chat-server: --postgres \(endpoint): \(error)\n".utf8))
+        } catch {
+            FileHandle.standardError.write(Data("chat-server: --postgres \(endpoint): \(String(reflecting: error).prefix(500))\n".utf8))
+        }
+        await database.close()
+        throw ExitCode(1)
+    }
+
     /// Refuses (exit 2) the first option outside its range, naming it and the range. NaN is
     /// outside every range; so is any value that could not be turned into what it sets.
     private func validateOptions() {
@@ -119,6 +155,9 @@ struct ChatServerCommand: AsyncParsableCommand {
         check((1...10_000_000).contains(replayLog), "--replay-log", "from 1 to 10000000")
         check((1...64 * 1_048_576).contains(maxMessageBytes), "--max-message-bytes", "from 1 to 67108864 (64 MiB)")
         check((1...1_000_000).contains(channelsPerHour), "--channels-per-hour", "from 1 to 1000000")
+        if data != nil && postgresURL != nil {
+            Secret.refuse("--postgres (or CHAT_SERVER_POSTGRES) and --data exclude each other: the state lives in one place.")
+        }
         if durableOnPowerLoss && data == nil {
             Secret.refuse("--durable-on-power-loss makes commits to the --data file wait for the disk; without --data there is no file.")
         }

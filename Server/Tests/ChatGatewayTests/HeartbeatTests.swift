@@ -114,15 +114,15 @@ import Glibc
 
     /// A client that answers pings stays connected over many intervals.
     @Test func aClientThatAnswersStaysConnected() async throws {
-        let (server, port) = try await start(["--ping-interval", "1"])
+        let (server, port) = try await start(["--ping-interval", "2"])
         defer { server.process.terminate() }
         let transport = WebSocketTransport(
             url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { "dev:alice" },
             connector: NIOWebSocketConnector(), pingInterval: .seconds(60))
         _ = try await transport.connect(resumingAfter: nil)
-        // Wide intervals: the suite runs beside heavy tests, and a pong late by two seconds
-        // would be a real miss.
-        try await Task.sleep(for: .seconds(4.5))  // 4 pings
+        // Wide intervals: the suite runs beside heavy tests (and builds), and a pong late by
+        // four seconds would be a real miss.
+        try await Task.sleep(for: .seconds(8.5))  // 4 pings
         #expect(try await connections(port: port) == 1)
         // Still served: a request is answered by the engine (a channel that does not exist).
         do {

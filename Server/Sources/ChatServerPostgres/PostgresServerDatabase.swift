@@ -1,0 +1,294 @@
+import ChatServer
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The server's state in PostgreSQL: the ``ServerDatabase`` of `chat-server --postgres URL`.
+///
+/// Everything lives in the schema `chat` (no other schema is touched), created on first open in
+/// one transaction under an advisory lock (two nodes starting at once create it once):
+///
+/// | table | rows |
+/// |---|---|
+/// | `chat.meta(key, value bigint)` | the schema version, the server's counters |
+/// | `chat.identity(key, value text)` | `owner` (what marks the schema as ours), `epoch` |
+/// | `chat.users(id, value bytea)` | one per user |
+/// | `chat.channels(id, info bytea, extras bytea)` | one per channel, deleted ones too |
+/// | `chat.members(channel, user_id, value bytea)` | one per member or banned user |
+/// | `chat.messages(channel, sequence, value bytea)` | every message ever sent |
+///
+/// A `chat` schema that is not ours, or ours at a newer version, is refused untouched
+/// (``PostgresStoreError``). Each ``write(_:)`` is one transaction of a few multi-row
+/// statements (`unnest` of arrays), whatever the batch's size.
+///
+/// - Threading: thread-safe; the client's connection pool runs in a task of its own from
+///   ``open()`` to ``close()``.
+public final class PostgresServerDatabase: ServerDatabase {
+    /// The schema version this build writes.
+    public static let schemaVersion = 1
+    /// What `chat.identity`'s `owner` says in a schema of ours.
+    static let owner = "livechannels-chat-server"
+
+    let client: PostgresClient
+    let endpoint: PostgresEndpoint
+    let logger: Logger
+    /// How long ``open()`` waits for PostgreSQL to answer.
+    let patience: Duration
+    private let runner: Task<Void, Never>
+
+    /// A database at `endpoint`; nothing is sent before ``open()``.
+    ///
+    /// - Parameter patience: how long ``open()`` waits for PostgreSQL (30 s: a server started
+    ///   with its database, as in a deployment, waits for it).
+    public init(_ endpoint: PostgresEndpoint, patience: Duration = .seconds(30), logger: Logger = Logger(label: "chat-server.postgres")) {
+        self.endpoint = endpoint
+        self.logger = logger
+        self.patience = patience
+        var configuration = PostgresClient.Configuration(
+            host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
+            database: endpoint.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.maximumConnections = 8
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        runner = Task { await client.run() }
+    }
+
+    deinit { runner.cancel() }
+
+    // MARK: ServerDatabase
+
+    /// Waits for PostgreSQL (up to the patience given) and creates the schema, or refuses one
+    /// that is not ours: what `chat-server` runs first, to tell an unreachable database (exit 1)
+    /// from a schema it must not touch (exit 2). ``open()`` does it too.
+    ///
+    /// - Throws: ``PostgresStoreError``, or PostgreSQL's error (a wrong password, a database
+    ///   that does not exist).
+    public func prepare() async throws {
+        try await waitUntilReachable()
+        try await ensureSchema()
+    }
+
+    public func open() async throws -> ServerDatabaseContents {
+        try await prepare()
+        var contents = ServerDatabaseContents(epoch: try await epoch())
+        for try await (key, value) in try await client.query("SELECT key, value FROM chat.meta", logger: logger)
+            .decode((String, Int).self)
+        where key != "schema_version" {
+            contents.counters[key] = value
+        }
+        for try await (id, value) in try await client.query("SELECT id, value FROM chat.users", logger: logger)
+            .decode((String, ByteBuffer).self)
+        {
+            contents.users.append(ServerRow.User(userId: id, value: Array(value.readableBytesView)))
+        }
+        for try await (id, info, extras) in try await client.query("SELECT id, info, extras FROM chat.channels", logger: logger)
+            .decode((String, ByteBuffer, ByteBuffer?).self)
+        {
+            contents.channels.append(
+                ServerRow.Channel(channelId: id, info: Array(info.readableBytesView), extras: extras.map { Array($0.readableBytesView) }))
+        }
+        for try await (channel, user, value) in try await client.query("SELECT channel, user_id, value FROM chat.members", logger: logger)
+            .decode((String, String, ByteBuffer).self)
+        {
+            contents.members.append(
+                ServerRow.Member(key: ServerRow.MemberKey(channelId: channel, userId: user), value: Array(value.readableBytesView)))
+        }
+        return contents
+    }
+
+    public func messages(in ranges: [ServerRow.MessageRange]) async throws -> [ServerRow.Message] {
+        guard !ranges.isEmpty else { return [] }
+        let channels = ranges.map(\.channelId)
+        let lowers = ranges.map(\.sequences.lowerBound)
+        let uppers = ranges.map(\.sequences.upperBound)
+        let query: PostgresQuery = """
+            SELECT m.channel, m.sequence, m.value
+            FROM unnest(\(channels)::text[], \(lowers)::bigint[], \(uppers)::bigint[]) AS r(channel, low, high)
+            JOIN chat.messages m ON m.channel = r.channel AND m.sequence BETWEEN r.low AND r.high
+            """
+        var rows: [ServerRow.Message] = []
+        for try await (channel, sequence, value) in try await client.query(query, logger: logger).decode((String, Int, ByteBuffer).self) {
+            rows.append(ServerRow.Message(channelId: channel, sequence: sequence, value: Array(value.readableBytesView)))
+        }
+        return rows
+    }
+
+    public func write(_ batch: ServerDatabaseBatch) async throws {
+        guard !batch.isEmpty else { return }
+        try await client.withTransaction(logger: logger) { connection in
+            if !batch.users.isEmpty {
+                let ids = batch.users.map(\.userId)
+                let values = batch.users.map { ByteBuffer(bytes: $0.value) }
+                try await connection.query(
+                    """
+                    INSERT INTO chat.users(id, value) SELECT * FROM unnest(\(ids)::text[], \(values)::bytea[])
+                    ON CONFLICT (id) DO UPDATE SET value = excluded.value
+                    """, logger: logger)
+            }
+            if !batch.channels.isEmpty {
+                let ids = batch.channels.map(\.channelId)
+                let infos = batch.channels.map { ByteBuffer(bytes: $0.info) }
+                // A channel without extras keeps its stored ones: an empty array stands for none.
+                let extras = batch.channels.map { ByteBuffer(bytes: $0.extras ?? []) }
+                let hasExtras = batch.channels.map { $0.extras != nil }
+                try await connection.query(
+                    """
+                    INSERT INTO chat.channels(id, info, extras)
+                    SELECT id, info, CASE WHEN has THEN extras END
+                    FROM unnest(\(ids)::text[], \(infos)::bytea[], \(extras)::bytea[], \(hasExtras)::bool[]) AS r(id, info, extras, has)
+                    ON CONFLICT (id) DO UPDATE SET info = excluded.info, extras = coalesce(excluded.extras, chat.channels.extras)
+                    """, logger: logger)
+            }
+            if !batch.members.isEmpty {
+                let channels = batch.members.map(\.key.channelId)
+                let users = batch.members.map(\.key.userId)
+                let values = batch.members.map { ByteBuffer(bytes: $0.value) }
+                try await connection.query(
+                    """
+                    INSERT INTO chat.members(channel, user_id, value)
+                    SELECT * FROM unnest(\(channels)::text[], \(users)::text[], \(values)::bytea[])
+                    ON CONFLICT (channel, user_id) DO UPDATE SET value = excluded.value
+                    """, logger: logger)
+            }
+            if !batch.removedMembers.isEmpty {
+                let channels = batch.removedMembers.map(\.channelId)
+                let users = batch.removedMembers.map(\.userId)
+                try await connection.query(
+                    """
+                    DELETE FROM chat.members m USING unnest(\(channels)::text[], \(users)::text[]) AS r(channel, user_id)
+                    WHERE m.channel = r.channel AND m.user_id = r.user_id
+                    """, logger: logger)
+            }
+            if !batch.messages.isEmpty {
+                let channels = batch.messages.map(\.channelId)
+                let sequences = batch.messages.map(\.sequence)
+                let values = batch.messages.map { ByteBuffer(bytes: $0.value) }
+                try await connection.query(
+                    """
+                    INSERT INTO chat.messages(channel, sequence, value)
+                    SELECT * FROM unnest(\(channels)::text[], \(sequences)::bigint[], \(values)::bytea[])
+                    ON CONFLICT (channel, sequence) DO UPDATE SET value = excluded.value
+                    """, logger: logger)
+            }
+            if !batch.counters.isEmpty {
+                let keys = Array(batch.counters.keys)
+                let values = keys.map { batch.counters[$0]! }
+                try await connection.query(
+                    """
+                    INSERT INTO chat.meta(key, value) SELECT * FROM unnest(\(keys)::text[], \(values)::bigint[])
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func close() async {
+        runner.cancel()
+    }
+
+    // MARK: Opening
+
+    /// Connects directly (not through the pool, which would wait and retry by itself) until a
+    /// connection opens, for at most ``patience``; a PostgreSQL that answers and refuses (a
+    /// wrong password, a database that does not exist) ends the wait at once.
+    ///
+    /// - Throws: ``PostgresStoreError/unreachable(_:)`` naming the host, with the last error;
+    ///   ``PostgresStoreError/refused(_:)`` with PostgreSQL's message.
+    private func waitUntilReachable() async throws {
+        let deadline = ContinuousClock.now + patience
+        var lastError: (any Error)?
+        var configuration = PostgresConnection.Configuration(
+            host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
+            database: endpoint.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(3)
+        while ContinuousClock.now < deadline {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                try await connection.close()
+                return
+            } catch let error as PSQLError where error.serverInfo != nil {
+                throw PostgresStoreError.refused(
+                    "PostgreSQL at \(endpoint.host):\(endpoint.port) refused: \(error.serverInfo?[.message] ?? "\(error.code)")")
+            } catch {
+                lastError = error
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        throw PostgresStoreError.unreachable(
+            "PostgreSQL at \(endpoint.host):\(endpoint.port) did not answer within \(patience) (\(lastError.map { String(reflecting: $0) } ?? "no attempt"))")
+    }
+
+    /// Creates the schema if there is none; refuses one that is not ours or is newer.
+    private func ensureSchema() async throws {
+        // Decided in the transaction, thrown after it (an error thrown inside comes out wrapped).
+        let refusal: String? = try await client.withTransaction(logger: logger) { connection -> String? in
+            // Two nodes starting at once: one creates, the other then finds it.
+            try await connection.query("SELECT pg_advisory_xact_lock(7428711901)", logger: logger)
+            let exists = try await connection.query(
+                "SELECT count(*) FROM pg_namespace WHERE nspname = 'chat'", logger: logger
+            ).collect().first?.decode(Int.self) ?? 0
+            if exists == 0 {
+                for statement in Self.createVersion1 { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                let epoch = String(UInt64.random(in: 1...UInt64(Int64.max)), radix: 16)
+                try await connection.query(
+                    "INSERT INTO chat.identity(key, value) VALUES ('owner', \(Self.owner)), ('epoch', \(epoch))", logger: logger)
+                try await connection.query(
+                    "INSERT INTO chat.meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))", logger: logger)
+                return nil
+            }
+            let tables = try await connection.query(
+                "SELECT count(*) FROM pg_tables WHERE schemaname = 'chat' AND tablename IN ('identity', 'meta')", logger: logger
+            ).collect().first?.decode(Int.self) ?? 0
+            var owner: String?
+            if tables == 2 {
+                owner = try await connection.query("SELECT value FROM chat.identity WHERE key = 'owner'", logger: logger)
+                    .collect().first?.decode(String.self)
+            }
+            guard owner == Self.owner else {
+                return "the schema 'chat' of database '\(endpoint.database)' is not a LiveChannels server's; it was left untouched"
+            }
+            let version = try await connection.query("SELECT value FROM chat.meta WHERE key = 'schema_version'", logger: logger)
+                .collect().first?.decode(Int.self) ?? 0
+            if version > Self.schemaVersion {
+                return "the schema 'chat' was written by a newer version (schema \(version), this build reads up to \(Self.schemaVersion)); it was left untouched"
+            }
+            return nil
+        }
+        if let refusal { throw PostgresStoreError.notOurs(refusal) }
+    }
+
+    private func epoch() async throws -> String {
+        try await client.query("SELECT value FROM chat.identity WHERE key = 'epoch'", logger: logger)
+            .collect().first?.decode(String.self) ?? ""
+    }
+
+    /// Version 1 of the schema.
+    static let createVersion1 = [
+        "CREATE SCHEMA chat",
+        "CREATE TABLE chat.identity(key text PRIMARY KEY, value text NOT NULL)",
+        "CREATE TABLE chat.meta(key text PRIMARY KEY, value bigint NOT NULL)",
+        "CREATE TABLE chat.users(id text PRIMARY KEY, value bytea NOT NULL)",
+        "CREATE TABLE chat.channels(id text PRIMARY KEY, info bytea NOT NULL, extras bytea)",
+        "CREATE TABLE chat.members(channel text NOT NULL, user_id text NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, user_id))",
+        "CREATE TABLE chat.messages(channel text NOT NULL, sequence bigint NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, sequence))",
+    ]
+}
+
+/// Why the PostgreSQL store cannot be used.
+public enum PostgresStoreError: Error, CustomStringConvertible {
+    /// PostgreSQL did not answer in time (`chat-server` exits 1).
+    case unreachable(String)
+    /// PostgreSQL answered and refused: a wrong password, a database that does not exist
+    /// (`chat-server` exits 1).
+    case refused(String)
+    /// The `chat` schema is not ours, or newer (`chat-server` exits 2).
+    case notOurs(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let reason), .refused(let reason), .notOurs(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import ChatAPI
+import ChatServer
+import ChatServerPostgres
+import Foundation
+import LiveChannels
+import LiveChannelsNIO
+import Testing
+
+/// The server's state in a real PostgreSQL (a throw-away cluster per test): everything comes
+/// back after a restart, history beyond memory is read from the database, and `chat-server
+/// --postgres` starts, refuses and exits as pinned.
+@Suite(.timeLimit(.minutes(2))) struct PostgresStoreTests {
+    private let chatServer = Subprocess.product("chat-server")
+
+    private func database(_ cluster: PostgresCluster, _ name: String) throws -> PostgresServerDatabase {
+        PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name)))
+    }
+
+    @Test func everythingComesBackAfterARestart() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        let configuration = ServerConfiguration(messagesPerChannel: 3)
+        let server = try await ChatServer(configuration: configuration, database: try database(cluster, name))
+        _ = try await server.registerUser(id: "bob", displayName: "Bob")
+        let alice = server.connection(userId: "alice", deviceId: "phone")
+        _ = try await alice.connect(resumingAfter: nil)
+        _ = try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "room", userIds: ["bob"], tags: ["t"], metadata: ["k": .number(1)])))
+        for number in 1...10 { _ = try await alice.send(.sendMessage(MessageDraft(channelId: "room", text: "m\(number)"))) }
+        _ = try await alice.send(.muteMembers(channelId: "room", userIds: ["bob"], period: 600))
+        _ = try await alice.send(.setModerationSettings(channelId: "room", ModerationSettings(blockedWords: ["nope"])))
+        let channel = server.channel("room")
+        // Presence is not stored (everyone starts offline): members compare without their user.
+        func stored(_ members: [ChannelMember]) -> [ChannelMember] { members.map { var member = $0; member.user = nil; return member } }
+        let members = stored(server.members(channelId: "room"))
+        let epoch = server.epoch
+        await server.close()
+
+        let reopened = try await ChatServer(configuration: configuration, database: try database(cluster, name))
+        #expect(reopened.epoch == epoch && !epoch.isEmpty)
+        #expect(reopened.channel("room") == channel)
+        #expect(stored(reopened.members(channelId: "room")) == members)
+        #expect(reopened.user("bob")?.displayName == "Bob")
+        #expect(reopened.messages(channelId: "room").map(\.text) == ["m8", "m9", "m10"], "memory keeps three")
+        // Older pages come from PostgreSQL; numbering continues.
+        let again = reopened.connection(userId: "alice", deviceId: "phone")
+        _ = try await again.connect(resumingAfter: nil)
+        guard case .messages(let page) = try await again.send(.queryMessages(MessagePageQuery(channelId: "room", position: .before(sequence: 8), limit: 10))).response
+        else { Issue.record("not a page"); return }
+        #expect(page.messages.map(\.text) == (1...7).map { "m\($0)" })
+        let next = try await again.send(.sendMessage(MessageDraft(channelId: "room", text: "m11"))).response.messageValue
+        #expect(next?.sequence == 11)
+        await reopened.close()
+    }
+
+    @Test func chatServerRunsOnPostgresAndRefusesWhatItMustNotTouch() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        for run in 0..<2 {
+            let server = try Subprocess(chatServer, ["--port", "0", "--dev", "--postgres", cluster.url(name)], environment: [:])
+            var lines = server.lines.makeAsyncIterator()
+            let first = try #require(await lines.next(), "no first line from chat-server (run \(run)): \(server.standardError)")
+            let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+            let transport = WebSocketTransport(
+                url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { "dev:alice" },
+                connector: NIOWebSocketConnector())
+            _ = try await transport.connect(resumingAfter: nil)
+            if run == 0 {
+                _ = try await transport.send(.createChannel(ChannelDraft(type: .community, channelId: "kept", userIds: [])))
+                _ = try await transport.send(.sendMessage(MessageDraft(channelId: "kept", text: "still here")))
+            } else {
+                guard case .messages(let page) = try await transport.send(.queryMessages(MessagePageQuery(channelId: "kept"))).response
+                else { Issue.record("not a page"); break }
+                #expect(page.messages.map(\.text) == ["still here"])
+            }
+            await transport.disconnect()
+            server.process.terminate()
+            #expect(await server.exitStatus() == 0, "run \(run): \(server.standardError)")
+        }
+
+        // --postgres and --data exclude each other.
+        let both = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name), "--data", "/tmp/x.sqlite"])
+        #expect(await both.exitStatus() == 2)
+        // A chat schema that is not ours is left untouched.
+        let foreign = try cluster.createDatabase()
+        try cluster.sql("CREATE SCHEMA chat; CREATE TABLE chat.notes(body text); INSERT INTO chat.notes VALUES ('mine')", database: foreign)
+        let refused = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(foreign)])
+        #expect(await refused.exitStatus() == 2)
+        let refusal = refused.standardError
+        #expect(refusal.contains("not a LiveChannels server's"), "\(refusal)")
+        try cluster.sql("SELECT 1/(count(*) = 1 AND min(body) = 'mine')::int FROM chat.notes", database: foreign)
+        // A URL that does not parse; a database that does not exist: one line, non-zero.
+        let badURL = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", "mysql://x"])
+        #expect(await badURL.exitStatus() == 2)
+        let missing = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url("no_such_database")])
+        #expect(await missing.exitStatus() == 1)
+    }
+}
