@@ -168,13 +168,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("chat.sqlite").path
         for run in 0..<2 {
-            let server = try Subprocess(chatServer, ["--port", "0", "--dev", "--data", file], environment: [:])
-            var lines = server.lines.makeAsyncIterator()
-            let first = try #require(await lines.next(), "no first line from chat-server (run \(run)): \(server.standardError)")
-            let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
-            let transport = WebSocketTransport(
-                url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { "dev:alice" },
-                connector: NIOWebSocketConnector())
+            let (server, port) = try await ChatServerProcess.start(["--data", file])
+            let transport = ChatServerProcess.transport("alice", port: port)
             _ = try await transport.connect(resumingAfter: nil)
             if run == 0 {
                 _ = try await transport.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: [])))
@@ -257,30 +252,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("chat.sqlite").path
-        for run in 0..<2 {
-            let server = try Subprocess(chatServer, ["--port", "0", "--dev", "--data", file], environment: [:])
-            var lines = server.lines.makeAsyncIterator()
-            let first = try #require(await lines.next(), "no first line from chat-server")
-            let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
-            let transport = WebSocketTransport(
-                url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { "dev:alice" },
-                connector: NIOWebSocketConnector())
-            _ = try await transport.connect(resumingAfter: nil)
-            if run == 0 {
-                _ = try await transport.send(.createChannel(ChannelDraft(type: .community, channelId: "kept", userIds: [])))
-                _ = try await transport.send(.sendMessage(MessageDraft(channelId: "kept", text: "still here")))
-            } else {
-                let page = try await transport.send(.queryMessages(MessagePageQuery(channelId: "kept")))
-                guard case .messages(let messages) = page.response else {
-                    Issue.record("not a page: \(page.response)")
-                    break
-                }
-                #expect(messages.messages.map(\.text) == ["still here"])
-            }
-            await transport.disconnect()
-            server.process.terminate()  // SIGTERM
-            #expect(await server.exitStatus() == 0, "\(server.standardError)")
-        }
+        try await ChatServerProcess.expectStateKeptAcrossARestart(["--data", file])
 
         let foreign = directory.appendingPathComponent("notes.txt")
         try Data("not a database, just notes\n".utf8).write(to: foreign)

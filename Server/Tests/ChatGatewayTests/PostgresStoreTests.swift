@@ -57,27 +57,7 @@ import Testing
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
-        for run in 0..<2 {
-            let server = try Subprocess(chatServer, ["--port", "0", "--dev", "--postgres", cluster.url(name)], environment: [:])
-            var lines = server.lines.makeAsyncIterator()
-            let first = try #require(await lines.next(), "no first line from chat-server (run \(run)): \(server.standardError)")
-            let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
-            let transport = WebSocketTransport(
-                url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { "dev:alice" },
-                connector: NIOWebSocketConnector())
-            _ = try await transport.connect(resumingAfter: nil)
-            if run == 0 {
-                _ = try await transport.send(.createChannel(ChannelDraft(type: .community, channelId: "kept", userIds: [])))
-                _ = try await transport.send(.sendMessage(MessageDraft(channelId: "kept", text: "still here")))
-            } else {
-                guard case .messages(let page) = try await transport.send(.queryMessages(MessagePageQuery(channelId: "kept"))).response
-                else { Issue.record("not a page"); break }
-                #expect(page.messages.map(\.text) == ["still here"])
-            }
-            await transport.disconnect()
-            server.process.terminate()
-            #expect(await server.exitStatus() == 0, "run \(run): \(server.standardError)")
-        }
+        try await ChatServerProcess.expectStateKeptAcrossARestart(["--postgres", cluster.url(name)])
 
         // --postgres and --data exclude each other.
         let both = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name), "--data", "/tmp/x.sqlite"])

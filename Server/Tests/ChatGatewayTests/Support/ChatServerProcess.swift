@@ -1,0 +1,47 @@
+import ChatAPI
+import Foundation
+import LiveChannels
+import LiveChannelsNIO
+import Testing
+
+/// `chat-server` processes started as an operator starts them, for the tests.
+enum ChatServerProcess {
+    static let executable = Subprocess.product("chat-server")
+
+    /// Starts `chat-server --port 0 --dev` with `arguments` and returns it with its port once it
+    /// listens.
+    static func start(_ arguments: [String]) async throws -> (Subprocess, Int) {
+        let server = try Subprocess(executable, ["--port", "0", "--dev"] + arguments, environment: [:])
+        var lines = server.lines.makeAsyncIterator()
+        let first = try #require(await lines.next(), "no first line from chat-server \(arguments): \(server.standardError)")
+        let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+        return (server, port)
+    }
+
+    /// A transport for `user` (a dev token) to the server on `port`.
+    static func transport(_ user: String, port: Int) -> WebSocketTransport {
+        WebSocketTransport(
+            url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: user, token: { "dev:\(user)" },
+            connector: NIOWebSocketConnector())
+    }
+
+    /// Two runs of `chat-server` on the same `storage` arguments, each stopped with SIGTERM: a
+    /// channel and a message the first run acknowledged, the second serves.
+    static func expectStateKeptAcrossARestart(_ storage: [String]) async throws {
+        for run in 0..<2 {
+            let (server, port) = try await start(storage)
+            let transport = transport("alice", port: port)
+            _ = try await transport.connect(resumingAfter: nil)
+            if run == 0 {
+                _ = try await transport.send(.createChannel(ChannelDraft(type: .community, channelId: "kept", userIds: [])))
+                _ = try await transport.send(.sendMessage(MessageDraft(channelId: "kept", text: "still here")))
+            } else {
+                let page = try await transport.send(.queryMessages(MessagePageQuery(channelId: "kept"))).response.messagesValue
+                #expect(page?.messages.map(\.text) == ["still here"], "\(storage)")
+            }
+            await transport.disconnect()
+            server.process.terminate()  // SIGTERM
+            #expect(await server.exitStatus() == 0, "run \(run) on \(storage): \(server.standardError)")
+        }
+    }
+}
