@@ -115,8 +115,28 @@ public final class PostgresServerDatabase: ServerDatabase {
         return rows
     }
 
+    /// How long a write may take before it is reported failed (the server then fails the calls
+    /// it covered with `unavailable`, and writes their changes again with a later batch: rows
+    /// are current values, so writing them twice is harmless).
+    public static let writeTimeout: Duration = .seconds(8)
+
     public func write(_ batch: ServerDatabaseBatch) async throws {
         guard !batch.isEmpty else { return }
+        // The pool waits for a connection as long as PostgreSQL is away: bounded here, so a
+        // request never hangs on it.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.writeTransaction(batch) }
+            group.addTask {
+                try await Task.sleep(for: Self.writeTimeout)
+                throw PostgresStoreError.unreachable(
+                    "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
+    private func writeTransaction(_ batch: ServerDatabaseBatch) async throws {
         try await client.withTransaction(logger: logger) { connection in
             if !batch.users.isEmpty {
                 let ids = batch.users.map(\.userId)

@@ -53,6 +53,41 @@ import Testing
         await reopened.close()
     }
 
+    /// PostgreSQL killed (`pg_ctl -m immediate`) under a running server: a change fails within
+    /// 10 s with `unavailable`, never hangs; PostgreSQL back, everything works again without a
+    /// restart of the server, and every acknowledged message is in the database.
+    @Test func aDatabaseThatGoesAwayFailsChangesInTimeAndComesBack() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        let server = try await ChatServer(database: try database(cluster, name))
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
+        var acknowledged = [try await server.sendMessage(as: "ann", channelId: "room", text: "before").messageId]
+        try cluster.kill()
+        let started = ContinuousClock.now
+        do {
+            _ = try await server.sendMessage(as: "ann", channelId: "room", text: "while away")
+            Issue.record("acknowledged while PostgreSQL was away")
+        } catch ChatError.unavailable {
+        }
+        #expect(ContinuousClock.now - started < .seconds(10), "failed in time")
+        try cluster.restart()
+        var back = false
+        for _ in 0..<30 where !back {
+            do {
+                acknowledged.append(try await server.sendMessage(as: "ann", channelId: "room", text: "after").messageId)
+                back = true
+            } catch {
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        #expect(back, "works again once PostgreSQL is back")
+        await server.close()
+        let reopened = try await ChatServer(configuration: ServerConfiguration(messagesPerChannel: 100), database: try database(cluster, name))
+        #expect(Set(acknowledged).isSubset(of: Set(reopened.messages(channelId: "room").map(\.messageId))))
+        await reopened.close()
+    }
+
     @Test func chatServerRunsOnPostgresAndRefusesWhatItMustNotTouch() async throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }

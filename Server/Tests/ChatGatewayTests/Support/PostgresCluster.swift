@@ -69,6 +69,23 @@ final class PostgresCluster: Sendable {
         return name
     }
 
+    /// Stops the server at once (`pg_ctl -m immediate`: as a crash would), keeping its files.
+    func kill() throws {
+        try Self.run(
+            bin.appendingPathComponent("pg_ctl"), ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "stop"],
+            as: runsAsPostgres)
+    }
+
+    /// Starts the server again on its files and port, after ``kill()``.
+    func restart() throws {
+        try Self.run(
+            bin.appendingPathComponent("pg_ctl"),
+            [
+                "-D", directory.appendingPathComponent("data").path, "-l", directory.appendingPathComponent("log").path, "-w",
+                "-t", "30", "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1", "start",
+            ], as: runsAsPostgres)
+    }
+
     /// Stops the cluster at once and removes its files.
     func stop() {
         try? Self.run(
