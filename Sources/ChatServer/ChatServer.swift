@@ -109,6 +109,12 @@ public final class ChatServer: Sendable {
     /// creation, so the same at every restart on that file.
     public var epoch: String { engine.epoch }
 
+    /// Whether the server's storage takes its changes: `false` while the last commit tried has
+    /// failed (a database that cannot be reached, a full disk) — changes then fail with
+    /// `unavailable` — `true` again once one succeeds. Always `true` in memory. What a health
+    /// check reports (`chat-server`'s `/healthz` answers 503 then).
+    public var isStorageHealthy: Bool { engine.store?.isHealthy ?? true }
+
     /// A transport for one device of one user. Registers the user (if the id is valid) at once;
     /// call `connect(resumingAfter:)` on it to start.
     public func connection(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> any ChatTransport {

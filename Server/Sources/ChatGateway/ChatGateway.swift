@@ -52,7 +52,12 @@ public struct ChatGateway: Sendable {
         // HTTP requests are counted through swift-metrics (chat-server bootstraps its Prometheus
         // factory over the same registry, so they appear in /metrics too).
         router.add(middleware: MetricsMiddleware())
-        router.get("/healthz") { _, _ in "ok" }
+        // 503 while the storage cannot take changes (PostgreSQL away, a full disk).
+        router.get("/healthz") { _, _ in
+            server.isStorageHealthy
+                ? Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok")))
+                : Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "storage unavailable")))
+        }
         router.get("/metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

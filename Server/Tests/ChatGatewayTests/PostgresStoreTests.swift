@@ -71,6 +71,7 @@ import Testing
         } catch ChatError.unavailable {
         }
         #expect(ContinuousClock.now - started < .seconds(10), "failed in time")
+        #expect(!server.isStorageHealthy, "what /healthz reports as 503")
         try cluster.restart()
         var back = false
         for _ in 0..<30 where !back {
@@ -82,6 +83,7 @@ import Testing
             }
         }
         #expect(back, "works again once PostgreSQL is back")
+        #expect(server.isStorageHealthy)
         await server.close()
         let reopened = try await ChatServer(configuration: ServerConfiguration(messagesPerChannel: 100), database: try database(cluster, name))
         #expect(Set(acknowledged).isSubset(of: Set(reopened.messages(channelId: "room").map(\.messageId))))

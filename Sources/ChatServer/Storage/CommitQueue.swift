@@ -27,6 +27,8 @@ struct CommitQueue: Sendable {
     var isClosed = false
     /// The number of transactions committed so far.
     private(set) var commits = 0
+    /// Whether the last commit tried failed (until one succeeds).
+    private(set) var lastCommitFailed = false
 
     /// Queues `changes`; the ticket to wait for (the newest one when `changes` is empty, so a
     /// caller waits for what it has seen to be written).
@@ -52,7 +54,9 @@ struct CommitQueue: Sendable {
         case .success:
             committedThrough = through
             commits += 1
+            lastCommitFailed = false
         case .failure(let error):
+            lastCommitFailed = true
             var kept = batch
             kept.merge(pending)
             pending = kept

@@ -34,6 +34,8 @@ final class SQLiteServerStore: ServerStore {
     /// The number of transactions committed so far (each holds one or more batches).
     var commitCount: Int { state.withLock { $0.commits } }
 
+    var isHealthy: Bool { !state.withLock { $0.lastCommitFailed } }
+
     /// Opens (creating if needed) the store at `url`.
     ///
     /// - Throws: `ChatError.invalidArgument(field: "storage")` for a file that is not a server

@@ -19,6 +19,10 @@ protocol ServerStore: MessageArchive {
     /// when the store was created, the same at every later open.
     var epoch: String { get }
 
+    /// Whether the last commit tried succeeded (`true` before any): `false` while the storage
+    /// cannot be written (a database away, a full disk).
+    var isHealthy: Bool { get }
+
     /// Reads the stored state but the messages (once, when the server starts): each channel's
     /// log of kept messages is empty, numbered to continue with its oldest kept message.
     ///

@@ -90,8 +90,10 @@ import TestSupport
             return
         }
         #expect(reason.contains("unreachable"), "\(reason)")
+        #expect(!server.isStorageHealthy)
         database.setFailing(false)
         let later = try await server.sendMessage(as: "ann", channelId: "room", text: "after")
+        #expect(server.isStorageHealthy)
         await server.close()
         let reopened = try await ChatServer(database: database)
         let texts = reopened.messages(channelId: "room").map(\.text)

@@ -257,8 +257,10 @@ import TestSupport
             return
         }
         #expect(reason.contains(directory.file.path) && reason.contains("full"), "\(reason)")
+        #expect(!server.isStorageHealthy, "a health check reports it")
         try store.limitFileSize(toPages: 1_000_000)
         let later = try await server.sendMessage(as: "ann", channelId: "room", text: "room again")
+        #expect(server.isStorageHealthy)
         acknowledged.append(later.messageId)
         await server.close()
 

@@ -39,6 +39,8 @@ final class DatabaseServerStore: ServerStore {
     /// The number of transactions committed so far.
     var commitCount: Int { state.withLock { $0.commits } }
 
+    var isHealthy: Bool { !state.withLock { $0.lastCommitFailed } }
+
     private init(
         database: any ServerDatabase, epoch: String, messagesPerChannel: Int, state: StoredState,
         messages: [String: NumberedLog<Message>]
