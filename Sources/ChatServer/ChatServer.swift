@@ -61,7 +61,8 @@ public final class ChatServer: Sendable {
             self.init(clock: clock, configuration: configuration)
         case .sqlite(let url):
             let store = try SQLiteServerStore(
-                url: url, durability: configuration.durability, messagesPerChannel: configuration.messagesPerChannel)
+                url: url, durability: configuration.durability, messagesPerChannel: configuration.messagesPerChannel,
+                startsNewEpoch: configuration.startsNewEpoch)
             self.init(engine: try ServerEngine(clock: clock, configuration: configuration, store: store))
         }
     }
@@ -83,7 +84,8 @@ public final class ChatServer: Sendable {
         clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
         database: any ServerDatabase
     ) async throws(ChatError) {
-        let store = try await DatabaseServerStore.load(from: database, messagesPerChannel: configuration.messagesPerChannel)
+        let store = try await DatabaseServerStore.load(
+            from: database, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch)
         self.init(engine: try ServerEngine(clock: clock, configuration: configuration, store: store))
     }
 

@@ -33,6 +33,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// What a committed change survives with ``ServerStorage/sqlite(_:)`` (ignored in memory):
     /// ``StorageDurability/processCrash`` (the default) or ``StorageDurability/powerLoss``.
     public var durability: StorageDurability = .processCrash
+    /// Draw a new ``ChatServer/epoch`` at this start and keep it in the store (ignored in
+    /// memory, where every start draws one): what an operator asks for after restoring a
+    /// backup, which brings back the epoch of a history clients have seen further than. Every
+    /// client then drops its cache and reloads. Default `false`.
+    public var startsNewEpoch = false
     /// Up to how many members a channel tells every member when someone's read marker moves
     /// (so other members' `readSequence` is live in member lists); in larger channels only
     /// the reader's own devices are told (a marker that follows every new message would cost

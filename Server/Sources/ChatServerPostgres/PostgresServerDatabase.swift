@@ -204,6 +204,12 @@ public final class PostgresServerDatabase: ServerDatabase {
         }
     }
 
+    public func startNewEpoch() async throws -> String {
+        let epoch = Self.randomEpoch()
+        try await client.query("UPDATE chat.identity SET value = \(epoch) WHERE key = 'epoch'", logger: logger)
+        return epoch
+    }
+
     public func close() async {
         runner.cancel()
     }
@@ -251,7 +257,7 @@ public final class PostgresServerDatabase: ServerDatabase {
             ).collect().first?.decode(Int.self) ?? 0
             if exists == 0 {
                 for statement in Self.createVersion1 { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-                let epoch = String(UInt64.random(in: 1...UInt64(Int64.max)), radix: 16)
+                let epoch = Self.randomEpoch()
                 try await connection.query(
                     "INSERT INTO chat.identity(key, value) VALUES ('owner', \(Self.owner)), ('epoch', \(epoch))", logger: logger)
                 try await connection.query(
@@ -282,6 +288,12 @@ public final class PostgresServerDatabase: ServerDatabase {
     private func epoch() async throws -> String {
         try await client.query("SELECT value FROM chat.identity WHERE key = 'epoch'", logger: logger)
             .collect().first?.decode(String.self) ?? ""
+    }
+
+    /// A new epoch: 16 hex digits of a random positive 63-bit number.
+    static func randomEpoch() -> String {
+        let hex = String(UInt64.random(in: 1...UInt64(Int64.max)), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// Version 1 of the schema.

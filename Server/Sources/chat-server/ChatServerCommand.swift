@@ -31,6 +31,8 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Flag(help: "With --data: every commit waits for the disk (fsync), so not even a power loss loses an acknowledged change.")
     var durableOnPowerLoss = false
     @Flag(help: "Accept dev tokens (dev:USER): for trying it out, never in production.") var dev = false
+    @Flag(help: "After restoring a backup of --data or --postgres: start a new history (epoch), so every client drops its cache and reloads.")
+    var newEpoch = false
     @Option(help: "Register USER as an admin (repeatable).") var admin: [String] = []
     @Option(parsing: .unconditional, help: "Seconds between pings to each connection (at most 3600).") var pingInterval: Double = 15
     @Option(help: "A file holding the secret (instead of CHAT_SERVER_SECRET).") var secretFile: String?
@@ -66,6 +68,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
         var serverConfiguration = ServerConfiguration.standard
         serverConfiguration.durability = durableOnPowerLoss ? .powerLoss : .processCrash
+        serverConfiguration.startsNewEpoch = newEpoch
         serverConfiguration.eventLogCapacity = replayLog
         serverConfiguration.maxPendingEvents = maxPendingEvents
         serverConfiguration.maxMessageBytes = maxMessageBytes

@@ -41,17 +41,17 @@ final class SQLiteServerStore: ServerStore {
     /// - Throws: `ChatError.invalidArgument(field: "storage")` for a file that is not a server
     ///   store of ours (left untouched), a store written by a newer version, or a file another
     ///   server holds; `ChatError.unavailable` when the file cannot be opened or created.
-    init(url: URL, durability: StorageDurability, messagesPerChannel: Int) throws(ChatError) {
+    init(url: URL, durability: StorageDurability, messagesPerChannel: Int, startsNewEpoch: Bool = false) throws(ChatError) {
         path = url.path
         self.messagesPerChannel = messagesPerChannel
-        let (opened, epoch) = try Self.open(path: url.path, durability: durability)
+        let (opened, epoch) = try Self.open(path: url.path, durability: durability, startsNewEpoch: startsNewEpoch)
         self.epoch = ServerEpoch.text(epoch)
         connection = Lock(opened, rank: .storeConnection)
     }
 
     /// Opens the file and returns it with its epoch number (drawn and stored now if the file
     /// has none: a new store, or one written before epochs).
-    private static func open(path: String, durability: StorageDurability) throws(ChatError) -> (SQLiteConnection, Int) {
+    private static func open(path: String, durability: StorageDurability, startsNewEpoch: Bool) throws(ChatError) -> (SQLiteConnection, Int) {
         // A file that is not an SQLite database is refused before SQLite touches it.
         if let handle = FileHandle(forReadingAtPath: path) {
             let header = (try? handle.read(upToCount: 16)) ?? Data()
@@ -85,7 +85,7 @@ final class SQLiteServerStore: ServerStore {
             // Takes the exclusive lock now, which this locking mode keeps until the store closes.
             try connection.execute("BEGIN IMMEDIATE; COMMIT")
             var epoch = try connection.integer("SELECT value FROM meta WHERE key = 'epoch'")
-            if epoch <= 0 {
+            if epoch <= 0 || startsNewEpoch {
                 epoch = ServerEpoch.random()
                 try connection.statement("INSERT OR REPLACE INTO meta(key, value) VALUES ('epoch', ?)").run([epoch])
             }

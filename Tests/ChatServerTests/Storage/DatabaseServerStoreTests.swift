@@ -33,6 +33,17 @@ import TestSupport
         let other = try await ChatServer(database: MemoryDatabase())
         #expect(other.epoch != epoch)
         await other.close()
+        // After a backup is restored: a new history, kept by the starts that follow.
+        var restored = configuration
+        restored.startsNewEpoch = true
+        let renewed = try await ChatServer(clock: clock, configuration: restored, database: database)
+        #expect(renewed.epoch != epoch)
+        #expect(StoredSnapshot(renewed) == before, "the state itself is the backup's")
+        let newEpoch = renewed.epoch
+        await renewed.close()
+        let again = try await ChatServer(clock: clock, configuration: configuration, database: database)
+        #expect(again.epoch == newEpoch)
+        await again.close()
     }
 
     @Test func pagingBackReadsOlderMessagesFromTheDatabase() async throws {

@@ -78,5 +78,12 @@ final class MemoryDatabase: ServerDatabase, Sendable {
         }
     }
 
+    func startNewEpoch() async throws -> String {
+        tables.withLock { tables in
+            tables.epoch = UUID().uuidString
+            return tables.epoch!
+        }
+    }
+
     func close() async {}
 }

@@ -79,6 +79,17 @@ import Testing
         let other = try ChatServer(storage: .sqlite(directory.file("other.sqlite")))
         #expect(other.epoch != epoch)
         await other.close()
+
+        // A restored backup: the operator starts a new history, which later starts keep.
+        var restored = ServerConfiguration()
+        restored.startsNewEpoch = true
+        let renewed = try ChatServer(configuration: restored, storage: .sqlite(file))
+        let newEpoch = renewed.epoch
+        #expect(newEpoch != epoch && newEpoch.count == 16)
+        await renewed.close()
+        let after = try ChatServer(storage: .sqlite(file))
+        #expect(after.epoch == newEpoch)
+        await after.close()
     }
 
     /// The reproduction: two clients chatting, the in-memory server restarted; both

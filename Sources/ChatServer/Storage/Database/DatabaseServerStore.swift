@@ -56,10 +56,13 @@ final class DatabaseServerStore: ServerStore {
     ///
     /// - Throws: `unavailable` naming what failed: the database could not be opened or read, or
     ///   a row cannot be decoded (naming the record).
-    static func load(from database: any ServerDatabase, messagesPerChannel: Int) async throws(ChatError) -> DatabaseServerStore {
-        let contents: ServerDatabaseContents
+    static func load(
+        from database: any ServerDatabase, messagesPerChannel: Int, startsNewEpoch: Bool = false
+    ) async throws(ChatError) -> DatabaseServerStore {
+        var contents: ServerDatabaseContents
         do {
             contents = try await database.open()
+            if startsNewEpoch { contents.epoch = try await database.startNewEpoch() }
         } catch {
             throw .unavailable("the server's database cannot be opened: \(error)")
         }

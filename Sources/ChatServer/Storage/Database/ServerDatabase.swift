@@ -32,6 +32,10 @@ public protocol ServerDatabase: Sendable {
     /// Writes `batch` in one transaction and returns once it is committed.
     func write(_ batch: ServerDatabaseBatch) async throws
 
+    /// Draws a new epoch, keeps it (every later ``open()`` returns it) and returns it: the
+    /// history is declared another one (after a backup was restored).
+    func startNewEpoch() async throws -> String
+
     /// Releases the database. Idempotent.
     func close() async
 }
