@@ -22,26 +22,36 @@ import PostgresNIO
 /// (``PostgresStoreError``). Each ``write(_:)`` is one transaction of a few multi-row
 /// statements (`unnest` of arrays), whatever the batch's size.
 ///
-/// - Threading: thread-safe; the client's connection pool runs in a task of its own from
-///   ``open()`` to ``close()``.
+/// - Threading: thread-safe. Its connection pool, ``client``, runs as a service of the
+///   caller's `ServiceGroup` (as in `chat-server`), or in a task of its own from `init` to
+///   ``close()`` (`runsItsClient`).
 public final class PostgresServerDatabase: ServerDatabase {
     /// The schema version this build writes.
     public static let schemaVersion = 1
     /// What `chat.identity`'s `owner` says in a schema of ours.
     static let owner = "livechannels-chat-server"
 
-    let client: PostgresClient
+    /// The connection pool (at most 8 connections). Unless the database runs it itself
+    /// (`runsItsClient`), run it as a service of the `ServiceGroup` that runs the server, before
+    /// the server's own service: nothing reaches PostgreSQL until it runs.
+    public let client: PostgresClient
     let endpoint: PostgresEndpoint
     let logger: Logger
     /// How long ``open()`` waits for PostgreSQL to answer.
     let patience: Duration
-    private let runner: Task<Void, Never>
+    private let runner: Task<Void, Never>?
 
     /// A database at `endpoint`; nothing is sent before ``open()``.
     ///
-    /// - Parameter patience: how long ``open()`` waits for PostgreSQL (30 s: a server started
-    ///   with its database, as in a deployment, waits for it).
-    public init(_ endpoint: PostgresEndpoint, patience: Duration = .seconds(30), logger: Logger = Logger(label: "chat-server.postgres")) {
+    /// - Parameters:
+    ///   - patience: how long ``open()`` waits for PostgreSQL (30 s: a server started with its
+    ///     database, as in a deployment, waits for it).
+    ///   - runsItsClient: `true` runs ``client`` in a task of its own until ``close()``;
+    ///     `false` leaves it to the caller's `ServiceGroup`.
+    public init(
+        _ endpoint: PostgresEndpoint, patience: Duration = .seconds(30), runsItsClient: Bool = true,
+        logger: Logger = Logger(label: "chat-server.postgres")
+    ) {
         self.endpoint = endpoint
         self.logger = logger
         self.patience = patience
@@ -52,10 +62,10 @@ public final class PostgresServerDatabase: ServerDatabase {
         configuration.options.maximumConnections = 8
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
-        runner = Task { await client.run() }
+        runner = runsItsClient ? Task { await client.run() } : nil
     }
 
-    deinit { runner.cancel() }
+    deinit { runner?.cancel() }
 
     // MARK: ServerDatabase
 
@@ -210,8 +220,9 @@ public final class PostgresServerDatabase: ServerDatabase {
         return epoch
     }
 
+    /// Stops the client it runs itself; one run by a `ServiceGroup` stops with the group.
     public func close() async {
-        runner.cancel()
+        runner?.cancel()
     }
 
     // MARK: Opening

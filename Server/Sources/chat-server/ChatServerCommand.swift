@@ -76,41 +76,56 @@ struct ChatServerCommand: AsyncParsableCommand {
         serverConfiguration.messagesPerSecond = noLimits ? nil : messagesPerSecond
         serverConfiguration.maxDevicesPerUser = noLimits ? nil : maxDevices
         serverConfiguration.channelsPerUserPerHour = noLimits ? nil : channelsPerHour
-        let server: ChatServer
+        // The services: the storage's own (the PostgreSQL client), then the node, which opens
+        // the server on it; shutdown runs in reverse, so the node writes before they stop.
+        var services: [any Service] = []
+        let open: @Sendable () async throws -> ChatServer
         if let url = postgresURL {
-            server = try await Self.openPostgres(url, configuration: serverConfiguration, logger: logger)
-        } else {
+            let endpoint: PostgresEndpoint
             do {
-                server = try ChatServer(
-                    configuration: serverConfiguration,
-                    storage: data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory)
+                endpoint = try PostgresEndpoint(url: url)
             } catch {
-                Secret.refuse("cannot use --data \(data ?? ""): \(error.reason)")
+                Secret.refuse("--postgres: \(error)")
+            }
+            let database = PostgresServerDatabase(endpoint, runsItsClient: false, logger: logger)
+            services.append(database.client)
+            open = { [serverConfiguration] in try await Self.openPostgres(database, at: endpoint, configuration: serverConfiguration) }
+        } else {
+            let storage: ServerStorage = data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory
+            let data = data
+            open = { [serverConfiguration] in
+                do {
+                    return try ChatServer(configuration: serverConfiguration, storage: storage)
+                } catch {
+                    throw StartupFailure(message: "cannot use --data \(data ?? ""): \(error.reason)", status: 2)
+                }
             }
         }
-        for user in admin { try await server.registerUser(id: user, isAdmin: true) }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
-        let gateway = ChatGateway(
-            server: server,
-            configuration: GatewayConfiguration(
-                host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)),
-                maximumFrameBytes: maxFrameBytes),
-            authority: authority, metrics: metrics, logger: logger)
+        let gatewayConfiguration = GatewayConfiguration(
+            host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)), maximumFrameBytes: maxFrameBytes)
         let host = host
-        let group = ServiceGroup(configuration: .init(
-            services: gateway.services(onRunning: { port in
-                FileHandle.standardOutput.write(Data("listening on ws://\(host):\(port)\(WireProtocol.connectPath)\n".utf8))
-            }),
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        services.append(
+            ChatNode(
+                open: open, admins: admin,
+                makeGateway: { [logger] server in
+                    ChatGateway(server: server, configuration: gatewayConfiguration, authority: authority, metrics: metrics, logger: logger)
+                },
+                onRunning: { port in
+                    FileHandle.standardOutput.write(Data("listening on ws://\(host):\(port)\(WireProtocol.connectPath)\n".utf8))
+                },
+                logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
+        } catch let failure as StartupFailure {
+            FileHandle.standardError.write(Data("chat-server: \(failure.message)\n".utf8))
+            throw ExitCode(failure.status)
         } catch where "\(error)".contains("Address already in use") {
-            await server.close()
             FileHandle.standardError.write(Data("chat-server: cannot listen on \(host):\(port): the port is in use by another program.\n".utf8))
             throw ExitCode(1)
         }
-        // The gateway has closed every connection: write what is queued and release the file.
-        await server.close()
     }
 
     /// `--postgres`, or `CHAT_SERVER_POSTGRES` (an empty value: none).
@@ -118,28 +133,22 @@ struct ChatServerCommand: AsyncParsableCommand {
         postgres ?? ProcessInfo.processInfo.environment["CHAT_SERVER_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// A server on the PostgreSQL database at `url`: a URL that does not parse or a `chat` schema
-    /// that is not ours (or newer) exits 2; a database that does not answer within 30 s, or
-    /// refuses us (a wrong password, no such database), exits 1 — each with a one-line message.
-    private static func openPostgres(_ url: String, configuration: ServerConfiguration, logger: Logger) async throws -> ChatServer {
-        let endpoint: PostgresEndpoint
-        do {
-            endpoint = try PostgresEndpoint(url: url)
-        } catch {
-            Secret.refuse("--postgres: \(error)")
-        }
-        let database = PostgresServerDatabase(endpoint, logger: logger)
+    /// A server on the PostgreSQL `database` (its client running in the group): a `chat`
+    /// schema that is not ours (or newer) fails with status 2; a database that does not answer
+    /// within 30 s, or refuses us (a wrong password, no such database), with status 1 — each
+    /// with a one-line message.
+    private static func openPostgres(
+        _ database: PostgresServerDatabase, at endpoint: PostgresEndpoint, configuration: ServerConfiguration
+    ) async throws -> ChatServer {
         do {
             try await database.prepare()
             return try await ChatServer(configuration: configuration, database: database)
         } catch let error as PostgresStoreError {
-            if case .notOurs = error { Secret.refuse("--postgres \(endpoint): \(error)") }
-            FileHandle.standardError.write(Data("chat-server: --postgres \(endpoint): \(error)\n".utf8))
+            if case .notOurs = error { throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 2) }
+            throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 1)
         } catch {
-            FileHandle.standardError.write(Data("chat-server: --postgres \(endpoint): \(String(reflecting: error).prefix(500))\n".utf8))
+            throw StartupFailure(message: "--postgres \(endpoint): \(String(reflecting: error).prefix(500))", status: 1)
         }
-        await database.close()
-        throw ExitCode(1)
     }
 
     /// Refuses (exit 2) the first option outside its range, naming it and the range. NaN is

@@ -1,0 +1,45 @@
+import ChatGateway
+import ChatServer
+import Logging
+import ServiceLifecycle
+
+/// One `chat-server` node as a service: opens its `ChatServer` (its storage loaded), serves it
+/// through a `ChatGateway` until graceful shutdown, then closes the server — every queued
+/// change written — after the gateway has closed every connection.
+///
+/// In `chat-server`'s `ServiceGroup` it comes after the services its storage needs (the
+/// PostgreSQL client), so on shutdown it stops first and they still run while it writes.
+struct ChatNode: Service {
+    /// Opens the server; throws ``StartupFailure`` when it cannot (the process exits with its code).
+    let open: @Sendable () async throws -> ChatServer
+    /// Users registered as admins at start (`--admin`).
+    let admins: [String]
+    /// The gateway in front of an opened server.
+    let makeGateway: @Sendable (ChatServer) async throws -> ChatGateway
+    /// Called with the port once the gateway listens.
+    let onRunning: @Sendable (Int) async -> Void
+    let logger: Logger
+
+    func run() async throws {
+        let server = try await open()
+        do {
+            for user in admins { try await server.registerUser(id: user, isAdmin: true) }
+            let gateway = try await makeGateway(server)
+            // A group of the gateway's services inside this one: it shuts down when this one is
+            // asked to.
+            try await ServiceGroup(services: gateway.services(onRunning: onRunning), logger: logger).run()
+        } catch {
+            await server.close()
+            throw error
+        }
+        await server.close()
+    }
+}
+
+/// Why a node could not start: a one-line message and the exit status (2: the operator's input
+/// is wrong; 1: something outside is).
+struct StartupFailure: Error, CustomStringConvertible {
+    let message: String
+    let status: Int32
+    var description: String { message }
+}
