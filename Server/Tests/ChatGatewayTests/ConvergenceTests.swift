@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: seeds)
     func clientsConvergeOverTheNetwork(seed: UInt64) async throws {
         try await GatewayHarness.run { harness in
-            var random = SeededRandom(seed: seed)
+            var random = SeededGenerator(seed: seed)
             let server = harness.server
             let devices: [(user: String, device: String)] = [("alice", "phone"), ("alice", "laptop"), ("bob", "phone"), ("carol", "phone")]
             var clients: [ChatClient] = []
@@ -126,18 +126,5 @@ extension WebSocketTransport {
             await disconnect()
             throw error
         }
-    }
-}
-
-/// SplitMix64, seeded: the same seed gives the same run on every platform.
-struct SeededRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -37,6 +37,10 @@ final class ServerEngine: Sendable {
     /// lock for each (see ``RequestCombiner``).
     private let requests = RequestCombiner<Result<(result: Outcome, ticket: Int), ChatError>>()
 
+    /// A copy of the state as it is now, taken under the lock: for tests (through `@testable`,
+    /// also from the `Server/` package, where the lock's `package` methods are out of reach).
+    var currentState: ServerState { core.withLock { $0.state } }
+
     /// An in-memory engine.
     init(clock: any ServerClock, configuration: ServerConfiguration) {
         self.clock = clock

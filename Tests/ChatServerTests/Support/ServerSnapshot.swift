@@ -35,7 +35,7 @@ struct ServerSnapshot: Equatable {
 
     /// The server's state now; `devices` are the (user, device) pairs whose event sequence counts.
     init(_ server: ChatServer, devices: [(String, String)] = []) {
-        let state = server.engine.core.withLock { $0.state }
+        let state = server.engine.currentState
         users = state.users.entries
         channels = state.channels.entries.mapValues { record in
             ChannelSnapshot(

@@ -1,0 +1,93 @@
+import ChatAPI
+import ChatServerPostgres
+import Foundation
+import Testing
+
+@testable import ChatServer
+
+/// What the SQLite store's restart tests check, against a real PostgreSQL: every stored field
+/// back after a restart (the same seeded workload of every request kind), numbering that
+/// continues, and devices resuming across a restart told to resync.
+@Suite(.timeLimit(.minutes(3))) struct PostgresRestartTests {
+    private func database(_ cluster: PostgresCluster, _ name: String) throws -> PostgresServerDatabase {
+        PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name)))
+    }
+
+    @Test func aRestartRestoresEverythingStored() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        for fixed in [1, 2] as [UInt64] {
+            let seed = SeededGenerator.testSeed(fixed)
+            let name = try cluster.createDatabase()
+            let clock = ManualClock()
+            let configuration = ServerConfiguration(messagesPerChannel: 3)
+            let server = try await ChatServer(clock: clock, configuration: configuration, database: try database(cluster, name))
+            var workload = StorageWorkload(seed: seed)
+            try await workload.run(1_000, on: server, clock: clock)
+            let before = StoredSnapshot(server)
+            let epoch = server.epoch
+            await server.close()
+
+            let reopened = try await ChatServer(clock: clock, configuration: configuration, database: try database(cluster, name))
+            #expect(StoredSnapshot(reopened) == before, "seed \(seed)")
+            #expect(reopened.epoch == epoch, "the same history")
+            #expect(before.channels.values.contains { $0.messageCount > 3 }, "the run pages past the kept messages (seed \(seed))")
+            // A channel's whole history pages forward from PostgreSQL, numbered without gaps, as
+            // one of its members reads it.
+            if let (channelId, channel) = before.channels.first(where: { $0.value.messageCount > 3 }) {
+                var read: [Int]?
+                for member in before.members[channelId, default: [:]].keys.sorted() where read == nil {
+                    read = try? await Self.sequences(in: channelId, readBy: member, on: reopened)
+                }
+                #expect(read == Array(1...channel.messageCount), "seed \(seed), \(channelId)")
+            }
+            await reopened.close()
+        }
+    }
+
+    /// A device that resumes across a restart on PostgreSQL is told to resync (its replay log
+    /// is gone), and the restarted server numbers events above every number it gave before.
+    @Test func aDeviceResumingAcrossARestartIsToldToResync() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        let server = try await ChatServer(database: try database(cluster, name))
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["ann", "ben"])
+        let ann = server.connection(userId: "ann", deviceId: "phone")
+        _ = try await ann.connect(resumingAfter: nil)
+        try await server.sendMessage(as: "ben", channelId: "room", text: "hi")
+        var events = ann.events.makeAsyncIterator()
+        var seen = 0
+        while seen == 0, let next = await events.next() {
+            if case .event(let envelope) = next, case .messageNew = envelope.event { seen = envelope.sequence }
+        }
+        #expect(seen > 0)
+        await server.close()
+
+        let reopened = try await ChatServer(database: try database(cluster, name))
+        for resume in [seen, 0] {
+            let result = try await reopened.connection(userId: "ann", deviceId: "phone").connect(resumingAfter: resume)
+            #expect(result.status == .resyncRequired, "after \(resume)")
+            #expect(result.lastSequence > seen, "never backwards")
+        }
+        #expect(try await reopened.connection(userId: "ben", deviceId: "tablet").connect(resumingAfter: nil).status == .new)
+        // Numbering continues: the next message follows the stored one.
+        let next = try await reopened.sendMessage(as: "ben", channelId: "room", text: "again")
+        #expect(next.sequence == 2)
+        await reopened.close()
+    }
+
+    /// Every message sequence of `channelId`, paged forward from the first as `userId` reads them.
+    private static func sequences(in channelId: String, readBy userId: String, on server: ChatServer) async throws -> [Int] {
+        let device = server.connection(userId: userId, deviceId: "reader")
+        _ = try await device.connect(resumingAfter: nil)
+        defer { Task { await device.disconnect() } }
+        var sequences: [Int] = []
+        while true {
+            let query = MessagePageQuery(channelId: channelId, position: .after(sequence: sequences.last ?? 0), limit: 100)
+            guard case .messages(let page) = try await device.send(.queryMessages(query)).response else { return sequences }
+            sequences += page.messages.map(\.sequence)
+            if !page.hasNext { return sequences }
+        }
+    }
+}

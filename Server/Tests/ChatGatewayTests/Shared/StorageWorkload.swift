@@ -1,0 +1,1 @@
+../../../../Tests/ChatServerTests/Storage/StorageWorkload.swift

@@ -1,0 +1,40 @@
+import ChatAPI
+
+@testable import ChatServer
+
+/// What a restart must bring back: the stored part of the state (no presence, typing,
+/// reading or replay logs), comparable across two servers.
+struct StoredSnapshot: Equatable {
+    var users: [String: User]
+    var channels: [String: Channel]
+    var members: [String: [String: MemberRecord]]
+    var extras: [String: ChannelExtras]
+    var messages: [String: [Message]]
+    var conversations: [String: String]
+    var memberships: [String: Set<String>]
+    var channelsByType: [ChannelType: Set<String>]
+    var channelsByTag: [String: Set<String>]
+    var messageLocations: [String: ServerState.MessageLocation]
+    var timedChannels: Set<String>
+    var counters: StoredCounters
+
+    init(_ server: ChatServer) {
+        let state = server.engine.currentState
+        users = state.users.entries.mapValues { user in
+            var user = user
+            user.isOnline = false
+            return user
+        }
+        channels = state.channels.entries.mapValues(\.info)
+        members = state.channels.entries.mapValues(\.members.entries)
+        extras = state.channels.entries.mapValues { ChannelExtras(of: $0) }
+        messages = state.channels.entries.mapValues(\.messages.elements)
+        conversations = state.conversations
+        memberships = state.memberships.filter { !$0.value.isEmpty }
+        channelsByType = state.channelsByType
+        channelsByTag = state.channelsByTag
+        messageLocations = state.messageLocations
+        timedChannels = state.timedChannels
+        counters = state.counters
+    }
+}
