@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// The server's state in PostgreSQL: the ``ServerDatabase`` of `chat-server --postgres URL`.
 ///
@@ -11,7 +12,7 @@ import PostgresNIO
 ///
 /// | table | rows |
 /// |---|---|
-/// | `chat.meta(key, value bigint)` | the schema version, the server's counters |
+/// | `chat.meta(key, value bigint)` | the schema version, the server's counters, each open server's write fence |
 /// | `chat.identity(key, value text)` | `owner` (what marks the schema as ours), `epoch` |
 /// | `chat.users(id, value bytea)` | one per user |
 /// | `chat.channels(id, info bytea, extras bytea)` | one per channel, deleted ones too |
@@ -40,6 +41,10 @@ public final class PostgresServerDatabase: ServerDatabase {
     /// How long ``open()`` waits for PostgreSQL to answer.
     let patience: Duration
     private let runner: Task<Void, Never>?
+    /// Identifies this open database's writes in `chat.meta` (their fence).
+    private let writerId = PostgresServerDatabase.randomEpoch()
+    /// The number of the last write begun.
+    private let writeNumbers = Mutex(0)
 
     /// A database at `endpoint`; nothing is sent before ``open()``.
     ///
@@ -85,7 +90,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         var contents = ServerDatabaseContents(epoch: try await epoch())
         for try await (key, value) in try await client.query("SELECT key, value FROM chat.meta", logger: logger)
             .decode((String, Int).self)
-        where key != "schema_version" {
+        where key != "schema_version" && !key.hasPrefix("write_fence:") {
             contents.counters[key] = value
         }
         for try await (id, value) in try await client.query("SELECT id, value FROM chat.users", logger: logger)
@@ -132,22 +137,63 @@ public final class PostgresServerDatabase: ServerDatabase {
 
     public func write(_ batch: ServerDatabaseBatch) async throws {
         guard !batch.isEmpty else { return }
-        // The pool waits for a connection as long as PostgreSQL is away: bounded here, so a
-        // request never hangs on it.
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.writeTransaction(batch) }
-            group.addTask {
-                try await Task.sleep(for: Self.writeTimeout)
-                throw PostgresStoreError.unreachable(
-                    "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
-            }
-            defer { group.cancelAll() }
-            try await group.next()
+        let number = writeNumbers.withLock { number in
+            number += 1
+            return number
+        }
+        // Bounded without waiting for the transaction to end: a query on a connection that
+        // PostgreSQL dropped under it can wait for good, and cancelling it does not end it. The
+        // fence makes such a transaction harmless should it ever commit after a newer one.
+        let work = Task { try await self.writeTransaction(batch, number: number) }
+        try await Self.result(of: work, within: Self.writeTimeout) {
+            PostgresStoreError.unreachable(
+                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
         }
     }
 
-    private func writeTransaction(_ batch: ServerDatabaseBatch) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+    /// The value of `work`, or `timeout()` thrown after `limit` (`work` then cancelled and left
+    /// to end when it does).
+    private static func result(
+        of work: Task<Void, any Error>, within limit: Duration, timeout: @escaping @Sendable () -> any Error
+    ) async throws {
+        /// The caller's continuation, resumed by whichever comes first.
+        final class Waiter: Sendable {
+            let continuation = Mutex<CheckedContinuation<Void, any Error>?>(nil)
+            func take() -> CheckedContinuation<Void, any Error>? { continuation.withLock { $0.take() } }
+        }
+        let waiter = Waiter()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            waiter.continuation.withLock { $0 = continuation }
+            Task {
+                let outcome = await work.result
+                waiter.take()?.resume(with: outcome)
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                guard let continuation = waiter.take() else { return }
+                work.cancel()
+                continuation.resume(throwing: timeout())
+            }
+        }
+    }
+
+    /// The key of this database's write fence in `chat.meta`: one per open database (process).
+    private var fenceKey: String { "write_fence:\(writerId)" }
+
+    /// Writes `batch` in one transaction, unless a write numbered after `number` has committed
+    /// already (``PostgresStoreError/superseded``): its rows are current values, and a newer
+    /// write holds newer ones.
+    func writeTransaction(_ batch: ServerDatabaseBatch, number: Int) async throws {
+        let fence = fenceKey
+        let superseded = try await client.withTransaction(logger: logger) { connection -> Bool in
+            let advanced = try await connection.query(
+                """
+                INSERT INTO chat.meta(key, value) VALUES (\(fence), \(number))
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE chat.meta.value < excluded.value
+                RETURNING value
+                """, logger: logger
+            ).collect()
+            guard !advanced.isEmpty else { return true }
             if !batch.users.isEmpty {
                 let ids = batch.users.map(\.userId)
                 let values = batch.users.map { ByteBuffer(bytes: $0.value) }
@@ -211,7 +257,9 @@ public final class PostgresServerDatabase: ServerDatabase {
                     ON CONFLICT (key) DO UPDATE SET value = excluded.value
                     """, logger: logger)
             }
+            return false
         }
+        if superseded { throw PostgresStoreError.superseded(number) }
     }
 
     public func startNewEpoch() async throws -> String {
@@ -220,8 +268,12 @@ public final class PostgresServerDatabase: ServerDatabase {
         return epoch
     }
 
-    /// Stops the client it runs itself; one run by a `ServiceGroup` stops with the group.
+    /// Removes this database's write fence (when PostgreSQL answers within a second) and stops
+    /// the client it runs itself; one run by a `ServiceGroup` stops with the group.
     public func close() async {
+        let fence = fenceKey
+        let removal = Task { try await client.query("DELETE FROM chat.meta WHERE key = \(fence)", logger: logger) }
+        try? await Self.result(of: Task { _ = try await removal.value }, within: .seconds(1)) { CancellationError() }
         runner?.cancel()
     }
 
@@ -328,10 +380,13 @@ public enum PostgresStoreError: Error, CustomStringConvertible {
     case refused(String)
     /// The `chat` schema is not ours, or newer (`chat-server` exits 2).
     case notOurs(String)
+    /// A write that ended after a newer one had committed, rolled back (its rows were older).
+    case superseded(Int)
 
     public var description: String {
         switch self {
         case .unreachable(let reason), .refused(let reason), .notOurs(let reason): reason
+        case .superseded(let number): "write \(number) was rolled back: a newer write had committed"
         }
     }
 }

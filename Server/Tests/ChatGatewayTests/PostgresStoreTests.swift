@@ -1,10 +1,11 @@
 import ChatAPI
 import ChatServer
-import ChatServerPostgres
 import Foundation
 import LiveChannels
 import LiveChannelsNIO
 import Testing
+
+@testable import ChatServerPostgres
 
 /// The server's state in a real PostgreSQL (a throw-away cluster per test): everything comes
 /// back after a restart, history beyond memory is read from the database, and `chat-server
@@ -118,5 +119,31 @@ import Testing
         #expect(await badURL.exitStatus() == 2)
         let missing = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url("no_such_database")])
         #expect(await missing.exitStatus() == 1)
+    }
+
+    /// A write that ends after a newer one committed (a transaction PostgreSQL kept while the
+    /// server had given up on it) is rolled back: it cannot put older values back.
+    @Test func aWriteOvertakenByANewerOneChangesNothing() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        let writer = try database(cluster, name)
+        _ = try await writer.open()
+        func user(_ value: UInt8) -> ServerDatabaseBatch {
+            var batch = ServerDatabaseBatch()
+            batch.users = [ServerRow.User(userId: "ann", value: [value])]
+            return batch
+        }
+        try await writer.writeTransaction(user(2), number: 2)
+        await #expect(throws: PostgresStoreError.self) { try await writer.writeTransaction(user(1), number: 1) }
+        let kept = try await writer.open().users.map(\.value)
+        #expect(kept == [[2]], "the newer value stays")
+        try await writer.writeTransaction(user(3), number: 3)
+        await writer.close()
+        let reopened = try database(cluster, name)
+        let contents = try await reopened.open()
+        #expect(contents.users.map(\.value) == [[3]])
+        #expect(contents.counters.keys.allSatisfy { !$0.hasPrefix("write_fence") }, "fences are not counters")
+        await reopened.close()
     }
 }

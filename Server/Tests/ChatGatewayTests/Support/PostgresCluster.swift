@@ -70,9 +70,13 @@ final class PostgresCluster: Sendable {
     }
 
     /// Stops the server at once (`pg_ctl -m immediate`: as a crash would), keeping its files.
-    func kill() throws {
+    func kill() throws { try stop(mode: "immediate") }
+
+    /// Stops the server with `pg_ctl -m mode` (`fast`: sessions ended, transactions rolled
+    /// back, a clean shutdown; `immediate`: as a crash), keeping its files for ``restart()``.
+    func stop(mode: String) throws {
         try Self.run(
-            bin.appendingPathComponent("pg_ctl"), ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "stop"],
+            bin.appendingPathComponent("pg_ctl"), ["-D", directory.appendingPathComponent("data").path, "-m", mode, "-w", "stop"],
             as: runsAsPostgres)
     }
 

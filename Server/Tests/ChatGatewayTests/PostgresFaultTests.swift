@@ -1,0 +1,158 @@
+import ChatAPI
+import ChatServer
+import ChatServerPostgres
+import Foundation
+import LiveChannels
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Faults under load, with real parts: a `chat-server --postgres` process killed with SIGKILL
+/// at random points while devices send, PostgreSQL stopped (`pg_ctl -m fast` and
+/// `-m immediate`) and started again under a running server. Whatever was acknowledged is in
+/// the database afterwards — 0 acknowledged messages lost.
+@Suite(.timeLimit(.minutes(3))) struct PostgresFaultTests {
+    /// The acknowledged texts, from any sender; the failed sends; whether the load should stop.
+    private final class Acknowledged: Sendable {
+        private let texts = Mutex<[String]>([])
+        private let failedSends = Mutex(0)
+        private let stopped = Mutex(false)
+        func append(_ text: String) { texts.withLock { $0.append(text) } }
+        var all: [String] { texts.withLock { $0 } }
+        func failed() { failedSends.withLock { $0 += 1 } }
+        var failures: Int { failedSends.withLock { $0 } }
+        func stop() { stopped.withLock { $0 = true } }
+        var isStopped: Bool { stopped.withLock { $0 } }
+    }
+
+    /// Every text of `channelId` in the database, read by `userId` through a server opened on it.
+    private func storedTexts(of channelId: String, readBy userId: String, in cluster: PostgresCluster, _ name: String) async throws -> Set<String> {
+        let server = try await ChatServer(database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
+        let device = server.connection(userId: userId, deviceId: "auditor")
+        _ = try await device.connect(resumingAfter: nil)
+        var texts: Set<String> = []
+        var after = 0
+        while true {
+            let query = MessagePageQuery(channelId: channelId, position: .after(sequence: after), limit: 100)
+            guard case .messages(let page) = try await device.send(.queryMessages(query)).response else { break }
+            texts.formUnion(page.messages.map(\.text))
+            after = page.messages.last?.sequence ?? after
+            if !page.hasNext { break }
+        }
+        await device.disconnect()
+        await server.close()
+        return texts
+    }
+
+    @Test func aNodeKilledAtRandomPointsUnderLoadLosesNoAcknowledgedMessage() async throws {
+        let seed = SeededGenerator.testSeed(38)
+        var random = SeededGenerator(seed: seed)
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        let storage = ["--postgres", cluster.url(name), "--no-limits"]
+        let acknowledged = Acknowledged()
+        let senders = ["ann", "ben", "cat", "dan"]
+        let runs = 20
+        for run in 0..<runs {
+            let (server, port) = try await ChatServerProcess.start(storage)
+            if run == 0 {
+                let owner = ChatServerProcess.transport("ann", port: port)
+                _ = try await owner.connect(resumingAfter: nil)
+                _ = try await owner.send(.createChannel(ChannelDraft(type: .community, channelId: "room", userIds: [])))
+                await owner.disconnect()
+            }
+            // Each sender sends until its connection dies with the node.
+            let load = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for sender in senders {
+                        group.addTask {
+                            let transport = ChatServerProcess.transport(sender, port: port)
+                            guard (try? await transport.connect(resumingAfter: nil)) != nil else { return }
+                            if run == 0 { _ = try? await transport.send(.joinChannel(channelId: "room")) }
+                            for number in 0... {
+                                let text = "\(sender) run \(run) #\(number)"
+                                guard (try? await transport.send(.sendMessage(MessageDraft(channelId: "room", text: text)))) != nil
+                                else { break }
+                                acknowledged.append(text)
+                            }
+                            await transport.disconnect()
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 30...400, using: &random)))
+            kill(server.process.processIdentifier, SIGKILL)
+            #expect(await server.exitStatus() == SIGKILL, "killed, run \(run)")
+            await load.value
+        }
+        let sent = acknowledged.all
+        #expect(sent.count > runs * senders.count, "load in every run (\(sent.count) acknowledged)")
+        let stored = try await storedTexts(of: "room", readBy: "ann", in: cluster, name)
+        let lost = sent.filter { !stored.contains($0) }
+        print("SIGKILL runs: \(runs), acknowledged \(sent.count), lost \(lost.count) (seed \(seed))")
+        #expect(lost.isEmpty, "seed \(seed): \(lost.count) of \(sent.count) acknowledged lost, e.g. \(lost.prefix(5))")
+    }
+
+    @Test(arguments: ["fast", "immediate"])
+    func postgresRestartedUnderLoadLosesNoAcknowledgedMessage(mode: String) async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        let server = try await ChatServer(database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
+        let senders = ["ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal"]
+        try await server.createChannel(type: .community, channelId: "room", userIds: senders)
+        let acknowledged = Acknowledged()
+        let load = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for sender in senders {
+                    group.addTask {
+                        var number = 0
+                        while !acknowledged.isStopped {
+                            let text = "\(sender) #\(number)"
+                            number += 1
+                            do {
+                                _ = try await server.sendMessage(as: sender, channelId: "room", text: text)
+                                acknowledged.append(text)
+                            } catch {
+                                acknowledged.failed()
+                                try? await Task.sleep(for: .milliseconds(50))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let beforeStop = acknowledged.all.count
+        // Three times: stopped under load, started again a second later, working again without
+        // a restart of the server (more acknowledged after each).
+        var recoveries = 0
+        for _ in 0..<3 {
+            try cluster.stop(mode: mode)
+            try await Task.sleep(for: .seconds(1))
+            try cluster.restart()
+            let afterRestart = acknowledged.all.count
+            for _ in 0..<150 {
+                try await Task.sleep(for: .milliseconds(100))
+                if acknowledged.all.count > afterRestart + senders.count {
+                    recoveries += 1
+                    break
+                }
+            }
+        }
+        acknowledged.stop()
+        await load.value
+        await server.close()
+        #expect(beforeStop > 0, "load before the stop")
+        #expect(recoveries == 3, "sends succeed again after PostgreSQL is back (mode \(mode))")
+        #expect(acknowledged.failures > 0, "PostgreSQL's absence was felt")
+        let sent = acknowledged.all
+        let stored = try await storedTexts(of: "room", readBy: "ann", in: cluster, name)
+        let lost = sent.filter { !stored.contains($0) }
+        #expect(lost.isEmpty, "mode \(mode): \(lost.count) of \(sent.count) acknowledged lost, e.g. \(lost.prefix(5))")
+    }
+}
