@@ -98,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "chat-load",
             dependencies: [
-                "ChatGateway", "LiveChannelsNIO",
+                "ChatGateway", "LiveChannelsNIO", "ChatServerPostgres",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -16,11 +16,12 @@ import ServiceLifecycle
 /// - `fanout`: deliveries per second in a 100-member channel, against a bare Hummingbird
 ///   WebSocket broadcast of the same bytes (the floor of the stack).
 /// - `latency`: send → receive latency percentiles at a fixed rate and at the maximum rate.
+/// - `storage`: durable sends and restarts on PostgreSQL, beside SQLite and memory.
 @main
 struct ChatLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat-load", abstract: "Load tests of chat-server, each beside a baseline.",
-        subcommands: [Idle.self, Fanout.self, Latency.self])
+        subcommands: [Idle.self, Fanout.self, Latency.self, Storage.self])
 }
 
 /// Runs `body` against an in-process gateway (dev tokens) at a free port.
