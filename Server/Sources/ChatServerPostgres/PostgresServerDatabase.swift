@@ -27,8 +27,8 @@ import Synchronization
 ///   caller's `ServiceGroup` (as in `chat-server`), or in a task of its own from `init` to
 ///   ``close()`` (`runsItsClient`).
 public final class PostgresServerDatabase: ServerDatabase {
-    /// The schema version this build writes.
-    public static let schemaVersion = 1
+    /// The schema version this build writes: the number of ``migrations``.
+    public static var schemaVersion: Int { migrations.count }
     /// What `chat.identity`'s `owner` says in a schema of ours.
     static let owner = "livechannels-chat-server"
 
@@ -319,12 +319,10 @@ public final class PostgresServerDatabase: ServerDatabase {
                 "SELECT count(*) FROM pg_namespace WHERE nspname = 'chat'", logger: logger
             ).collect().first?.decode(Int.self) ?? 0
             if exists == 0 {
-                for statement in Self.createVersion1 { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await migrate(connection, from: 0)
                 let epoch = Self.randomEpoch()
                 try await connection.query(
                     "INSERT INTO chat.identity(key, value) VALUES ('owner', \(Self.owner)), ('epoch', \(epoch))", logger: logger)
-                try await connection.query(
-                    "INSERT INTO chat.meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))", logger: logger)
                 return nil
             }
             let tables = try await connection.query(
@@ -343,6 +341,7 @@ public final class PostgresServerDatabase: ServerDatabase {
             if version > Self.schemaVersion {
                 return "the schema 'chat' was written by a newer version (schema \(version), this build reads up to \(Self.schemaVersion)); it was left untouched"
             }
+            if version < Self.schemaVersion { try await migrate(connection, from: version) }
             return nil
         }
         if let refusal { throw PostgresStoreError.notOurs(refusal) }
@@ -358,6 +357,23 @@ public final class PostgresServerDatabase: ServerDatabase {
         let hex = String(UInt64.random(in: 1...UInt64(Int64.max)), radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
+
+    /// Runs the migrations after `version` and records the version reached, in the caller's
+    /// transaction (under its advisory lock: two nodes starting at once migrate once).
+    private func migrate(_ connection: PostgresConnection, from version: Int) async throws {
+        for step in Self.migrations[version...] {
+            for statement in step { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+        }
+        try await connection.query(
+            """
+            INSERT INTO chat.meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, logger: logger)
+    }
+
+    /// The schema's migrations, step by step: the one at index N takes version N to N + 1, as
+    /// the SQLite store's `user_version` migrations do. Never edit a step that has shipped; add one.
+    static let migrations: [[String]] = [createVersion1]
 
     /// Version 1 of the schema.
     static let createVersion1 = [

@@ -66,6 +66,13 @@ final class NIOWebSocketConnection: WebSocketConnection {
         end(.closed(code: nil, reason: "\(error)"), error: error)
     }
 
+    /// Ends the connection with `error` if it is still opening; whether it was.
+    func failOpening(_ error: any Error) -> Bool {
+        guard phase.withLock({ phase in if case .opening = phase { return true } else { return false } }) else { return false }
+        failed(error)
+        return true
+    }
+
     private func end(_ last: WebSocketInbound, error: (any Error)?) {
         openError.withLock { $0 = error }
         let previous = phase.withLock { phase -> Phase in

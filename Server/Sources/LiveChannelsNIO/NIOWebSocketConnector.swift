@@ -21,23 +21,28 @@ import FoundationNetworking
 /// ```
 ///
 /// The connection pings the server every `WebSocketRequest.pingInterval` and closes when a
-/// ping is still unanswered at the next one. WSClient does not expose why an upgrade was
+/// ping is still unanswered at the next one. `connect` always ends: a handshake not done within
+/// `openTimeout` (a server that died with the connection half open, or never answers) fails
+/// with `ChatError.unavailable`. WSClient does not expose why an upgrade was
 /// refused, so the connector then asks the same URL with a plain `GET` (`chat-server` answers it
 /// with the same checks): a 401 or 429 becomes the `ChatError` of its body
 /// (`unauthorized`, `limitExceeded`); anything else is `ChatError.unavailable`.
 public struct NIOWebSocketConnector: WebSocketConnector {
     private let eventLoopGroup: any EventLoopGroup
     private let maximumFrameBytes: Int
+    private let openTimeout: Duration
     private let logger: Logger
 
     /// A connector on `eventLoopGroup` (NIO's shared one by default) accepting frames up to
-    /// `maximumFrameBytes` from the server.
+    /// `maximumFrameBytes` from the server, giving up on a handshake after `openTimeout`.
     public init(
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        maximumFrameBytes: Int = 64 << 20, logger: Logger = Logger(label: "LiveChannelsNIO")
+        maximumFrameBytes: Int = 64 << 20, openTimeout: Duration = .seconds(10),
+        logger: Logger = Logger(label: "LiveChannelsNIO")
     ) {
         self.eventLoopGroup = eventLoopGroup
         self.maximumFrameBytes = maximumFrameBytes
+        self.openTimeout = openTimeout
         self.logger = logger
     }
 
@@ -55,7 +60,7 @@ public struct NIOWebSocketConnector: WebSocketConnector {
         let connection = NIOWebSocketConnection()
         let url = request.url.absoluteString
         let (group, maximumFrameBytes, logger) = (eventLoopGroup, maximumFrameBytes, logger)
-        Task {
+        let opening = Task {
             do {
                 let closeFrame = try await WebSocketClient.connect(
                     url: url, configuration: configuration, eventLoopGroup: group, logger: logger
@@ -73,6 +78,15 @@ public struct NIOWebSocketConnector: WebSocketConnector {
                 connection.failed(error)
             }
         }
+        // WSClient can wait for good on a connection closed during the upgrade: bounded here.
+        let openTimeout = openTimeout
+        let timer = Task {
+            try await Task.sleep(for: openTimeout)
+            if connection.failOpening(ChatError.unavailable("no WebSocket handshake from \(url) within \(openTimeout)")) {
+                opening.cancel()
+            }
+        }
+        defer { timer.cancel() }
         do {
             try await connection.waitUntilOpen(url: url)
         } catch {

@@ -29,6 +29,23 @@ import Testing
         #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("CHAT_SERVER_SECRET"))
     }
 
+    /// The operators' document lists every flag `chat-server --help` shows, and no other.
+    @Test func theOperatorsDocumentListsEveryFlag() async throws {
+        let help = try Subprocess(chatServer, ["--help"])
+        #expect(await help.exitStatus() == 0)
+        var shown: Set<String> = []
+        for await line in help.lines {
+            for match in line.matches(of: /^  (--[a-z-]+)/) { shown.insert(String(match.1)) }
+        }
+        shown.remove("--help")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let document = try String(contentsOf: root.appendingPathComponent("Docs/Operating.md"), encoding: .utf8)
+        let documented = Set(document.matches(of: /\n\| `(--[a-z-]+)/).map { String($0.1) })
+        #expect(shown.count > 15, "\(shown)")
+        #expect(documented == shown, "only documented: \(documented.subtracting(shown)); undocumented: \(shown.subtracting(documented))")
+    }
+
     /// Every option out of range is refused (exit 2) by a message naming that one option; a
     /// negative number is out of range, not "missing"; a value that could not be used (an
     /// infinite ping interval) never crashes; a port in use is named; storage errors say what
