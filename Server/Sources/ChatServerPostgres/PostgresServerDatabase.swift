@@ -2,6 +2,7 @@ import ChatServer
 import Foundation
 import Logging
 import NIOCore
+import NIOSSL
 import PostgresNIO
 import Synchronization
 
@@ -62,7 +63,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         self.patience = patience
         var configuration = PostgresClient.Configuration(
             host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
-            database: endpoint.database, tls: .disable)
+            database: endpoint.database, tls: Self.clientTLS(endpoint))
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = 8
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -279,6 +280,32 @@ public final class PostgresServerDatabase: ServerDatabase {
 
     // MARK: Opening
 
+    /// The TLS configuration of `endpoint`'s mode (`nil`: none).
+    static func tlsConfiguration(_ endpoint: PostgresEndpoint) -> TLSConfiguration? {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch endpoint.tls {
+        case .disable: return nil
+        case .prefer, .require: configuration.certificateVerification = .none
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        }
+        if let file = endpoint.trustedCertificates { configuration.trustRoots = .file(file) }
+        return configuration
+    }
+
+    static func clientTLS(_ endpoint: PostgresEndpoint) -> PostgresClient.Configuration.TLS {
+        guard let configuration = tlsConfiguration(endpoint) else { return .disable }
+        return endpoint.tls == .prefer ? .prefer(configuration) : .require(configuration)
+    }
+
+    /// - Throws: NIOSSL's error when the configuration cannot be used (a root certificate file
+    ///   that cannot be read).
+    static func connectionTLS(_ endpoint: PostgresEndpoint) throws -> PostgresConnection.Configuration.TLS {
+        guard let configuration = tlsConfiguration(endpoint) else { return .disable }
+        let context = try NIOSSLContext(configuration: configuration)
+        return endpoint.tls == .prefer ? .prefer(context) : .require(context)
+    }
+
     /// Connects directly (not through the pool, which would wait and retry by itself) until a
     /// connection opens, for at most ``patience``; a PostgreSQL that answers and refuses (a
     /// wrong password, a database that does not exist) ends the wait at once.
@@ -290,7 +317,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         var lastError: (any Error)?
         var configuration = PostgresConnection.Configuration(
             host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
-            database: endpoint.database, tls: .disable)
+            database: endpoint.database, tls: try Self.connectionTLS(endpoint))
         configuration.options.connectTimeout = .seconds(3)
         while ContinuousClock.now < deadline {
             do {
@@ -300,6 +327,9 @@ public final class PostgresServerDatabase: ServerDatabase {
             } catch let error as PSQLError where error.serverInfo != nil {
                 throw PostgresStoreError.refused(
                     "PostgreSQL at \(endpoint.host):\(endpoint.port) refused: \(error.serverInfo?[.message] ?? "\(error.code)")")
+            } catch let error as PSQLError where error.code == .sslUnsupported {
+                throw PostgresStoreError.refused(
+                    "PostgreSQL at \(endpoint.host):\(endpoint.port) does not offer TLS, and sslmode=\(endpoint.tls.rawValue) requires it")
             } catch {
                 lastError = error
                 try? await Task.sleep(for: .milliseconds(500))

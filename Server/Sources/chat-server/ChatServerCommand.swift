@@ -26,7 +26,7 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(parsing: .unconditional, help: "The port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "The server's SQLite file, created if missing (without it, state is in memory).") var data: String?
-    @Option(help: "Keep the state in PostgreSQL, schema chat: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or CHAT_SERVER_POSTGRES).")
+    @Option(help: "Keep the state in PostgreSQL, schema chat: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE] (or CHAT_SERVER_POSTGRES).")
     var postgres: String?
     @Flag(help: "With --data: every commit waits for the disk (fsync), so not even a power loss loses an acknowledged change.")
     var durableOnPowerLoss = false

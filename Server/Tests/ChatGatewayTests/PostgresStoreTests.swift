@@ -119,6 +119,16 @@ import Testing
         #expect(await badURL.exitStatus() == 2)
         let missing = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url("no_such_database")])
         #expect(await missing.exitStatus() == 1)
+        // TLS required of a PostgreSQL without it: refused at once, never sent in the clear.
+        let started = ContinuousClock.now
+        let clear = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name) + "?sslmode=require"])
+        #expect(await clear.exitStatus() == 1)
+        let clearError = clear.standardError
+        #expect(clearError.contains("does not offer TLS"), "\(clearError)")
+        #expect(ContinuousClock.now - started < .seconds(20), "without the 30 s wait")
+        // An unknown URL parameter is refused, not ignored.
+        let unknown = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name) + "?sslcert=x.pem"])
+        #expect(await unknown.exitStatus() == 2)
     }
 
     /// A write that ends after a newer one committed (a transaction PostgreSQL kept while the
