@@ -21,8 +21,8 @@ import Synchronization
 /// | `chat.messages(channel, sequence, value bytea)` | every message ever sent |
 ///
 /// A `chat` schema that is not ours, or ours at a newer version, is refused untouched
-/// (``PostgresStoreError``). Each ``write(_:)`` is one transaction of a few multi-row
-/// statements (`unnest` of arrays), whatever the batch's size.
+/// (``PostgresStoreError``). Each ``write(_:)`` is one statement — one round trip, one commit —
+/// of multi-row clauses (`unnest` of arrays), whatever the batch's size.
 ///
 /// - Threading: thread-safe. Its connection pool, ``client``, runs as a service of the
 ///   caller's `ServiceGroup` (as in `chat-server`), or in a task of its own from `init` to
@@ -184,83 +184,66 @@ public final class PostgresServerDatabase: ServerDatabase {
     /// Writes `batch` in one transaction, unless a write numbered after `number` has committed
     /// already (``PostgresStoreError/superseded``): its rows are current values, and a newer
     /// write holds newer ones.
+    ///
+    /// One statement — data-modifying `WITH` clauses over `unnest`ed arrays, each conditional on
+    /// the fence advancing — so a batch of any size costs one round trip and one commit.
     func writeTransaction(_ batch: ServerDatabaseBatch, number: Int) async throws {
         let fence = fenceKey
-        let superseded = try await client.withTransaction(logger: logger) { connection -> Bool in
-            let advanced = try await connection.query(
-                """
+        let userIds = batch.users.map(\.userId)
+        let userValues = batch.users.map { ByteBuffer(bytes: $0.value) }
+        let channelIds = batch.channels.map(\.channelId)
+        let channelInfos = batch.channels.map { ByteBuffer(bytes: $0.info) }
+        // A channel without extras keeps its stored ones: `has` false stands for none.
+        let channelExtras = batch.channels.map { ByteBuffer(bytes: $0.extras ?? []) }
+        let channelHasExtras = batch.channels.map { $0.extras != nil }
+        let memberChannels = batch.members.map(\.key.channelId)
+        let memberUsers = batch.members.map(\.key.userId)
+        let memberValues = batch.members.map { ByteBuffer(bytes: $0.value) }
+        let removedChannels = batch.removedMembers.map(\.channelId)
+        let removedUsers = batch.removedMembers.map(\.userId)
+        let messageChannels = batch.messages.map(\.channelId)
+        let messageSequences = batch.messages.map(\.sequence)
+        let messageValues = batch.messages.map { ByteBuffer(bytes: $0.value) }
+        let counterKeys = Array(batch.counters.keys)
+        let counterValues = counterKeys.map { batch.counters[$0]! }
+        let query: PostgresQuery = """
+            WITH fence AS (
                 INSERT INTO chat.meta(key, value) VALUES (\(fence), \(number))
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE chat.meta.value < excluded.value
-                RETURNING value
-                """, logger: logger
-            ).collect()
-            guard !advanced.isEmpty else { return true }
-            if !batch.users.isEmpty {
-                let ids = batch.users.map(\.userId)
-                let values = batch.users.map { ByteBuffer(bytes: $0.value) }
-                try await connection.query(
-                    """
-                    INSERT INTO chat.users(id, value) SELECT * FROM unnest(\(ids)::text[], \(values)::bytea[])
-                    ON CONFLICT (id) DO UPDATE SET value = excluded.value
-                    """, logger: logger)
-            }
-            if !batch.channels.isEmpty {
-                let ids = batch.channels.map(\.channelId)
-                let infos = batch.channels.map { ByteBuffer(bytes: $0.info) }
-                // A channel without extras keeps its stored ones: an empty array stands for none.
-                let extras = batch.channels.map { ByteBuffer(bytes: $0.extras ?? []) }
-                let hasExtras = batch.channels.map { $0.extras != nil }
-                try await connection.query(
-                    """
-                    INSERT INTO chat.channels(id, info, extras)
-                    SELECT id, info, CASE WHEN has THEN extras END
-                    FROM unnest(\(ids)::text[], \(infos)::bytea[], \(extras)::bytea[], \(hasExtras)::bool[]) AS r(id, info, extras, has)
-                    ON CONFLICT (id) DO UPDATE SET info = excluded.info, extras = coalesce(excluded.extras, chat.channels.extras)
-                    """, logger: logger)
-            }
-            if !batch.members.isEmpty {
-                let channels = batch.members.map(\.key.channelId)
-                let users = batch.members.map(\.key.userId)
-                let values = batch.members.map { ByteBuffer(bytes: $0.value) }
-                try await connection.query(
-                    """
-                    INSERT INTO chat.members(channel, user_id, value)
-                    SELECT * FROM unnest(\(channels)::text[], \(users)::text[], \(values)::bytea[])
-                    ON CONFLICT (channel, user_id) DO UPDATE SET value = excluded.value
-                    """, logger: logger)
-            }
-            if !batch.removedMembers.isEmpty {
-                let channels = batch.removedMembers.map(\.channelId)
-                let users = batch.removedMembers.map(\.userId)
-                try await connection.query(
-                    """
-                    DELETE FROM chat.members m USING unnest(\(channels)::text[], \(users)::text[]) AS r(channel, user_id)
-                    WHERE m.channel = r.channel AND m.user_id = r.user_id
-                    """, logger: logger)
-            }
-            if !batch.messages.isEmpty {
-                let channels = batch.messages.map(\.channelId)
-                let sequences = batch.messages.map(\.sequence)
-                let values = batch.messages.map { ByteBuffer(bytes: $0.value) }
-                try await connection.query(
-                    """
-                    INSERT INTO chat.messages(channel, sequence, value)
-                    SELECT * FROM unnest(\(channels)::text[], \(sequences)::bigint[], \(values)::bytea[])
-                    ON CONFLICT (channel, sequence) DO UPDATE SET value = excluded.value
-                    """, logger: logger)
-            }
-            if !batch.counters.isEmpty {
-                let keys = Array(batch.counters.keys)
-                let values = keys.map { batch.counters[$0]! }
-                try await connection.query(
-                    """
-                    INSERT INTO chat.meta(key, value) SELECT * FROM unnest(\(keys)::text[], \(values)::bigint[])
-                    ON CONFLICT (key) DO UPDATE SET value = excluded.value
-                    """, logger: logger)
-            }
-            return false
-        }
-        if superseded { throw PostgresStoreError.superseded(number) }
+                RETURNING 1
+            ), users AS (
+                INSERT INTO chat.users(id, value)
+                SELECT * FROM unnest(\(userIds)::text[], \(userValues)::bytea[]) WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (id) DO UPDATE SET value = excluded.value
+            ), channels AS (
+                INSERT INTO chat.channels(id, info, extras)
+                SELECT id, info, CASE WHEN has THEN extras END
+                FROM unnest(\(channelIds)::text[], \(channelInfos)::bytea[], \(channelExtras)::bytea[], \(channelHasExtras)::bool[])
+                    AS r(id, info, extras, has)
+                WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (id) DO UPDATE SET info = excluded.info, extras = coalesce(excluded.extras, chat.channels.extras)
+            ), members AS (
+                INSERT INTO chat.members(channel, user_id, value)
+                SELECT * FROM unnest(\(memberChannels)::text[], \(memberUsers)::text[], \(memberValues)::bytea[])
+                WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (channel, user_id) DO UPDATE SET value = excluded.value
+            ), removed AS (
+                DELETE FROM chat.members m USING unnest(\(removedChannels)::text[], \(removedUsers)::text[]) AS r(channel, user_id)
+                WHERE m.channel = r.channel AND m.user_id = r.user_id AND EXISTS (SELECT 1 FROM fence)
+            ), messages AS (
+                INSERT INTO chat.messages(channel, sequence, value)
+                SELECT * FROM unnest(\(messageChannels)::text[], \(messageSequences)::bigint[], \(messageValues)::bytea[])
+                WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (channel, sequence) DO UPDATE SET value = excluded.value
+            ), counters AS (
+                INSERT INTO chat.meta(key, value)
+                SELECT * FROM unnest(\(counterKeys)::text[], \(counterValues)::bigint[]) WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            )
+            SELECT count(*) FROM fence
+            """
+        let advanced = try await client.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
+        if advanced == 0 { throw PostgresStoreError.superseded(number) }
     }
 
     public func startNewEpoch() async throws -> String {

@@ -119,6 +119,16 @@ import Testing
         #expect(await badURL.exitStatus() == 2)
         let missing = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url("no_such_database")])
         #expect(await missing.exitStatus() == 1)
+        // A wrong password: one line, exit 1, at once; the right one starts.
+        let guarded = try cluster.createDatabase()
+        let wrong = try cluster.addPasswordRole("guard", password: "right", database: guarded, urlPassword: "wrong")
+        let refusedLogin = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", wrong])
+        #expect(await refusedLogin.exitStatus() == 1)
+        let loginError = refusedLogin.standardError
+        #expect(loginError.contains("password authentication failed"), "\(loginError)")
+        let (signedIn, _) = try await ChatServerProcess.start(["--postgres", wrong.replacingOccurrences(of: ":wrong@", with: ":right@")])
+        signedIn.process.terminate()
+        #expect(await signedIn.exitStatus() == 0)
         // TLS required of a PostgreSQL without it: refused at once, never sent in the clear.
         let started = ContinuousClock.now
         let clear = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name) + "?sslmode=require"])

@@ -87,6 +87,11 @@ import FoundationNetworking
                 let result = try await exchange(harness, send: frames)
                 #expect(result.closeCode == code, "\(frames.map { $0?.prefix(60) ?? "binary" }): \(String(describing: result.closeCode))")
             }
+            // Every one counted, the frame the WebSocket layer refused itself too.
+            let (metrics, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
+            let text = String(decoding: metrics, as: UTF8.self)
+            #expect(text.contains("chat_rejections_total{reason=\"protocol\"} 6"), "\(text)")
+            #expect(text.contains("chat_rejections_total{reason=\"tooBig\"} 1"), "\(text)")
             // A request that does not decode is answered, and the connection stays usable.
             let result = try await exchange(harness, send: [
                 Self.hello, #"{"type":"request","id":7,"request":{"getChannel":{}}}"#,

@@ -91,6 +91,11 @@ struct GatewayConnection {
         defer { expiry?.cancel() }
         let heartbeat = Heartbeat(interval: pingInterval)
         await heartbeat.listen(on: channel)
+        // A frame the library refuses itself (over the size limit) closes without the session:
+        // counted here.
+        _ = await FrameErrorObserver.install(on: channel) { code in
+            if let reason = Self.rejection(forClose: code.rawValue) { metrics.rejected(reason) }
+        }
         let pings = Task {
             await heartbeat.run(
                 ping: { payload in try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: payload))) },

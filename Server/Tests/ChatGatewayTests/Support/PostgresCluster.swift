@@ -62,6 +62,18 @@ final class PostgresCluster: Sendable {
             as: false)
     }
 
+    /// Creates a role `user` with `password` that must sign in with it (scram-sha-256, ahead of
+    /// the cluster's trust rules); returns its URL to `database`, with `password` as given.
+    func addPasswordRole(_ user: String, password: String, database: String, urlPassword: String) throws -> String {
+        try sql("CREATE ROLE \(user) LOGIN PASSWORD '\(password)'; GRANT ALL ON DATABASE \(database) TO \(user)")
+        try sql("GRANT ALL ON SCHEMA public TO \(user)", database: database)
+        let rules = directory.appendingPathComponent("data/pg_hba.conf")
+        let existing = try String(contentsOf: rules, encoding: .utf8)
+        try ("host all \(user) 127.0.0.1/32 scram-sha-256\n" + existing).write(to: rules, atomically: false, encoding: .utf8)
+        try sql("SELECT pg_reload_conf()")
+        return "postgres://\(user):\(urlPassword)@127.0.0.1:\(port)/\(database)"
+    }
+
     /// A new, empty database.
     func createDatabase() throws -> String {
         let name = "chat_\(UUID().uuidString.prefix(8).lowercased())"
