@@ -248,6 +248,7 @@ final class DatabaseServerStore: ServerStore {
     /// failure, again a second later.
     private func writePending() async {
         while true {
+            await gather()
             let (batch, through) = state.withLock { $0.takeBatch() }
             if batch.isEmpty {
                 let stop = state.withLock { state -> Bool in
@@ -278,6 +279,23 @@ final class DatabaseServerStore: ServerStore {
             }
         }
     }
+
+    /// Lets the callers a commit just answered queue their next changes before the next batch
+    /// is taken: yields while the queue keeps growing (at most ``gatherTurns`` times), so a
+    /// database whose commit costs a round trip takes one batch of many callers instead of a
+    /// few small ones. Without concurrent callers the queue does not grow and it returns at once.
+    private func gather() async {
+        var seen = state.withLock { $0.lastTicket }
+        for _ in 0..<Self.gatherTurns {
+            await Task.yield()
+            let now = state.withLock { $0.lastTicket }
+            if now == seen { return }
+            seen = now
+        }
+    }
+
+    /// The most turns ``gather()`` yields before a batch.
+    static let gatherTurns = 16
 
     /// The rows of `changes`.
     static func encode(_ changes: StorageChanges) throws(ChatError) -> ServerDatabaseBatch {
