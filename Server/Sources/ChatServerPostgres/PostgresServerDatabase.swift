@@ -86,36 +86,95 @@ public final class PostgresServerDatabase: ServerDatabase {
         try await ensureSchema()
     }
 
+    /// Reads the state's tables at once, each on a connection of its own.
     public func open() async throws -> ServerDatabaseContents {
         try await prepare()
-        var contents = ServerDatabaseContents(epoch: try await epoch())
-        for try await (key, value) in try await client.query("SELECT key, value FROM chat.meta", logger: logger)
-            .decode((String, Int).self)
-        where key != "schema_version" && !key.hasPrefix("write_fence:") {
-            contents.counters[key] = value
-        }
-        for try await (id, value) in try await client.query("SELECT id, value FROM chat.users", logger: logger)
-            .decode((String, ByteBuffer).self)
-        {
-            contents.users.append(ServerRow.User(userId: id, value: Array(value.readableBytesView)))
-        }
-        for try await (id, info, extras) in try await client.query("SELECT id, info, extras FROM chat.channels", logger: logger)
-            .decode((String, ByteBuffer, ByteBuffer?).self)
-        {
-            contents.channels.append(
-                ServerRow.Channel(channelId: id, info: Array(info.readableBytesView), extras: extras.map { Array($0.readableBytesView) }))
-        }
-        for try await (channel, user, value) in try await client.query("SELECT channel, user_id, value FROM chat.members", logger: logger)
-            .decode((String, String, ByteBuffer).self)
-        {
-            contents.members.append(
-                ServerRow.Member(key: ServerRow.MemberKey(channelId: channel, userId: user), value: Array(value.readableBytesView)))
-        }
+        async let epoch = epoch()
+        async let counters = readCounters()
+        async let users = readUsers()
+        async let channels = readChannels()
+        async let members = readMembers()
+        var contents = ServerDatabaseContents(epoch: try await epoch)
+        contents.counters = try await counters
+        contents.users = try await users
+        contents.channels = try await channels
+        contents.members = try await members
         return contents
     }
 
+    private func readCounters() async throws -> [String: Int] {
+        var counters: [String: Int] = [:]
+        for try await (key, value) in try await client.query("SELECT key, value FROM chat.meta", logger: logger)
+            .decode((String, Int).self)
+        where key != "schema_version" && !key.hasPrefix("write_fence:") {
+            counters[key] = value
+        }
+        return counters
+    }
+
+    private func readUsers() async throws -> [ServerRow.User] {
+        var users: [ServerRow.User] = []
+        for try await (id, value) in try await client.query("SELECT id, value FROM chat.users", logger: logger)
+            .decode((String, ByteBuffer).self)
+        {
+            users.append(ServerRow.User(userId: id, value: Array(value.readableBytesView)))
+        }
+        return users
+    }
+
+    private func readChannels() async throws -> [ServerRow.Channel] {
+        var channels: [ServerRow.Channel] = []
+        for try await (id, info, extras) in try await client.query("SELECT id, info, extras FROM chat.channels", logger: logger)
+            .decode((String, ByteBuffer, ByteBuffer?).self)
+        {
+            channels.append(
+                ServerRow.Channel(channelId: id, info: Array(info.readableBytesView), extras: extras.map { Array($0.readableBytesView) }))
+        }
+        return channels
+    }
+
+    private func readMembers() async throws -> [ServerRow.Member] {
+        var members: [ServerRow.Member] = []
+        for try await (channel, user, value) in try await client.query("SELECT channel, user_id, value FROM chat.members", logger: logger)
+            .decode((String, String, ByteBuffer).self)
+        {
+            members.append(
+                ServerRow.Member(key: ServerRow.MemberKey(channelId: channel, userId: user), value: Array(value.readableBytesView)))
+        }
+        return members
+    }
+
+    /// The messages of `ranges`: a few thousand ranges a query, up to four queries at once (a
+    /// restart reads every channel's newest messages).
     public func messages(in ranges: [ServerRow.MessageRange]) async throws -> [ServerRow.Message] {
-        guard !ranges.isEmpty else { return [] }
+        guard ranges.count > Self.rangesPerQuery else { return try await readMessages(in: ranges[...]) }
+        let chunks = stride(from: 0, to: ranges.count, by: Self.rangesPerQuery).map {
+            ranges[$0..<min($0 + Self.rangesPerQuery, ranges.count)]
+        }
+        return try await withThrowingTaskGroup(of: [ServerRow.Message].self) { group in
+            var rows: [ServerRow.Message] = []
+            var next = 0
+            for _ in 0..<min(4, chunks.count) {
+                let chunk = chunks[next]
+                group.addTask { try await self.readMessages(in: chunk) }
+                next += 1
+            }
+            while let part = try await group.next() {
+                rows += part
+                if next < chunks.count {
+                    let chunk = chunks[next]
+                    group.addTask { try await self.readMessages(in: chunk) }
+                    next += 1
+                }
+            }
+            return rows
+        }
+    }
+
+    /// How many ranges one query of ``messages(in:)`` reads.
+    static let rangesPerQuery = 5_000
+
+    private func readMessages(in ranges: ArraySlice<ServerRow.MessageRange>) async throws -> [ServerRow.Message] {
         let channels = ranges.map(\.channelId)
         let lowers = ranges.map(\.sequences.lowerBound)
         let uppers = ranges.map(\.sequences.upperBound)

@@ -166,4 +166,27 @@ import Testing
         #expect(contents.counters.keys.allSatisfy { !$0.hasPrefix("write_fence") }, "fences are not counters")
         await reopened.close()
     }
+
+    /// A restart asks for every channel's newest messages at once: many ranges, read in chunks
+    /// of a few thousand, several at a time — every row asked for comes back, once.
+    @Test func manyRangesAreReadInChunksAndNothingIsMissed() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let database = try database(cluster, try cluster.createDatabase())
+        _ = try await database.open()
+        var batch = ServerDatabaseBatch()
+        let stored = [0, 4_999, 5_000, 9_999, 12_345]
+        for channel in stored {
+            for sequence in 1...3 {
+                batch.messages.append(ServerRow.Message(channelId: "c\(channel)", sequence: sequence, value: [UInt8(sequence)]))
+            }
+        }
+        try await database.write(batch)
+        let ranges = (0..<12_346).map { ServerRow.MessageRange(channelId: "c\($0)", sequences: 2...3) }
+        #expect(ranges.count > 2 * PostgresServerDatabase.rangesPerQuery)
+        let rows = try await database.messages(in: ranges)
+        let found = rows.map { "\($0.channelId)/\($0.sequence)" }.sorted()
+        #expect(found == stored.flatMap { ["c\($0)/2", "c\($0)/3"] }.sorted())
+        await database.close()
+    }
 }
