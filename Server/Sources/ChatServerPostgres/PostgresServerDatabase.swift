@@ -247,61 +247,9 @@ public final class PostgresServerDatabase: ServerDatabase {
     /// One statement — data-modifying `WITH` clauses over `unnest`ed arrays, each conditional on
     /// the fence advancing — so a batch of any size costs one round trip and one commit.
     func writeTransaction(_ batch: ServerDatabaseBatch, number: Int) async throws {
-        let fence = fenceKey
-        let userIds = batch.users.map(\.userId)
-        let userValues = batch.users.map { ByteBuffer(bytes: $0.value) }
-        let channelIds = batch.channels.map(\.channelId)
-        let channelInfos = batch.channels.map { ByteBuffer(bytes: $0.info) }
-        // A channel without extras keeps its stored ones: `has` false stands for none.
-        let channelExtras = batch.channels.map { ByteBuffer(bytes: $0.extras ?? []) }
-        let channelHasExtras = batch.channels.map { $0.extras != nil }
-        let memberChannels = batch.members.map(\.key.channelId)
-        let memberUsers = batch.members.map(\.key.userId)
-        let memberValues = batch.members.map { ByteBuffer(bytes: $0.value) }
-        let removedChannels = batch.removedMembers.map(\.channelId)
-        let removedUsers = batch.removedMembers.map(\.userId)
-        let messageChannels = batch.messages.map(\.channelId)
-        let messageSequences = batch.messages.map(\.sequence)
-        let messageValues = batch.messages.map { ByteBuffer(bytes: $0.value) }
-        let counterKeys = Array(batch.counters.keys)
-        let counterValues = counterKeys.map { batch.counters[$0]! }
-        let query: PostgresQuery = """
-            WITH fence AS (
-                INSERT INTO chat.meta(key, value) VALUES (\(fence), \(number))
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE chat.meta.value < excluded.value
-                RETURNING 1
-            ), users AS (
-                INSERT INTO chat.users(id, value)
-                SELECT * FROM unnest(\(userIds)::text[], \(userValues)::bytea[]) WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (id) DO UPDATE SET value = excluded.value
-            ), channels AS (
-                INSERT INTO chat.channels(id, info, extras)
-                SELECT id, info, CASE WHEN has THEN extras END
-                FROM unnest(\(channelIds)::text[], \(channelInfos)::bytea[], \(channelExtras)::bytea[], \(channelHasExtras)::bool[])
-                    AS r(id, info, extras, has)
-                WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (id) DO UPDATE SET info = excluded.info, extras = coalesce(excluded.extras, chat.channels.extras)
-            ), members AS (
-                INSERT INTO chat.members(channel, user_id, value)
-                SELECT * FROM unnest(\(memberChannels)::text[], \(memberUsers)::text[], \(memberValues)::bytea[])
-                WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (channel, user_id) DO UPDATE SET value = excluded.value
-            ), removed AS (
-                DELETE FROM chat.members m USING unnest(\(removedChannels)::text[], \(removedUsers)::text[]) AS r(channel, user_id)
-                WHERE m.channel = r.channel AND m.user_id = r.user_id AND EXISTS (SELECT 1 FROM fence)
-            ), messages AS (
-                INSERT INTO chat.messages(channel, sequence, value)
-                SELECT * FROM unnest(\(messageChannels)::text[], \(messageSequences)::bigint[], \(messageValues)::bytea[])
-                WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (channel, sequence) DO UPDATE SET value = excluded.value
-            ), counters AS (
-                INSERT INTO chat.meta(key, value)
-                SELECT * FROM unnest(\(counterKeys)::text[], \(counterValues)::bigint[]) WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value
-            )
-            SELECT count(*) FROM fence
-            """
-        let advanced = try await client.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
+        let statement = WriteStatement(fence: fenceKey, number: number, batch: batch)
+        var advanced = 0
+        for try await count in try await client.execute(statement, logger: logger) { advanced = count }
         if advanced == 0 { throw PostgresStoreError.superseded(number) }
     }
 
@@ -457,6 +405,81 @@ public final class PostgresServerDatabase: ServerDatabase {
         "CREATE TABLE chat.members(channel text NOT NULL, user_id text NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, user_id))",
         "CREATE TABLE chat.messages(channel text NOT NULL, sequence bigint NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, sequence))",
     ]
+}
+
+/// The statement of ``PostgresServerDatabase``'s writes, prepared once per connection: a batch
+/// as arrays, each `WITH` clause writing one table only if the fence advanced; the row is the
+/// fence's count (0: superseded).
+struct WriteStatement: PostgresPreparedStatement {
+    typealias Row = Int
+    static let name = "chat_write_v1"
+    static let sql = """
+            WITH fence AS (
+                INSERT INTO chat.meta(key, value) VALUES ($1, $2)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE chat.meta.value < excluded.value
+                RETURNING 1
+            ), users AS (
+                INSERT INTO chat.users(id, value)
+                SELECT * FROM unnest($3::text[], $4::bytea[]) WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (id) DO UPDATE SET value = excluded.value
+            ), channels AS (
+                INSERT INTO chat.channels(id, info, extras)
+                SELECT id, info, CASE WHEN has THEN extras END
+                FROM unnest($5::text[], $6::bytea[], $7::bytea[], $8::bool[])
+                    AS r(id, info, extras, has)
+                WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (id) DO UPDATE SET info = excluded.info, extras = coalesce(excluded.extras, chat.channels.extras)
+            ), members AS (
+                INSERT INTO chat.members(channel, user_id, value)
+                SELECT * FROM unnest($9::text[], $10::text[], $11::bytea[])
+                WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (channel, user_id) DO UPDATE SET value = excluded.value
+            ), removed AS (
+                DELETE FROM chat.members m USING unnest($12::text[], $13::text[]) AS r(channel, user_id)
+                WHERE m.channel = r.channel AND m.user_id = r.user_id AND EXISTS (SELECT 1 FROM fence)
+            ), messages AS (
+                INSERT INTO chat.messages(channel, sequence, value)
+                SELECT * FROM unnest($14::text[], $15::bigint[], $16::bytea[])
+                WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (channel, sequence) DO UPDATE SET value = excluded.value
+            ), counters AS (
+                INSERT INTO chat.meta(key, value)
+                SELECT * FROM unnest($17::text[], $18::bigint[]) WHERE EXISTS (SELECT 1 FROM fence)
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            )
+            SELECT count(*) FROM fence
+            """
+
+    let fence: String
+    let number: Int
+    let batch: ServerDatabaseBatch
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 18)
+        bindings.append(fence)
+        bindings.append(number)
+        bindings.append(batch.users.map(\.userId))
+        bindings.append(batch.users.map { ByteBuffer(bytes: $0.value) })
+        bindings.append(batch.channels.map(\.channelId))
+        bindings.append(batch.channels.map { ByteBuffer(bytes: $0.info) })
+        // A channel without extras keeps its stored ones: `has` false stands for none.
+        bindings.append(batch.channels.map { ByteBuffer(bytes: $0.extras ?? []) })
+        bindings.append(batch.channels.map { $0.extras != nil })
+        bindings.append(batch.members.map(\.key.channelId))
+        bindings.append(batch.members.map(\.key.userId))
+        bindings.append(batch.members.map { ByteBuffer(bytes: $0.value) })
+        bindings.append(batch.removedMembers.map(\.channelId))
+        bindings.append(batch.removedMembers.map(\.userId))
+        bindings.append(batch.messages.map(\.channelId))
+        bindings.append(batch.messages.map(\.sequence))
+        bindings.append(batch.messages.map { ByteBuffer(bytes: $0.value) })
+        let keys = Array(batch.counters.keys)
+        bindings.append(keys)
+        bindings.append(keys.map { batch.counters[$0]! })
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
 }
 
 /// Why the PostgreSQL store cannot be used.
