@@ -226,7 +226,10 @@ import Testing
         terminal.standardInput = input
         terminal.standardOutput = output
         try terminal.run()
-        input.fileHandleForWriting.write(Data("help\nshow\n".utf8))
+        // Time to connect, on a machine busy with other tests, before the first `show`.
+        input.fileHandleForWriting.write(Data("help\n".utf8))
+        try await Task.sleep(for: .seconds(3))
+        input.fileHandleForWriting.write(Data("show\n".utf8))
         try await Task.sleep(for: .milliseconds(500))
         server.process.terminate()
         #expect(await server.exitStatus() == 0)
