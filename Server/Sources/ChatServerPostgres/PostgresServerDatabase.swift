@@ -144,35 +144,11 @@ public final class PostgresServerDatabase: ServerDatabase {
         return members
     }
 
-    /// The messages of `ranges`: a few thousand ranges a query, up to four queries at once (a
-    /// restart reads every channel's newest messages).
+    /// The messages of `ranges`, in one query (a restart's store asks a few thousand channels
+    /// at a time, several at once).
     public func messages(in ranges: [ServerRow.MessageRange]) async throws -> [ServerRow.Message] {
-        guard ranges.count > Self.rangesPerQuery else { return try await readMessages(in: ranges[...]) }
-        let chunks = stride(from: 0, to: ranges.count, by: Self.rangesPerQuery).map {
-            ranges[$0..<min($0 + Self.rangesPerQuery, ranges.count)]
-        }
-        return try await withThrowingTaskGroup(of: [ServerRow.Message].self) { group in
-            var rows: [ServerRow.Message] = []
-            var next = 0
-            for _ in 0..<min(4, chunks.count) {
-                let chunk = chunks[next]
-                group.addTask { try await self.readMessages(in: chunk) }
-                next += 1
-            }
-            while let part = try await group.next() {
-                rows += part
-                if next < chunks.count {
-                    let chunk = chunks[next]
-                    group.addTask { try await self.readMessages(in: chunk) }
-                    next += 1
-                }
-            }
-            return rows
-        }
+        try await readMessages(in: ranges[...])
     }
-
-    /// How many ranges one query of ``messages(in:)`` reads.
-    static let rangesPerQuery = 5_000
 
     private func readMessages(in ranges: ArraySlice<ServerRow.MessageRange>) async throws -> [ServerRow.Message] {
         let channels = ranges.map(\.channelId)
