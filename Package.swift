@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "ChatAPI", targets: ["ChatAPI"]),
         .library(name: "ChatServer", targets: ["ChatServer"]),
         .library(name: "LiveChannels", targets: ["LiveChannels"]),
+        // The terminal chat of the Playground example, shared with the Server/ package's
+        // chat-terminal (an example, not part of the SDK).
+        .library(name: "TerminalChat", targets: ["TerminalChat"]),
     ],
     targets: [
         // The package's one lock (not a product): a benaphore on Linux, which Thread Sanitizer
@@ -59,9 +62,11 @@ let package = Package(
         // A server writing to its store until killed (the storage crash test).
         .executableTarget(
             name: "ServerStorageProbe", dependencies: ["ChatServer", "ChatAPI"], path: "Examples/ServerStorageProbe"),
-        // A chat in the terminal: act as any user while panes show each user's live channel list.
+        // A chat in the terminal: act as any user while panes show each user's live channel list
+        // (the terminal chat itself, shared with chat-terminal, and the embedded server).
+        .target(name: "TerminalChat", dependencies: ["LiveChannels"], path: "Examples/TerminalChat"),
         .executableTarget(
-            name: "Playground", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/Playground"),
+            name: "Playground", dependencies: ["TerminalChat", "LiveChannels", "ChatServer"], path: "Examples/Playground"),
         // The SDK from top-level code, compiled with warnings as errors (run by ExamplesTests).
         .executableTarget(
             name: "TopLevel", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/TopLevel",

@@ -75,11 +75,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]),
-        // The Playground's terminal chat (Examples/Playground, linked) joined to a chat-server.
+        // The Playground's terminal chat (the root package's TerminalChat) joined to a chat-server.
         .executableTarget(
             name: "chat-terminal",
             dependencies: [
                 "LiveChannelsNIO",
+                .product(name: "TerminalChat", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),

@@ -10,6 +10,7 @@
 import ChatServer
 import Foundation
 import LiveChannels
+import TerminalChat
 
 #if canImport(Glibc)
     import Glibc

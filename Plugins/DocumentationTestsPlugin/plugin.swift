@@ -1,14 +1,19 @@
 import Foundation
 import PackagePlugin
 
-/// Extracts the ```swift blocks of README.md and of every DocC article (`Sources/*/*.docc/**.md`)
-/// into tests of the target it is applied to (`DocumentationTests`), so `swift test` compiles and
+/// Extracts the ```swift blocks of README.md, CONTRIBUTING.md, the documents of `Docs/` and
+/// every DocC article (`Sources/*/*.docc/**.md`) into tests of the target it is applied to (`DocumentationTests`), so `swift test` compiles and
 /// runs the documentation as written.
 @main
 struct DocumentationTestsPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
         let root = context.package.directoryURL
-        var inputs = [root.appending(path: "README.md")]
+        var inputs = ["README.md", "CONTRIBUTING.md"].map { root.appending(path: $0) }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
+        let docs = root.appending(path: "Docs")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? [] where name.hasSuffix(".md") {
+            inputs.append(docs.appending(path: name))
+        }
         let sources = root.appending(path: "Sources")
         if let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) {
             for case let url as URL in files
@@ -20,7 +25,7 @@ struct DocumentationTestsPlugin: BuildToolPlugin {
         let output = context.pluginWorkDirectoryURL.appending(path: "DocumentationBlocks.swift")
         return [
             .buildCommand(
-                displayName: "Extracting the Swift blocks of README.md and the DocC articles",
+                displayName: "Extracting the Swift blocks of the README, the documents and the DocC articles",
                 executable: try context.tool(named: "DocTestGenerator").url,
                 arguments: [root.path, output.path] + inputs.map(\.path),
                 inputFiles: inputs,

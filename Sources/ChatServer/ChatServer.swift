@@ -84,9 +84,15 @@ public final class ChatServer: Sendable {
         clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
         database: any ServerDatabase
     ) async throws(ChatError) {
-        let store = try await DatabaseServerStore.load(
-            from: database, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch)
-        self.init(engine: try ServerEngine(clock: clock, configuration: configuration, store: store))
+        let (store, stored) = try await DatabaseServerStore.open(
+            database, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch)
+        let channels = stored.channels.map(\.info)
+        // The state is rebuilt while the messages are read (and decoded as they arrive).
+        async let rebuilt = ServerEngine.rebuiltCore(configuration: configuration, restoring: stored)
+        let messages = try await store.newestMessages(of: channels)
+        var core = await rebuilt
+        core.state.attach(messages, to: channels.map(\.channelId))
+        self.init(engine: ServerEngine(clock: clock, configuration: configuration, store: store, restored: core))
     }
 
     private init(engine: ServerEngine) {

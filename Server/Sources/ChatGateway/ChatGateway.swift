@@ -66,28 +66,18 @@ public struct ChatGateway: Sendable {
         let connection = GatewayConnection(
             server: server, metrics: metrics, sessions: sessions, maximumFrameBytes: configuration.maximumFrameBytes,
             pingInterval: configuration.pingInterval, closeTimeout: configuration.closeTimeout)
-        let authority = authority
-        // The same checks without an upgrade: a client whose WebSocket library cannot read a
-        // refused upgrade's status asks here why (401 or 426 Upgrade Required).
+        let admission = ConnectAdmission(authority: authority, server: server)
+        // The same admission without an upgrade: a client whose WebSocket library cannot read a
+        // refused upgrade's status asks here why (401 or 429; else 426 Upgrade Required).
         router.get(RouterPath(stringLiteral: WireProtocol.connectPath)) { request, _ -> Response in
-            let token = Self.bearer(request.headers[.authorization]) ?? request.uri.queryParameters["token"].map(String.init)
-            func refused(_ refusal: ChatError, _ status: HTTPResponse.Status) -> Response {
-                let body = (try? JSONEncoder().encode(["error": refusal])) ?? Data()
+            do throws(ConnectAdmission.Refusal) {
+                _ = try await admission.admit(
+                    authorization: request.headers[.authorization], token: request.uri.queryParameters["token"].map(String.init),
+                    device: request.uri.queryParameters["device"].map(String.init))
+            } catch {
                 return Response(
-                    status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                    body: .init(byteBuffer: ByteBuffer(bytes: body)))
-            }
-            let identity: TokenAuthority.Identity
-            do {
-                identity = try await authority.identity(for: token)
-            } catch {
-                return refused(error as? ChatError ?? .unauthorized("\(error)"), .unauthorized)
-            }
-            let deviceId = request.uri.queryParameters["device"].map(String.init) ?? ChatServer.defaultDeviceId
-            do throws(ChatError) {
-                try server.checkCanConnect(userId: identity.userId, deviceId: deviceId)
-            } catch {
-                return refused(error, .tooManyRequests)
+                    status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: error.body)))
             }
             return Response(status: .upgradeRequired, headers: [.upgrade: "websocket"])
         }
@@ -109,40 +99,25 @@ public struct ChatGateway: Sendable {
                 // (401 and {"error":…}), never a WebSocket.
                 let uri = URI(head.path ?? "")
                 guard uri.path == WireProtocol.connectPath else { return .dontUpgrade }
-                let token = Self.bearer(head.headerFields[.authorization]) ?? uri.queryParameters["token"].map(String.init)
-                let deviceId = uri.queryParameters["device"].map(String.init) ?? ChatServer.defaultDeviceId
-                let identity: TokenAuthority.Identity
-                do {
-                    identity = try await authority.identity(for: token)
+                let admitted: ConnectAdmission.Admitted
+                do throws(ConnectAdmission.Refusal) {
+                    admitted = try await admission.admit(
+                        authorization: head.headerFields[.authorization], token: uri.queryParameters["token"].map(String.init),
+                        device: uri.queryParameters["device"].map(String.init))
                 } catch {
-                    metrics.rejected("unauthorized")
-                    refusals.refuse(channel, with: error as? ChatError ?? .unauthorized("\(error)"), status: .unauthorized)
-                    return .dontUpgrade
-                }
-                // Past the device cap: 429 before the upgrade (the connect checks again).
-                do throws(ChatError) {
-                    try server.checkCanConnect(userId: identity.userId, deviceId: deviceId)
-                } catch {
-                    metrics.rejected("limitExceeded")
-                    refusals.refuse(channel, with: error, status: .tooManyRequests)
+                    metrics.rejected(error.metricReason)
+                    refusals.refuse(channel, with: error)
                     return .dontUpgrade
                 }
                 return .upgrade([:]) { inbound, outbound, _ in
                     await connection.run(
-                        inbound: inbound, outbound: outbound, channel: channel, identity: identity, deviceId: deviceId)
+                        inbound: inbound, outbound: outbound, channel: channel, identity: admitted.identity,
+                        deviceId: admitted.deviceId)
                 }
             },
             configuration: .init(address: .hostname(configuration.host, port: port), serverName: "chat-server"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
-    }
-}
-
-extension ChatGateway {
-    /// The token of an `Authorization: Bearer TOKEN` header.
-    static func bearer(_ header: String?) -> String? {
-        guard let header, header.lowercased().hasPrefix("bearer ") else { return nil }
-        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }
 }
 

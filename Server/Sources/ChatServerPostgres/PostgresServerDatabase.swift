@@ -41,11 +41,11 @@ public final class PostgresServerDatabase: ServerDatabase {
     let logger: Logger
     /// How long ``open()`` waits for PostgreSQL to answer.
     let patience: Duration
-    private let runner: Task<Void, Never>?
+    let runner: Task<Void, Never>?
     /// Identifies this open database's writes in `chat.meta` (their fence).
-    private let writerId = PostgresServerDatabase.randomEpoch()
+    let writerId = PostgresServerDatabase.randomEpoch()
     /// The number of the last write begun.
-    private let writeNumbers = Mutex(0)
+    let writeNumbers = Mutex(0)
 
     /// A database at `endpoint`; nothing is sent before ``open()``.
     ///
@@ -102,7 +102,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         return contents
     }
 
-    private func readCounters() async throws -> [String: Int] {
+    func readCounters() async throws -> [String: Int] {
         var counters: [String: Int] = [:]
         for try await (key, value) in try await client.query("SELECT key, value FROM chat.meta", logger: logger)
             .decode((String, Int).self)
@@ -112,7 +112,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         return counters
     }
 
-    private func readUsers() async throws -> [ServerRow.User] {
+    func readUsers() async throws -> [ServerRow.User] {
         var users: [ServerRow.User] = []
         for try await (id, value) in try await client.query("SELECT id, value FROM chat.users", logger: logger)
             .decode((String, ByteBuffer).self)
@@ -122,7 +122,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         return users
     }
 
-    private func readChannels() async throws -> [ServerRow.Channel] {
+    func readChannels() async throws -> [ServerRow.Channel] {
         var channels: [ServerRow.Channel] = []
         for try await (id, info, extras) in try await client.query("SELECT id, info, extras FROM chat.channels", logger: logger)
             .decode((String, ByteBuffer, ByteBuffer?).self)
@@ -133,7 +133,7 @@ public final class PostgresServerDatabase: ServerDatabase {
         return channels
     }
 
-    private func readMembers() async throws -> [ServerRow.Member] {
+    func readMembers() async throws -> [ServerRow.Member] {
         var members: [ServerRow.Member] = []
         for try await (channel, user, value) in try await client.query("SELECT channel, user_id, value FROM chat.members", logger: logger)
             .decode((String, String, ByteBuffer).self)
@@ -145,26 +145,41 @@ public final class PostgresServerDatabase: ServerDatabase {
     }
 
     /// The messages of `ranges`, in one query (a restart's store asks a few thousand channels
-    /// at a time, several at once).
+    /// at a time, several at once), in the order of `ranges` and of sequence.
+    ///
+    /// The database packs up to ``messagesPerPackedRow`` messages of a channel into one row
+    /// (each as its sequence, its length and its bytes), so a restart's million messages cross
+    /// the wire as a tenth as many rows: the client's cost per row, not the bytes, was what a
+    /// restart waited for.
     public func messages(in ranges: [ServerRow.MessageRange]) async throws -> [ServerRow.Message] {
-        try await readMessages(in: ranges[...])
-    }
-
-    private func readMessages(in ranges: ArraySlice<ServerRow.MessageRange>) async throws -> [ServerRow.Message] {
         let channels = ranges.map(\.channelId)
         let lowers = ranges.map(\.sequences.lowerBound)
         let uppers = ranges.map(\.sequences.upperBound)
         let query: PostgresQuery = """
-            SELECT m.channel, m.sequence, m.value
-            FROM unnest(\(channels)::text[], \(lowers)::bigint[], \(uppers)::bigint[]) AS r(channel, low, high)
+            SELECT r.i, string_agg(int8send(m.sequence) || int4send(length(m.value)) || m.value, ''::bytea ORDER BY m.sequence)
+            FROM unnest(\(channels)::text[], \(lowers)::bigint[], \(uppers)::bigint[]) WITH ORDINALITY AS r(channel, low, high, i)
             JOIN chat.messages m ON m.channel = r.channel AND m.sequence BETWEEN r.low AND r.high
+            GROUP BY r.i, m.sequence / \(Self.messagesPerPackedRow)
+            ORDER BY r.i, min(m.sequence)
             """
         var rows: [ServerRow.Message] = []
-        for try await (channel, sequence, value) in try await client.query(query, logger: logger).decode((String, Int, ByteBuffer).self) {
-            rows.append(ServerRow.Message(channelId: channel, sequence: sequence, value: Array(value.readableBytesView)))
+        for try await (ordinal, packed) in try await client.query(query, logger: logger).decode((Int, ByteBuffer).self) {
+            guard ordinal >= 1, ordinal <= ranges.count else { throw PostgresStoreError.malformedRow("a range number \(ordinal)") }
+            let channelId = channels[ordinal - 1]
+            var packed = packed
+            while packed.readableBytes > 0 {
+                guard let sequence = packed.readInteger(as: Int64.self), let length = packed.readInteger(as: Int32.self),
+                    length >= 0, let value = packed.readBytes(length: Int(length))
+                else { throw PostgresStoreError.malformedRow("the messages of channel '\(channelId)'") }
+                rows.append(ServerRow.Message(channelId: channelId, sequence: Int(sequence), value: value))
+            }
         }
         return rows
     }
+
+    /// At most how many messages of a channel one row of ``messages(in:)`` packs: bounds a row
+    /// (the largest messages times this) while keeping rows few.
+    static let messagesPerPackedRow = 100
 
     /// How long a write may take before it is reported failed (the server then fails the calls
     /// it covered with `unavailable`, and writes their changes again with a later batch: rows
@@ -189,7 +204,7 @@ public final class PostgresServerDatabase: ServerDatabase {
 
     /// The value of `work`, or `timeout()` thrown after `limit` (`work` then cancelled and left
     /// to end when it does).
-    private static func result(
+    static func result(
         of work: Task<Void, any Error>, within limit: Duration, timeout: @escaping @Sendable () -> any Error
     ) async throws {
         /// The caller's continuation, resumed by whichever comes first.
@@ -242,238 +257,5 @@ public final class PostgresServerDatabase: ServerDatabase {
         let removal = Task { try await client.query("DELETE FROM chat.meta WHERE key = \(fence)", logger: logger) }
         try? await Self.result(of: Task { _ = try await removal.value }, within: .seconds(1)) { CancellationError() }
         runner?.cancel()
-    }
-
-    // MARK: Opening
-
-    /// The TLS configuration of `endpoint`'s mode (`nil`: none).
-    static func tlsConfiguration(_ endpoint: PostgresEndpoint) -> TLSConfiguration? {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        switch endpoint.tls {
-        case .disable: return nil
-        case .prefer, .require: configuration.certificateVerification = .none
-        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
-        case .verifyFull: configuration.certificateVerification = .fullVerification
-        }
-        if let file = endpoint.trustedCertificates { configuration.trustRoots = .file(file) }
-        return configuration
-    }
-
-    static func clientTLS(_ endpoint: PostgresEndpoint) -> PostgresClient.Configuration.TLS {
-        guard let configuration = tlsConfiguration(endpoint) else { return .disable }
-        return endpoint.tls == .prefer ? .prefer(configuration) : .require(configuration)
-    }
-
-    /// - Throws: NIOSSL's error when the configuration cannot be used (a root certificate file
-    ///   that cannot be read).
-    static func connectionTLS(_ endpoint: PostgresEndpoint) throws -> PostgresConnection.Configuration.TLS {
-        guard let configuration = tlsConfiguration(endpoint) else { return .disable }
-        let context = try NIOSSLContext(configuration: configuration)
-        return endpoint.tls == .prefer ? .prefer(context) : .require(context)
-    }
-
-    /// Connects directly (not through the pool, which would wait and retry by itself) until a
-    /// connection opens, for at most ``patience``; a PostgreSQL that answers and refuses (a
-    /// wrong password, a database that does not exist) ends the wait at once.
-    ///
-    /// - Throws: ``PostgresStoreError/unreachable(_:)`` naming the host, with the last error;
-    ///   ``PostgresStoreError/refused(_:)`` with PostgreSQL's message.
-    private func waitUntilReachable() async throws {
-        let deadline = ContinuousClock.now + patience
-        var lastError: (any Error)?
-        var configuration = PostgresConnection.Configuration(
-            host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
-            database: endpoint.database, tls: try Self.connectionTLS(endpoint))
-        configuration.options.connectTimeout = .seconds(3)
-        while ContinuousClock.now < deadline {
-            do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-                try await connection.close()
-                return
-            } catch let error as PSQLError where error.serverInfo != nil {
-                throw PostgresStoreError.refused(
-                    "PostgreSQL at \(endpoint.host):\(endpoint.port) refused: \(error.serverInfo?[.message] ?? "\(error.code)")")
-            } catch let error as PSQLError where error.code == .sslUnsupported {
-                throw PostgresStoreError.refused(
-                    "PostgreSQL at \(endpoint.host):\(endpoint.port) does not offer TLS, and sslmode=\(endpoint.tls.rawValue) requires it")
-            } catch {
-                lastError = error
-                try? await Task.sleep(for: .milliseconds(500))
-            }
-        }
-        throw PostgresStoreError.unreachable(
-            "PostgreSQL at \(endpoint.host):\(endpoint.port) did not answer within \(patience) (\(lastError.map { String(reflecting: $0) } ?? "no attempt"))")
-    }
-
-    /// Creates the schema if there is none; refuses one that is not ours or is newer.
-    private func ensureSchema() async throws {
-        // Decided in the transaction, thrown after it (an error thrown inside comes out wrapped).
-        let refusal: String? = try await client.withTransaction(logger: logger) { connection -> String? in
-            // Two nodes starting at once: one creates, the other then finds it.
-            try await connection.query("SELECT pg_advisory_xact_lock(7428711901)", logger: logger)
-            let exists = try await connection.query(
-                "SELECT count(*) FROM pg_namespace WHERE nspname = 'chat'", logger: logger
-            ).collect().first?.decode(Int.self) ?? 0
-            if exists == 0 {
-                try await migrate(connection, from: 0)
-                let epoch = Self.randomEpoch()
-                try await connection.query(
-                    "INSERT INTO chat.identity(key, value) VALUES ('owner', \(Self.owner)), ('epoch', \(epoch))", logger: logger)
-                return nil
-            }
-            let tables = try await connection.query(
-                "SELECT count(*) FROM pg_tables WHERE schemaname = 'chat' AND tablename IN ('identity', 'meta')", logger: logger
-            ).collect().first?.decode(Int.self) ?? 0
-            var owner: String?
-            if tables == 2 {
-                owner = try await connection.query("SELECT value FROM chat.identity WHERE key = 'owner'", logger: logger)
-                    .collect().first?.decode(String.self)
-            }
-            guard owner == Self.owner else {
-                return "the schema 'chat' of database '\(endpoint.database)' is not a LiveChannels server's; it was left untouched"
-            }
-            let version = try await connection.query("SELECT value FROM chat.meta WHERE key = 'schema_version'", logger: logger)
-                .collect().first?.decode(Int.self) ?? 0
-            if version > Self.schemaVersion {
-                return "the schema 'chat' was written by a newer version (schema \(version), this build reads up to \(Self.schemaVersion)); it was left untouched"
-            }
-            if version < Self.schemaVersion { try await migrate(connection, from: version) }
-            return nil
-        }
-        if let refusal { throw PostgresStoreError.notOurs(refusal) }
-    }
-
-    private func epoch() async throws -> String {
-        try await client.query("SELECT value FROM chat.identity WHERE key = 'epoch'", logger: logger)
-            .collect().first?.decode(String.self) ?? ""
-    }
-
-    /// A new epoch: 16 hex digits of a random positive 63-bit number.
-    static func randomEpoch() -> String {
-        let hex = String(UInt64.random(in: 1...UInt64(Int64.max)), radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
-
-    /// Runs the migrations after `version` and records the version reached, in the caller's
-    /// transaction (under its advisory lock: two nodes starting at once migrate once).
-    private func migrate(_ connection: PostgresConnection, from version: Int) async throws {
-        for step in Self.migrations[version...] {
-            for statement in step { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-        }
-        try await connection.query(
-            """
-            INSERT INTO chat.meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value
-            """, logger: logger)
-    }
-
-    /// The schema's migrations, step by step: the one at index N takes version N to N + 1, as
-    /// the SQLite store's `user_version` migrations do. Never edit a step that has shipped; add one.
-    static let migrations: [[String]] = [createVersion1]
-
-    /// Version 1 of the schema.
-    static let createVersion1 = [
-        "CREATE SCHEMA chat",
-        "CREATE TABLE chat.identity(key text PRIMARY KEY, value text NOT NULL)",
-        "CREATE TABLE chat.meta(key text PRIMARY KEY, value bigint NOT NULL)",
-        "CREATE TABLE chat.users(id text PRIMARY KEY, value bytea NOT NULL)",
-        "CREATE TABLE chat.channels(id text PRIMARY KEY, info bytea NOT NULL, extras bytea)",
-        "CREATE TABLE chat.members(channel text NOT NULL, user_id text NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, user_id))",
-        "CREATE TABLE chat.messages(channel text NOT NULL, sequence bigint NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, sequence))",
-    ]
-}
-
-/// The statement of ``PostgresServerDatabase``'s writes, prepared once per connection: a batch
-/// as arrays, each `WITH` clause writing one table only if the fence advanced; the row is the
-/// fence's count (0: superseded).
-struct WriteStatement: PostgresPreparedStatement {
-    typealias Row = Int
-    static let name = "chat_write_v1"
-    static let sql = """
-            WITH fence AS (
-                INSERT INTO chat.meta(key, value) VALUES ($1, $2)
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE chat.meta.value < excluded.value
-                RETURNING 1
-            ), users AS (
-                INSERT INTO chat.users(id, value)
-                SELECT * FROM unnest($3::text[], $4::bytea[]) WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (id) DO UPDATE SET value = excluded.value
-            ), channels AS (
-                INSERT INTO chat.channels(id, info, extras)
-                SELECT id, info, CASE WHEN has THEN extras END
-                FROM unnest($5::text[], $6::bytea[], $7::bytea[], $8::bool[])
-                    AS r(id, info, extras, has)
-                WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (id) DO UPDATE SET info = excluded.info, extras = coalesce(excluded.extras, chat.channels.extras)
-            ), members AS (
-                INSERT INTO chat.members(channel, user_id, value)
-                SELECT * FROM unnest($9::text[], $10::text[], $11::bytea[])
-                WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (channel, user_id) DO UPDATE SET value = excluded.value
-            ), removed AS (
-                DELETE FROM chat.members m USING unnest($12::text[], $13::text[]) AS r(channel, user_id)
-                WHERE m.channel = r.channel AND m.user_id = r.user_id AND EXISTS (SELECT 1 FROM fence)
-            ), messages AS (
-                INSERT INTO chat.messages(channel, sequence, value)
-                SELECT * FROM unnest($14::text[], $15::bigint[], $16::bytea[])
-                WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (channel, sequence) DO UPDATE SET value = excluded.value
-            ), counters AS (
-                INSERT INTO chat.meta(key, value)
-                SELECT * FROM unnest($17::text[], $18::bigint[]) WHERE EXISTS (SELECT 1 FROM fence)
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value
-            )
-            SELECT count(*) FROM fence
-            """
-
-    let fence: String
-    let number: Int
-    let batch: ServerDatabaseBatch
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 18)
-        bindings.append(fence)
-        bindings.append(number)
-        bindings.append(batch.users.map(\.userId))
-        bindings.append(batch.users.map { ByteBuffer(bytes: $0.value) })
-        bindings.append(batch.channels.map(\.channelId))
-        bindings.append(batch.channels.map { ByteBuffer(bytes: $0.info) })
-        // A channel without extras keeps its stored ones: `has` false stands for none.
-        bindings.append(batch.channels.map { ByteBuffer(bytes: $0.extras ?? []) })
-        bindings.append(batch.channels.map { $0.extras != nil })
-        bindings.append(batch.members.map(\.key.channelId))
-        bindings.append(batch.members.map(\.key.userId))
-        bindings.append(batch.members.map { ByteBuffer(bytes: $0.value) })
-        bindings.append(batch.removedMembers.map(\.channelId))
-        bindings.append(batch.removedMembers.map(\.userId))
-        bindings.append(batch.messages.map(\.channelId))
-        bindings.append(batch.messages.map(\.sequence))
-        bindings.append(batch.messages.map { ByteBuffer(bytes: $0.value) })
-        let keys = Array(batch.counters.keys)
-        bindings.append(keys)
-        bindings.append(keys.map { batch.counters[$0]! })
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Int { try row.decode(Int.self) }
-}
-
-/// Why the PostgreSQL store cannot be used.
-public enum PostgresStoreError: Error, CustomStringConvertible {
-    /// PostgreSQL did not answer in time (`chat-server` exits 1).
-    case unreachable(String)
-    /// PostgreSQL answered and refused: a wrong password, a database that does not exist
-    /// (`chat-server` exits 1).
-    case refused(String)
-    /// The `chat` schema is not ours, or newer (`chat-server` exits 2).
-    case notOurs(String)
-    /// A write that ended after a newer one had committed, rolled back (its rows were older).
-    case superseded(Int)
-
-    public var description: String {
-        switch self {
-        case .unreachable(let reason), .refused(let reason), .notOurs(let reason): reason
-        case .superseded(let number): "write \(number) was rolled back: a newer write had committed"
-        }
     }
 }

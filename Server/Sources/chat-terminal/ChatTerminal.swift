@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LiveChannels
+import TerminalChat
 import LiveChannelsNIO
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import LiveChannelsNIO
     import Darwin
 #endif
 
-/// `chat-terminal`: the Playground's terminal chat (its code, `Examples/Playground`), joined to
+/// `chat-terminal`: the Playground's terminal chat (the `TerminalChat` target), joined to
 /// a `chat-server` over WebSocket as one user. Run one per person:
 ///
 ///     chat-server --dev

@@ -25,7 +25,8 @@ import FoundationNetworking
     /// reads until `until` holds for the frames (or the server closes), then closes.
     private func exchange(
         _ harness: GatewayHarness, token: String = "dev:alice", query: String = "?device=raw",
-        send outgoing: [String?], until: @escaping @Sendable ([String]) -> Bool = { _ in false }
+        send outgoing: [String?], afterWelcome later: [String?] = [],
+        until: @escaping @Sendable ([String]) -> Bool = { _ in false }
     ) async throws -> Exchange {
         let frames = Mutex<[String]>([])
         var logger = Logger(label: "raw")
@@ -42,9 +43,13 @@ import FoundationNetworking
                     try await outbound.write(.binary(.init(bytes: [1, 2, 3])))
                 }
             }
+            var pending = later
             for try await message in inbound.messages(maxSize: 1 << 24) {
                 guard case .text(let text) = message else { continue }
                 let all = frames.withLock { $0.append(text); return $0 }
+                // Frames to send once the first (the welcome) came back.
+                for item in pending { try await outbound.write(.text(item ?? "")) }
+                pending = []
                 if until(all) { return }
             }
         }
@@ -81,12 +86,15 @@ import FoundationNetworking
                 ([Self.hello, #"{"type":"nope"}"#], 1002),
                 ([Self.hello, nil], 1003),
                 ([#"{"type":"hello","protocol":2,"resumeAfter":null}"#], 4010),
-                ([Self.hello, String(repeating: "x", count: 1_048_577)], 1009),
             ]
             for (frames, code) in cases {
                 let result = try await exchange(harness, send: frames)
                 #expect(result.closeCode == code, "\(frames.map { $0?.prefix(60) ?? "binary" }): \(String(describing: result.closeCode))")
             }
+            // A frame over the limit, once the connection is under way (the gateway counts what
+            // the WebSocket library refuses from the moment it has joined the connection).
+            let tooBig = try await exchange(harness, send: [Self.hello], afterWelcome: [String(repeating: "x", count: 1_048_577)])
+            #expect(tooBig.closeCode == 1009, "\(String(describing: tooBig.closeCode))")
             // Every one counted, the frame the WebSocket layer refused itself too.
             let (metrics, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
             let text = String(decoding: metrics, as: UTF8.self)

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Locking
 
-/// The server's storage: owns the lock around ``ServerCore`` and the clock, and runs each
+/// The server's engine: owns the lock around ``ServerCore`` and the clock, and runs each
 /// operation as one atomic step (expire timers, apply, publish events). ``ChatServer``,
 /// its connections and its fault handle are thin layers over it.
 ///
@@ -32,10 +32,10 @@ final class ServerEngine: Sendable {
     private let wakeUps = Lock<WakeUpTimer?>(nil, rank: .leaf)
     /// Whether the fault plan holds a request fault; written under ``core`` only, so it changes
     /// in the order the plan does.
-    private let requestFaultsArmed = AtomicValue(false)
+    let requestFaultsArmed = AtomicValue(false)
     /// Requests' first holds of ``core`` run one after another without a thread blocked on the
     /// lock for each (see ``RequestCombiner``).
-    private let requests = RequestCombiner<Result<(result: Outcome, ticket: Int), ChatError>>()
+    let requests = RequestCombiner<Result<(result: Outcome, ticket: Int), ChatError>>()
 
     /// A copy of the state as it is now, taken under the lock: for tests (through `@testable`,
     /// also from the `Server/` package, where the lock's `package` methods are out of reach).
@@ -51,13 +51,11 @@ final class ServerEngine: Sendable {
         startWakeUps()
     }
 
-    /// An engine on `store`, starting from what it holds.
+    /// An engine on the SQLite file `store`, starting from what it holds: the state is rebuilt
+    /// on another thread while this one reads the messages.
     ///
     /// - Throws: the store's `ChatError` when it cannot be read.
-    init(clock: any ServerClock, configuration: ServerConfiguration, store: any ServerStore) throws(ChatError) {
-        self.clock = clock
-        self.configuration = configuration
-        // The state is rebuilt on another thread while this one reads the messages.
+    convenience init(clock: any ServerClock, configuration: ServerConfiguration, store: SQLiteServerStore) throws(ChatError) {
         let stored = try store.loadState()
         let channelInfos = stored.channels.map(\.info)
         let rebuilt = Lock<ServerCore?>(nil, rank: .leaf)
@@ -70,6 +68,14 @@ final class ServerEngine: Sendable {
         group.wait()
         var core = rebuilt.withLock { $0.take()! }
         core.state.attach(try messages.get(), to: channelInfos.map(\.channelId))
+        self.init(clock: clock, configuration: configuration, store: store, restored: core)
+    }
+
+    /// An engine on `store`, whose state `core` was restored from it (messages attached).
+    init(clock: any ServerClock, configuration: ServerConfiguration, store: any ServerStore, restored core: ServerCore) {
+        self.clock = clock
+        self.configuration = configuration
+        var core = core
         core.state.archive = store
         self.core = FairLock(core, rank: .serverCore)
         self.store = store
@@ -77,6 +83,12 @@ final class ServerEngine: Sendable {
         startWakeUps()
         // Deadlines restored from the file (mutes, rate limits) are woken for too.
         if let next = self.core.withLock({ $0.nextDeadline }) { wakeUps.withLock { $0 }?.arm(at: next) }
+    }
+
+    /// The core of an engine restored from `stored` before its messages are attached: what a
+    /// restart computes while the messages are still being read.
+    static func rebuiltCore(configuration: ServerConfiguration, restoring stored: StoredState) async -> ServerCore {
+        ServerCore(configuration: configuration, restoring: stored)
     }
 
     private func startWakeUps() {
@@ -99,7 +111,7 @@ final class ServerEngine: Sendable {
     /// Runs `body` with the lock held and hands what it changed to the store (or forgets it,
     /// without one). Returns `body`'s result and the storage ticket a response waits for.
     @discardableResult
-    private func withCore<Result, Failure: Error>(
+    func withCore<Result, Failure: Error>(
         _ body: (inout ServerCore) throws(Failure) -> Result
     ) throws(Failure) -> (result: Result, ticket: Int) {
         var deadline: Date?
@@ -199,210 +211,5 @@ final class ServerEngine: Sendable {
         }
         wakeUps.withLock { $0 }?.cancel()
         await store?.close()
-    }
-
-    // MARK: Connections
-
-    /// Opens a connection of `device`, ending `replacing` (this transport's previous
-    /// connection) first, registering the user on first connect.
-    ///
-    /// - Throws: `invalidArgument` (`userId`, `deviceId`); an injected connect failure.
-    func connect(
-        _ device: DeviceKey, replacing previous: UInt64?, mailbox: EventMailbox,
-        interrupt: (@Sendable (DisconnectReason) -> Void)? = nil, resumingAfter sequence: Int?
-    ) throws(ChatError) -> (result: ConnectResult, linkId: UInt64, ticket: Int) {
-        try InputCheck.id(device.userId, field: "userId")
-        try InputCheck.id(device.deviceId, field: "deviceId")
-        let ((result, linkId), ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> (ConnectResult, UInt64) in
-            if core.isClosed { throw Self.closedError }
-            let now = clock.now
-            if let error = core.faults.takeConnectFailure(for: device) { throw error }
-            core.housekeep(now: now)
-            try Self.checkDeviceCap(of: device, in: core)
-            if let previous {
-                core.detach(device, linkId: previous, reason: .requested, now: now, updatingPresence: false)
-            }
-            core.state.ensureUser(device.userId, now: now)
-            let attachment = core.hub.attach(
-                device, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence, now: now)
-            core.updatePresence(of: device.userId, now: now)
-            core.disconnectSlowDevices(now: now)  // a replay longer than the pending limit
-            let result = ConnectResult(
-                status: attachment.status, currentUser: core.state.users[device.userId]!,
-                lastSequence: attachment.lastSequence, epoch: epoch)
-            return (result, attachment.linkId)
-        }
-        return (result, linkId, ticket)
-    }
-
-    /// - Throws: `limitExceeded` when the user has ``ServerConfiguration/maxDevicesPerUser``
-    ///   other devices connected (this device's own connection does not count: it is replaced).
-    private static func checkDeviceCap(of device: DeviceKey, in core: ServerCore) throws(ChatError) {
-        guard let cap = core.state.configuration.maxDevicesPerUser else { return }
-        let others = core.hub.connectedDeviceCount(of: device.userId) - (core.hub.linkId(of: device) == nil ? 0 : 1)
-        if others >= cap {
-            throw .limitExceeded("user '\(device.userId)' has \(others) devices connected; the limit is \(cap)")
-        }
-    }
-
-    /// Whether a connect of `device` would pass the device cap now: what a network front asks
-    /// before it upgrades a connection.
-    ///
-    /// - Throws: `limitExceeded` as ``connect(_:replacing:mailbox:interrupt:resumingAfter:)`` would.
-    func checkDeviceCap(of device: DeviceKey) throws(ChatError) {
-        try core.withLock { (core: inout ServerCore) throws(ChatError) in try Self.checkDeviceCap(of: device, in: core) }
-    }
-
-    /// Ends connection `linkId` of `device` (no effect if it is not the current one).
-    func disconnect(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) {
-        withCore { $0.detach(device, linkId: linkId, reason: reason, now: clock.now) }
-    }
-
-    /// Performs a request of connection `linkId`, which must still be the device's current one.
-    /// The response is stamped, under the same lock, with the device's last event sequence and
-    /// the server's revision once the request's own events are queued: the events it caused are
-    /// at or before its position, and nothing that happens later is.
-    ///
-    /// With a store, the response comes once the request's changes (and every change before
-    /// them) are written.
-    ///
-    /// - Throws: `unavailable` when the connection has ended or the write failed; else the
-    ///   request's error.
-    func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError) -> ResponseEnvelope {
-        let firstHold: Result<(result: Outcome, ticket: Int), ChatError>
-        if requests.tryCombining() {
-            // Nobody else's request runs: this one runs here, then whatever queued meanwhile.
-            firstHold = Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
-            requests.finishCombining()
-        } else {
-            firstHold = await requests.run { [self] in
-                Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
-            }
-        }
-        let (outcome, ticket) = try firstHold.get()
-        switch outcome {
-        case .done(let envelope):
-            try await written(ticket)
-            return envelope
-        case .scanning(let scan):
-            return try await finishScan(scan, of: request, from: device, linkId: linkId)
-        }
-    }
-
-    /// A request's first hold of the lock: all of it but a long scan's later steps.
-    private func handleFirstHold(
-        of request: ChatRequest, from device: DeviceKey, linkId: UInt64
-    ) throws(ChatError) -> (result: Outcome, ticket: Int) {
-        try withCore { (core: inout ServerCore) throws(ChatError) -> Outcome in
-            if core.isClosed { throw Self.closedError }
-            let now = clock.now
-            guard core.hub.linkId(of: device) == linkId else {
-                throw .unavailable("the connection of device '\(device.deviceId)' has ended")
-            }
-            core.housekeep(now: now)
-            do throws(ServerLimits.Refusal) {
-                try core.limits.admit(request, from: device, now: now)
-            } catch {
-                switch error {
-                case .refuse(let error):
-                    throw error
-                case .refuseAndDisconnect(let error):
-                    core.detach(device, linkId: linkId, reason: .connectionLost(error), now: now)
-                    throw error
-                }
-            }
-            if case .queryChannels(let query, let cursor) = request {
-                // A query that must test many channels runs in steps (see ``ChannelScan``).
-                let plan = try core.state.planChannelQuery(
-                    query, after: cursor, by: .user(device.userId), now: now, step: configuration.channelsPerScanStep)
-                switch plan {
-                case .answered(let page):
-                    core.limits.spend(after: request, by: device.userId, created: false, now: now)
-                    return .done(core.envelope(for: device, ChatResponse.channels(page)))
-                case .scanning(let scan):
-                    return .scanning(scan)
-                }
-            }
-            let response: ChatResponse
-            do {
-                defer { core.publishOutbox(now: now) }
-                let channelCount = core.state.channels.count
-                response = try core.state.handle(request, from: device, now: now)
-                core.limits.spend(
-                    after: request, by: device.userId, created: core.state.channels.count > channelCount, now: now)
-            }
-            return .done(core.envelope(for: device, response))
-        }
-    }
-
-    /// What the first hold of a request ends with.
-    private enum Outcome: Sendable {
-        case done(ResponseEnvelope)
-        case scanning(ChannelScan)
-    }
-
-    /// Runs a channel query's scan a step per hold of the lock (others run between steps), then
-    /// answers it as of the last hold.
-    private func finishScan(
-        _ scan: ChannelScan, of request: ChatRequest, from device: DeviceKey, linkId: UInt64
-    ) async throws(ChatError) -> ResponseEnvelope {
-        var scan = scan
-        let step = configuration.channelsPerScanStep
-        while !scan.isComplete {
-            await Task.yield()
-            scan = try withCore { (core: inout ServerCore) throws(ChatError) -> ChannelScan in
-                try Self.checkStillConnected(device, linkId: linkId, in: core)
-                var scan = scan
-                scan.step(in: core.state, limit: step)
-                return scan
-            }.result
-        }
-        let (envelope, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
-            try Self.checkStillConnected(device, linkId: linkId, in: core)
-            let now = clock.now
-            let page: Page<Channel>
-            if let finished = scan.finish(in: core.state) {
-                page = finished
-                #if DEBUG
-                    // The steps' page equals the one a single hold gives now.
-                    let reference = try core.state.queryChannels(scan.query, after: scan.cursor, by: scan.caller, now: now)
-                    assert(
-                        finished.items.map(\.channelId) == reference.items.map(\.channelId) && finished.hasNext == reference.hasNext,
-                        "a stepped scan's page differs from a single hold's: \(finished.items.map(\.channelId)) vs \(reference.items.map(\.channelId))")
-                #endif
-            } else {
-                page = try core.state.queryChannels(scan.query, after: scan.cursor, by: scan.caller, now: now)
-            }
-            core.limits.spend(after: request, by: device.userId, created: false, now: now)
-            return core.envelope(for: device, ChatResponse.channels(page))
-        }
-        try await written(ticket)
-        return envelope
-    }
-
-    /// - Throws: `unavailable` when the server closed or the device's connection ended.
-    private static func checkStillConnected(_ device: DeviceKey, linkId: UInt64, in core: ServerCore) throws(ChatError) {
-        if core.isClosed { throw closedError }
-        guard core.hub.linkId(of: device) == linkId else {
-            throw .unavailable("the connection of device '\(device.deviceId)' has ended")
-        }
-    }
-
-    /// Consumes the request fault armed for `device`, if any. Takes the lock only while some
-    /// request fault is armed (see ``armFaults(_:)``): a request holds it once, not twice.
-    func takeRequestFault(for device: DeviceKey) -> FaultPlan.RequestFault? {
-        guard requestFaultsArmed.load() else { return nil }
-        return core.withLock { core in
-            defer { requestFaultsArmed.store(core.faults.hasRequestFaults) }
-            return core.faults.takeRequestFault(for: device)
-        }
-    }
-
-    /// Changes the fault plan.
-    func armFaults(_ body: (inout FaultPlan) -> Void) {
-        core.withLock { core in
-            body(&core.faults)
-            requestFaultsArmed.store(core.faults.hasRequestFaults)
-        }
     }
 }

@@ -23,18 +23,6 @@ protocol ServerStore: MessageArchive {
     /// cannot be written (a database away, a full disk).
     var isHealthy: Bool { get }
 
-    /// Reads the stored state but the messages (once, when the server starts): each channel's
-    /// log of kept messages is empty, numbered to continue with its oldest kept message.
-    ///
-    /// - Throws: `ChatError` when the store cannot be read.
-    func loadState() throws(ChatError) -> StoredState
-
-    /// Reads the newest ``ServerConfiguration/messagesPerChannel`` messages of each channel
-    /// (run while the state is rebuilt from ``loadState()`` on another thread).
-    ///
-    /// - Throws: `ChatError` when the store cannot be read or a message is missing.
-    func loadMessages(of channels: [Channel]) throws(ChatError) -> StoredMessages
-
     /// Queues `changes` for writing and returns the ticket that ``waitUntilWritten(_:)``
     /// waits for: the newest ticket when `changes` is empty (so a response waits for what it
     /// has seen to be written).

@@ -40,32 +40,32 @@ actor SyncEngine {
     nonisolated let retries = RetryList()
     /// The user the client acts for, as the last connect answered (`nil` before). Lock order: a
     /// leaf (see `LockRank`), as is ``isClosed``'s.
-    private nonisolated let signedIn = Lock<User?>(nil, rank: .leaf)
+    nonisolated let signedIn = Lock<User?>(nil, rank: .leaf)
     /// Set by `ChatClient.close()`: every request throws from then on.
-    private nonisolated let isClosed = Lock(false, rank: .leaf)
+    nonisolated let isClosed = Lock(false, rank: .leaf)
     /// The cache file the caches write behind to, if any.
     nonisolated let store: CacheStore?
     /// Opens once the caches hold everything the file held: nothing from the server is applied
     /// before (a stored value loaded after a newer page would undo it).
     nonisolated let restoration = Gate()
     /// The sequence number of the last event applied.
-    private(set) var appliedSequence = 0
+    var appliedSequence = 0
     /// Whether the caches came from the file and can resume from ``appliedSequence`` (until the
     /// first connection is made).
-    private(set) var isRestored = false
+    var isRestored = false
     /// Whether the file may record ``appliedSequence``: not while a fresh start or a resync is
     /// under way (the file would claim changes it does not hold).
-    private var storesSequence = true
+    var storesSequence = true
     /// The server history the caches were filled from (``ChatAPI/ConnectResult/epoch``, as
     /// ``CacheStore/epochNumber(_:)`` numbers it): the file's at start, then each connection's.
     /// `nil` while unknown (an empty cache, a file older than epochs, a server that tells none).
-    private(set) var epoch: Int?
+    var epoch: Int?
     /// Set by a connection to another history than the caches': the recovery that follows
     /// starts over (``startOver()``) instead of resuming or resyncing.
-    private var startsOver = false
+    var startsOver = false
     /// Work waiting for an event sequence number to be applied: each runs on the engine right
     /// after that event, before any later one.
-    private var waiters: [(target: Int, run: @Sendable (isolated SyncEngine) -> Void)] = []
+    var waiters: [(target: Int, run: @Sendable (isolated SyncEngine) -> Void)] = []
 
     /// How many messages the client keeps in memory by default before those nothing shows
     /// leave it (see ``EntityCache``'s "Retention"; the disk cache keeps them).
@@ -111,29 +111,6 @@ actor SyncEngine {
     private static func recorder<Entity: CachedEntity>(_ store: CacheStore?) -> (@Sendable ([Entity]) -> Void)? {
         guard let store else { return nil }
         return { store.record($0) }
-    }
-
-    /// Loads everything else the file holds into the caches, a chunk at a time, then opens
-    /// ``restoration``. Values already cached are kept (same or newer versions).
-    func restore() async {
-        defer { restoration.open() }
-        guard let store, store.failure == nil else { return }
-        await restore(channels, from: store)
-        await restore(users, from: store)
-        await restore(members, from: store)
-        await restore(messages, from: store)
-        if !store.isIntact {
-            // The file was damaged and rebuilt: what it held cannot be trusted to resume from.
-            isRestored = false
-        }
-    }
-
-    private func restore<Entity: CachedEntity>(_ cache: EntityCache<Entity>, from store: CacheStore) async {
-        var rowid = 0
-        while let chunk = await store.values(Entity.self, after: rowid) {
-            cache.upsert(chunk.values, persisting: false, dataStatus: .local)
-            rowid = chunk.last
-        }
     }
 
     /// What a channel adds to the total unread count: its unread count while the user is a
@@ -217,7 +194,7 @@ actor SyncEngine {
     }
 
     /// Runs `body` on the engine once event `target` has been applied.
-    private func run<Result: Sendable>(
+    func run<Result: Sendable>(
         after target: Int, _ body: @escaping @Sendable (isolated SyncEngine) throws -> Result
     ) async throws -> Result {
         if appliedSequence >= target { return try body(self) }
@@ -227,311 +204,10 @@ actor SyncEngine {
     }
 
     /// Runs the waiters whose event has now been applied, in the order they started waiting.
-    private func runReadyWaiters() {
+    func runReadyWaiters() {
         guard waiters.contains(where: { $0.target <= appliedSequence }) else { return }
         let ready = waiters.filter { $0.target <= appliedSequence }
         waiters.removeAll { $0.target <= appliedSequence }
         for waiter in ready { waiter.run(self) }
-    }
-
-    // MARK: Connection
-
-    /// Records a (re)connection. When events were missed and cannot be replayed, numbering
-    /// restarts from `result.lastSequence` and the waiting responses run now (their events will
-    /// never come; the caller then resyncs, which reloads what they showed).
-    ///
-    /// A connection to another history than the one the caches were filled from (another
-    /// ``ChatAPI/ConnectResult/epoch``) is treated as one that cannot resume, and every cached
-    /// value is forgotten now — in memory and in the file — before any event of the new
-    /// history is applied; ``recover(after:)`` then reloads everything shown.
-    func didConnect(_ result: ConnectResult) {
-        signedIn.withLock { $0 = result.currentUser }
-        isRestored = false
-        let incoming = result.epoch.isEmpty ? nil : CacheStore.epochNumber(result.epoch)
-        if let incoming, incoming != epoch {
-            if epoch != nil {
-                startsOver = true
-                forgetEverything()
-            }
-            epoch = incoming
-            store?.recordEpoch(incoming, startingOver: startsOver)
-        }
-        guard result.status != .resumed || startsOver else { return }
-        storesSequence = false
-        store?.recordSequence(nil)
-        appliedSequence = result.lastSequence
-        runAllWaiters()
-    }
-
-    /// Records that the connection ended: whatever waits for events runs now rather than
-    /// waiting for a connection that may never come back (`synchronize()` returns, responses
-    /// apply). Safe because versions guard the caches: events replayed after a reconnect never
-    /// replace the newer values these responses carry.
-    func connectionEnded() {
-        runAllWaiters()
-    }
-
-    private func runAllWaiters() {
-        let all = waiters
-        waiters.removeAll()
-        for waiter in all { waiter.run(self) }
-    }
-
-    /// Brings the caches current after a connection was made: a fresh start loads the user's
-    /// channels, a resync reloads everything shown; then whatever failed for want of a
-    /// connection runs again.
-    func recover(after status: ConnectResult.Status) async {
-        if startsOver {
-            startsOver = false
-            await resync(discarding: true)
-        } else {
-            await recover(resuming: status)
-        }
-        await retries.connectionEstablished()
-        storesSequence = true
-        store?.recordSequence(appliedSequence)
-    }
-
-    private func recover(resuming status: ConnectResult.Status) async {
-        switch status {
-        case .new: await loadMemberships()
-        case .resyncRequired: await resync()
-        case .resumed:
-            // After a start from the file, its channels are the membership list, brought
-            // current by the replayed events.
-            if store != nil { unread.publish(dataStatus: .fresh, loadingStatus: .loaded) }
-        }
-    }
-
-    /// Forgets every cached value (another history: see ``didConnect(_:)``): the caches empty,
-    /// the unread total loses every channel, typing indicators end.
-    private func forgetEverything() {
-        typing.reset()
-        let contributions = channels.removeAll().compactMap { channel -> (String, Int?)? in
-            Self.unreadContribution(of: channel) == nil ? nil : (channel.channelId, nil)
-        }
-        if !contributions.isEmpty { unread.set(contributions) }
-        unread.publish(dataStatus: .local, loadingStatus: .loading)
-        members.removeAll()
-        messages.removeAll()
-        users.removeAll()
-    }
-
-    /// The sequence to resume after on the first connection: the file's, if the caches came
-    /// from it.
-    var restoredSequence: Int? { isRestored ? appliedSequence : nil }
-
-    // MARK: Events
-
-    /// How many events ``consume(_:didEnd:)`` applies in a row before letting other work on the
-    /// engine run (responses waiting for their position, loads).
-    static let eventsPerTurn = 256
-
-    /// Applies `events` (the transport's stream) as they come, on the engine, until the stream
-    /// finishes or the task is cancelled. The loop runs on the engine itself: an event already
-    /// buffered behind the one being applied is taken and applied without a hop, so a burst of
-    /// events costs one wake-up, not one per event. Each connection's end is applied after
-    /// every event before it (``connectionEnded()``), then told to `didEnd`, on the engine.
-    func consume(_ events: AsyncStream<ConnectionEvent>, didEnd: @Sendable (DisconnectReason) -> Void) async {
-        var appliedInTurn = 0
-        for await item in events {
-            switch item {
-            case .event(let envelope):
-                handle(envelope)
-                appliedInTurn += 1
-                if appliedInTurn == Self.eventsPerTurn {
-                    appliedInTurn = 0
-                    await Task.yield()
-                }
-            case .disconnected(let reason):
-                connectionEnded()
-                didEnd(reason)
-            }
-        }
-    }
-
-    /// Applies one event envelope unless it is a duplicate.
-    func handle(_ envelope: EventEnvelope) {
-        guard envelope.sequence > appliedSequence else { return }
-        appliedSequence = envelope.sequence
-        store?.beginUnit()
-        apply(envelope.event)
-        store?.endUnit(sequence: storesSequence ? envelope.sequence : nil)
-        runReadyWaiters()
-    }
-
-    /// Applies envelopes in order, as ``handle(_:)`` does one by one.
-    func handle(_ envelopes: [EventEnvelope]) {
-        for envelope in envelopes { handle(envelope) }
-    }
-
-    private func apply(_ event: ChatEvent) {
-        switch event {
-        case .channelUpdated(let channel) where channel.currentUserMembership != .member:
-            let memberCount = channels.entity(channel.channelId)?.memberCount
-            channels.upsert([channel])
-            if memberCount != channel.memberCount { refreshMemberLists(of: channel.channelId) }
-        case .channelCreated(let channel), .channelUpdated(let channel), .channelDeleted(let channel):
-            channels.upsert([channel])
-        case .memberAdded(let member, let channel), .memberRemoved(let member, let channel),
-            .memberBanned(let member, let channel), .memberUnbanned(let member, let channel),
-            .readMarkerMoved(let member, let channel):
-            channels.upsert([channel])
-            members.upsert([member])
-        case .memberMuted(let member), .memberUnmuted(let member), .memberRoleChanged(let member):
-            members.upsert([member])
-        case .messageNew(let message, let channel):
-            channels.upsert([channel])
-            messages.upsert([message])
-            advanceReadMarker(ofSenderOf: message)
-        case .messageUpdated(let message), .messageDeleted(let message):
-            messages.upsert([message])
-        case .typingStarted, .typingStopped:
-            typing.apply(event)
-        case .userUpdated(let user), .presenceChanged(let user):
-            users.upsert([user])
-            if user.userId == transport.userId { updateCurrentUser(user) }
-            refreshProfile(user)
-        }
-    }
-
-    /// A member's own message moves their read marker to it. The server tells only the sender's
-    /// devices (`readMarkerMoved`); every other member's client infers it here, so a member
-    /// list shows it without one more event per message and member.
-    /// - Complexity: O(1) when the sender's member record is not cached or already there.
-    private func advanceReadMarker(ofSenderOf message: Message) {
-        let key = ChannelMember.cacheKey(channelId: message.channelId, userId: message.userId)
-        guard var member = members.entity(key), member.readSequence < message.sequence else { return }
-        member.readSequence = message.sequence
-        members.upsert([member])
-    }
-
-    /// Shows a changed user profile in the cached member records of that user (same version:
-    /// only the embedded profile changes, which ``CachedEntity/merging(cached:)`` keeps).
-    /// - Complexity: O(the user's cached member records).
-    private func refreshProfile(_ user: User) {
-        let records = members.entities(inGroup: user.userId).compactMap { member -> ChannelMember? in
-            guard member.user.map({ $0.version < user.version }) ?? true else {
-                return nil
-            }
-            var updated = member
-            updated.user = user
-            return updated
-        }
-        members.upsert(records)
-    }
-
-    /// Reloads the member lists of a channel the user is not a member of: the server tells
-    /// outsiders that the membership changed (the member count), not who joined or left.
-    private func refreshMemberLists(of channelId: String) {
-        for list in members.observers where list.channelScope == channelId {
-            Task { await list.reload(discarding: false) }
-        }
-    }
-
-    // MARK: Live lists
-
-    /// The one way a live list loads: sends `request` (a page the list asked for), applies the
-    /// page in order with events, and goes on while a reload needs more pages. A failure is
-    /// reported by the list, which retries once connected.
-    func loadPages<Spec>(of query: LiveQuery<Spec>, startingWith request: ChatRequest) async {
-        var request = request
-        let connection = retries.connection
-        while true {
-            do {
-                let next = try await perform(request) { _, envelope in
-                    try query.applyPage(envelope.response, revision: envelope.revision)
-                }
-                guard let next else { return }
-                request = next
-            } catch {
-                query.failPage(error, startedIn: connection)
-                return
-            }
-        }
-    }
-
-    // MARK: Memberships and resync
-
-    /// Loads every channel the user is a member of, so that the total unread count covers them
-    /// all; events keep it current afterwards. A cached channel still marked as joined that the
-    /// server no longer lists (left while events were missed) is fetched again.
-    func loadMemberships() async {
-        let connection = retries.connection
-        let query = ChannelListQuery(
-            filter: .equal(.joined, to: true), sort: [Sorting(key: .channelId, isAscending: true)],
-            pageSize: ChannelListQuery.maximumPageSize)
-        var cursor: PageCursor?
-        var listed: Set<String> = []
-        unread.publish(loadingStatus: .loading)
-        do {
-            while true {
-                let page = try await perform(.queryChannels(query, after: cursor)) { engine, envelope in
-                    let page = try envelope.response.expected(\.channelsValue, answering: "a channel query")
-                    engine.channels.upsert(page.items)
-                    return page
-                }
-                listed.formUnion(page.items.map(\.channelId))
-                guard page.hasNext, let next = page.next else { break }
-                cursor = next
-            }
-        } catch {
-            unread.publish(dataStatus: .error, loadingStatus: .error, error: error)
-            retries.add(startedIn: connection) { [weak self] in await self?.loadMemberships() }
-            return
-        }
-        let stale = channels.all.filter { Self.unreadContribution(of: $0) != nil && !listed.contains($0.channelId) }
-        for channel in stale { await refetch(channel) }
-        unread.publish(dataStatus: .fresh, loadingStatus: .loaded)
-    }
-
-    /// Fetches a cached channel again; one the user can no longer see is marked as not joined,
-    /// so it leaves every list and the unread total.
-    private func refetch(_ channel: Channel) async {
-        do {
-            _ = try await entity(answering: .getChannel(channelId: channel.channelId), in: channels, value: \.channelValue)
-        } catch ChatError.notFound {
-            var gone = channel
-            gone.currentUserMembership = .none
-            channels.upsert([gone])
-        } catch {}
-    }
-
-    /// Reloads everything shown after a reconnect that could not resume: the channels behind the
-    /// unread total, every live list as far as it reached, every live channel and user object.
-    /// Typing indicators are cleared: their stops may have been missed.
-    ///
-    /// With `discarding` (the server's history started over and the caches were emptied), every
-    /// list's first page replaces what it showed, and a live channel or user the new history
-    /// does not have shows no value and the `notFound` error.
-    func resync(discarding: Bool = false) async {
-        typing.reset()
-        await loadMemberships()
-        let queries: [any EntityCacheObserver] =
-            channels.observers + members.observers + messages.observers + users.observers
-        for query in queries { await query.reload(discarding: discarding) }
-        for channelId in channels.observedKeys {
-            if let channel = channels.entity(channelId) {
-                await refetch(channel)
-            } else {
-                await fetch(channelId, in: channels, request: .getChannel(channelId: channelId), value: \.channelValue)
-            }
-        }
-        for userId in users.observedKeys {
-            await fetch(userId, in: users, request: .getUser(userId: userId), value: \.userValue)
-        }
-    }
-
-    /// Fetches an entity a live object shows but the cache lacks; one the server does not have
-    /// is shown as missing. Other failures are left to the object's own retry.
-    private func fetch<Entity: CachedEntity>(
-        _ key: String, in cache: EntityCache<Entity>, request: ChatRequest,
-        value: @escaping @Sendable (ChatResponse) -> Entity?
-    ) async {
-        do {
-            _ = try await entity(answering: request, in: cache, value: value)
-        } catch let error as ChatError {
-            if case .notFound = error { cache.publishMissing(key, error: error) }
-        } catch {}
     }
 }

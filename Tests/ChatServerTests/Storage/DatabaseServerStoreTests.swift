@@ -128,4 +128,23 @@ import TestSupport
         #expect(damaged?.kind == "unavailable")
         #expect(damaged.map { "\($0)" }?.contains("channel 'room'") == true, "\(String(describing: damaged))")
     }
+
+    /// A message missing between a channel's oldest kept and its last, or one that does not
+    /// decode, refuses the start by name.
+    @Test func aMissingOrDamagedMessageIsRefusedByName() async throws {
+        for damaging in [false, true] {
+            let database = MemoryDatabase()
+            let server = try await ChatServer(database: database)
+            for number in 0..<30 {
+                try await server.createChannel(type: .community, channelId: "room\(number)", userIds: ["ann"])
+                for text in ["a", "b", "c"] { try await server.sendMessage(as: "ann", channelId: "room\(number)", text: text) }
+            }
+            await server.close()
+            database.removeMessage(channelId: "room17", sequence: 2, damaging: damaging)
+            let error = await thrownChatError { _ = try await ChatServer(database: database) }
+            #expect(error?.kind == "unavailable")
+            let expected = damaging ? "message 2 of channel 'room17'" : "channel 'room17' lacks message 2"
+            #expect(error.map { "\($0)" }?.contains(expected) == true, "\(String(describing: error))")
+        }
+    }
 }

@@ -34,6 +34,12 @@ final class MemoryDatabase: ServerDatabase, Sendable {
         tables.withLock { $0.channels[channelId]?.info = [0xFF, 0x00] }
     }
 
+    /// Removes a stored message (a database that lost a row), or replaces it with bytes that do
+    /// not decode (`damaging`).
+    func removeMessage(channelId: String, sequence: Int, damaging: Bool = false) {
+        tables.withLock { $0.messages[channelId]?[sequence] = damaging ? [0xFF, 0x00] : nil }
+    }
+
     struct Unreachable: Error, CustomStringConvertible {
         var description: String { "the test database is unreachable" }
     }

@@ -92,7 +92,9 @@ struct GatewayConnection {
         let heartbeat = Heartbeat(interval: pingInterval)
         await heartbeat.listen(on: channel)
         // A frame the library refuses itself (over the size limit) closes without the session:
-        // counted here.
+        // counted here. HummingbirdWebSocket offers no hook inside the upgrade, so the observer
+        // joins just after it: a frame refused in that first moment is closed all the same (1009)
+        // but not counted.
         _ = await FrameErrorObserver.install(on: channel) { code in
             if let reason = Self.rejection(forClose: code.rawValue) { metrics.rejected(reason) }
         }

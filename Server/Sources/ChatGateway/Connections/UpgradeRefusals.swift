@@ -19,10 +19,10 @@ final class UpgradeRefusals: Sendable {
 
     private let refusals = Mutex<[ObjectIdentifier: Refusal]>([:])
 
-    /// Records that the upgrade on `channel` is refused with `error` and `status`.
-    func refuse(_ channel: any NIOCore.Channel, with error: ChatError, status: HTTPResponse.Status) {
-        let body = (try? JSONEncoder().encode(["error": error])).map(Array.init) ?? Array(#"{"error":null}"#.utf8)
-        refusals.withLock { $0[ObjectIdentifier(channel)] = Refusal(status: status, body: body) }
+    /// Records that the upgrade on `channel` is refused as `refusal` says.
+    func refuse(_ channel: any NIOCore.Channel, with refusal: ConnectAdmission.Refusal) {
+        let answer = Refusal(status: refusal.status, body: refusal.body)
+        refusals.withLock { $0[ObjectIdentifier(channel)] = answer }
     }
 
     /// The refusal recorded for `channel`, forgotten as it is taken.

@@ -7,8 +7,9 @@ import RowCoding
 /// The ``ServerStore`` of a ``ServerDatabase``: encodes the engine's changes into rows, writes
 /// them in batches (group commit), and decodes what the database held at start.
 ///
-/// Loading is asynchronous and done before the engine is made (``load(from:messagesPerChannel:)``):
-/// the engine then reads the decoded state synchronously, as from the SQLite file.
+/// Loading is asynchronous and done before the engine is made: ``open(_:messagesPerChannel:startsNewEpoch:)``
+/// reads and decodes the state, then ``newestMessages(of:)`` (in `DatabaseServerStore+Loading.swift`)
+/// reads the messages while the caller rebuilds the engine's state from it.
 ///
 /// Writing: ``enqueue(_:)`` merges each batch into the pending changes (newest value per key)
 /// and starts the writer task when none runs; the writer takes everything pending, encodes it
@@ -25,9 +26,7 @@ import RowCoding
 final class DatabaseServerStore: ServerStore {
     let database: any ServerDatabase
     let epoch: String
-    private let messagesPerChannel: Int
-    /// What the database held at start, until the engine has read it.
-    private let loaded: Lock<(state: StoredState, messages: [String: NumberedLog<Message>])?>
+    let messagesPerChannel: Int
     /// Lock order: `LockRank.storeWriter`, after the engine's lock.
     private let state = Lock(CommitQueue(), rank: .storeWriter)
 
@@ -41,24 +40,21 @@ final class DatabaseServerStore: ServerStore {
 
     var isHealthy: Bool { !state.withLock { $0.lastCommitFailed } }
 
-    private init(
-        database: any ServerDatabase, epoch: String, messagesPerChannel: Int, state: StoredState,
-        messages: [String: NumberedLog<Message>]
-    ) {
+    private init(database: any ServerDatabase, epoch: String, messagesPerChannel: Int) {
         self.database = database
         self.epoch = epoch
         self.messagesPerChannel = messagesPerChannel
-        loaded = Lock((state, messages), rank: .leaf)
     }
 
-    /// Opens `database` and reads its state, with each channel's newest `messagesPerChannel`
-    /// messages.
+    /// Opens `database` and reads its state (each channel's log of messages empty, numbered to
+    /// continue with its oldest kept message): the store, and the state to rebuild the engine's
+    /// from while ``newestMessages(of:)`` reads the messages.
     ///
     /// - Throws: `unavailable` naming what failed: the database could not be opened or read, or
     ///   a row cannot be decoded (naming the record).
-    static func load(
-        from database: any ServerDatabase, messagesPerChannel: Int, startsNewEpoch: Bool = false
-    ) async throws(ChatError) -> DatabaseServerStore {
+    static func open(
+        _ database: any ServerDatabase, messagesPerChannel: Int, startsNewEpoch: Bool = false
+    ) async throws(ChatError) -> (store: DatabaseServerStore, state: StoredState) {
         var contents: ServerDatabaseContents
         do {
             contents = try await database.open()
@@ -67,42 +63,11 @@ final class DatabaseServerStore: ServerStore {
             throw .unavailable("the server's database cannot be opened: \(error)")
         }
         let state = try decode(contents, messagesPerChannel: messagesPerChannel)
-        let ranges = state.channels.compactMap { channel -> ServerRow.MessageRange? in
-            let last = channel.info.lastSequence
-            guard last > 0 else { return nil }
-            return ServerRow.MessageRange(
-                channelId: channel.info.channelId, sequences: max(1, last - messagesPerChannel + 1)...last)
-        }
-        let messages = try await newestMessages(in: ranges, of: database)
-        let logs = try messageLogs(of: state.channels.map(\.info), from: messages, messagesPerChannel: messagesPerChannel)
-        return DatabaseServerStore(
-            database: database, epoch: contents.epoch, messagesPerChannel: messagesPerChannel, state: state, messages: logs)
+        let store = DatabaseServerStore(database: database, epoch: contents.epoch, messagesPerChannel: messagesPerChannel)
+        return (store, state)
     }
 
-    // MARK: Loading
-
-    func loadState() throws(ChatError) -> StoredState {
-        guard let state = loaded.withLock({ $0?.state }) else {
-            throw .unavailable("the server's database state was read already")
-        }
-        return state
-    }
-
-    func loadMessages(of channels: [Channel]) throws(ChatError) -> StoredMessages {
-        guard let logsById = loaded.withLock({ loaded in defer { loaded = nil }; return loaded?.messages }) else {
-            throw .unavailable("the server's database messages were read already")
-        }
-        var logs: [NumberedLog<Message>] = []
-        var locations: [String: ServerState.MessageLocation] = [:]
-        for channel in channels {
-            let log = logsById[channel.channelId] ?? Self.emptyLog(of: channel, messagesPerChannel: messagesPerChannel)
-            log.forEachElement { message in
-                locations[message.messageId] = ServerState.MessageLocation(channelId: channel.channelId, sequence: message.sequence)
-            }
-            logs.append(log)
-        }
-        return StoredMessages(logs: logs, locations: locations)
-    }
+    // MARK: Decoding
 
     /// The log of kept messages of a channel, before any is read: numbered to continue with its
     /// oldest kept message.

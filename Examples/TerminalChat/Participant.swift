@@ -1,0 +1,34 @@
+import Foundation
+import LiveChannels
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One user of the playground: their client, their live channel list, the typing users of the
+/// channels in it.
+@MainActor
+final class Participant {
+    let id: String
+    let client: ChatClient
+    let list: LiveCollection<Channel>
+    var typing: [String: LiveObject<Set<String>>] = [:]
+    var tokens: [NotificationToken] = []
+    var online = false
+    /// The channel whose messages the participant has open (shown below the panes while they
+    /// act), and its live message list.
+    var openChannel: String?
+    var messages: LiveCollection<Message>?
+    var messagesToken: NotificationToken?
+
+    init(id: String, transport: any ChatTransport) {
+        self.id = id
+        client = ChatClient(transport: transport)
+        let query = ChannelListQuery(
+            filter: .containMembers(userIds: [id]),
+            sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)
+        list = ChannelRepository(client: client).getChannels(query: query)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import LiveChannels
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A chat in the terminal: one pane per user shows that user's own live channel list (unread
+/// counts, mentions, who is typing), the acting user's open channel below; commands typed (or
+/// piped) on standard input act as any of the users. `swift run Playground` runs it on the
+/// embedded server; `chat-terminal` (the `Server/` package) on a `chat-server`.
+@MainActor
+public final class Playground {
+    let participants: [Participant]
+    let interactive: Bool
+    let color: Bool
+    var actor: Participant
+    /// The rows of each pane on the last screen, to highlight what changed.
+    var previous: [String: PaneScreen] = [:]
+    var redrawScheduled = false
+    var lastMessage = ""
+
+    /// A playground acting as `userIds`, each with its own client on `transport(userId)`: the
+    /// embedded server's connection (`swift run Playground`) or a `WebSocketTransport` to a
+    /// `chat-server` (`chat-terminal` in the `Server/` package).
+    ///
+    /// - Parameters:
+    ///   - interactive: redraw the screen as changes arrive (a terminal); otherwise each command
+    ///     is echoed and followed by the panes, changed rows marked `*`.
+    ///   - color: ANSI highlighting.
+    public init(userIds: [String], interactive: Bool, color: Bool, transport: (String) -> any ChatTransport) {
+        participants = userIds.map { Participant(id: $0, transport: transport($0)) }
+        self.interactive = interactive
+        self.color = color
+        actor = participants[0]
+    }
+
+    /// Connects every user, opens `#general` (created by the first user, or joined when it
+    /// exists on a shared server) and waits until the lists have settled.
+    ///
+    /// - Throws: the `ChatError` of a connect or of opening `#general`.
+    public func start() async throws {
+        for participant in participants {
+            try await participant.client.connect()
+            participant.online = true
+            participant.tokens.append(participant.list.observe { [weak self] _, _, _ in self?.scheduleRedraw() })
+            participant.tokens.append(participant.client.connectionState.observe { [weak self] _, _ in self?.scheduleRedraw() })
+        }
+        // The first user opens #general and moderates it (a creator is its moderator); on a
+        // shared server, whoever started first did.
+        do {
+            try await createChannel(as: participants[0], id: "general", members: participants.dropFirst().map(\.id))
+            lastMessage = "\(participants[0].id) moderates #general"
+        } catch ChatError.alreadyExists {
+            // A shared server: someone opened it already.
+            _ = try await ChannelRepository(client: participants[0].client).joinChannel(channelId: "general")
+        }
+        for participant in participants { open("general", for: participant) }
+        await settle()
+    }
+
+    /// Shows the panes, runs each line of standard input as a command until `quit` or the end of
+    /// input, then stops. Lines are read on a thread of their own, so that the main actor stays
+    /// free for deliveries while waiting.
+    public func runCommandsFromStandardInput() async {
+        let lines = AsyncStream<String> { continuation in
+            Thread.detachNewThread {
+                while let line = readLine() { continuation.yield(line) }
+                continuation.finish()
+            }
+        }
+        await show(after: nil)
+        for await line in lines {
+            if await !run(line) { break }
+        }
+        await stop()
+    }
+
+    /// Ends the observations and disconnects every user.
+    public func stop() async {
+        for participant in participants {
+            participant.tokens.forEach { $0.invalidate() }
+            await participant.client.disconnect()
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import ChatAPI
+import ChatServer
+import Foundation
+import HTTPTypes
+
+/// The one admission of `GET /v1/connect`, asked at both of its doors — the WebSocket upgrade and
+/// the plain HTTP request of a client that wants to know why it was refused: a valid token
+/// (`Authorization: Bearer TOKEN`, or `?token=`), and a device (`?device=`, default
+/// `ChatServer.defaultDeviceId`) under the user's device cap.
+struct ConnectAdmission: Sendable {
+    let authority: TokenAuthority
+    let server: ChatServer
+
+    /// Who is admitted: the token's identity and the device connecting.
+    struct Admitted: Sendable {
+        var identity: TokenAuthority.Identity
+        var deviceId: String
+    }
+
+    /// Why a connect is refused, as the protocol answers it: an HTTP status and the JSON body
+    /// `{"error":CHAT_ERROR}`.
+    struct Refusal: Error, Sendable {
+        var error: ChatError
+        var status: HTTPResponse.Status
+        /// The `reason` label of `chat_connections_rejected_total`.
+        var metricReason: String
+
+        /// `{"error":CHAT_ERROR}`.
+        var body: [UInt8] {
+            (try? JSONEncoder().encode(["error": error])).map(Array.init) ?? Array(#"{"error":null}"#.utf8)
+        }
+    }
+
+    /// Admits a connect with `authorization` (the header's value, if any) and `query` (the
+    /// request URI's query parameters).
+    ///
+    /// - Throws: a ``Refusal``: 401 (`unauthorized`) for a missing, malformed, badly signed or
+    ///   expired token; 429 (`limitExceeded`) past the device cap (the connect checks it again:
+    ///   another device may connect meanwhile).
+    func admit(authorization: String?, token queryToken: String?, device: String?) async throws(Refusal) -> Admitted {
+        let token = Self.bearer(authorization) ?? queryToken
+        let identity: TokenAuthority.Identity
+        do {
+            identity = try await authority.identity(for: token)
+        } catch {
+            throw Refusal(error: error, status: .unauthorized, metricReason: "unauthorized")
+        }
+        let deviceId = device ?? ChatServer.defaultDeviceId
+        do throws(ChatError) {
+            try server.checkCanConnect(userId: identity.userId, deviceId: deviceId)
+        } catch {
+            throw Refusal(error: error, status: .tooManyRequests, metricReason: "limitExceeded")
+        }
+        return Admitted(identity: identity, deviceId: deviceId)
+    }
+
+    /// The token of an `Authorization: Bearer TOKEN` header.
+    static func bearer(_ header: String?) -> String? {
+        guard let header, header.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+}

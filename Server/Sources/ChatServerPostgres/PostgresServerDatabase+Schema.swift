@@ -1,0 +1,147 @@
+import ChatServer
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// Opening: TLS as libpq's `sslmode`, waiting for PostgreSQL, creating or migrating the `chat`
+/// schema under an advisory lock, the history's epoch.
+extension PostgresServerDatabase {
+    /// The TLS configuration of `endpoint`'s mode (`nil`: none).
+    static func tlsConfiguration(_ endpoint: PostgresEndpoint) -> TLSConfiguration? {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch endpoint.tls {
+        case .disable: return nil
+        case .prefer, .require: configuration.certificateVerification = .none
+        case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+        case .verifyFull: configuration.certificateVerification = .fullVerification
+        }
+        if let file = endpoint.trustedCertificates { configuration.trustRoots = .file(file) }
+        return configuration
+    }
+
+    static func clientTLS(_ endpoint: PostgresEndpoint) -> PostgresClient.Configuration.TLS {
+        guard let configuration = tlsConfiguration(endpoint) else { return .disable }
+        return endpoint.tls == .prefer ? .prefer(configuration) : .require(configuration)
+    }
+
+    /// - Throws: NIOSSL's error when the configuration cannot be used (a root certificate file
+    ///   that cannot be read).
+    static func connectionTLS(_ endpoint: PostgresEndpoint) throws -> PostgresConnection.Configuration.TLS {
+        guard let configuration = tlsConfiguration(endpoint) else { return .disable }
+        let context = try NIOSSLContext(configuration: configuration)
+        return endpoint.tls == .prefer ? .prefer(context) : .require(context)
+    }
+
+    /// Connects directly (not through the pool, which would wait and retry by itself) until a
+    /// connection opens, for at most ``patience``; a PostgreSQL that answers and refuses (a
+    /// wrong password, a database that does not exist) ends the wait at once.
+    ///
+    /// - Throws: ``PostgresStoreError/unreachable(_:)`` naming the host, with the last error;
+    ///   ``PostgresStoreError/refused(_:)`` with PostgreSQL's message.
+    func waitUntilReachable() async throws {
+        let deadline = ContinuousClock.now + patience
+        var lastError: (any Error)?
+        var configuration = PostgresConnection.Configuration(
+            host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
+            database: endpoint.database, tls: try Self.connectionTLS(endpoint))
+        configuration.options.connectTimeout = .seconds(3)
+        while ContinuousClock.now < deadline {
+            do {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                try await connection.close()
+                return
+            } catch let error as PSQLError where error.serverInfo != nil {
+                throw PostgresStoreError.refused(
+                    "PostgreSQL at \(endpoint.host):\(endpoint.port) refused: \(error.serverInfo?[.message] ?? "\(error.code)")")
+            } catch let error as PSQLError where error.code == .sslUnsupported {
+                throw PostgresStoreError.refused(
+                    "PostgreSQL at \(endpoint.host):\(endpoint.port) does not offer TLS, and sslmode=\(endpoint.tls.rawValue) requires it")
+            } catch {
+                lastError = error
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        throw PostgresStoreError.unreachable(
+            "PostgreSQL at \(endpoint.host):\(endpoint.port) did not answer within \(patience) (\(lastError.map { String(reflecting: $0) } ?? "no attempt"))")
+    }
+
+    /// Creates the schema if there is none; refuses one that is not ours or is newer.
+    func ensureSchema() async throws {
+        // Decided in the transaction, thrown after it (an error thrown inside comes out wrapped).
+        let refusal: String? = try await client.withTransaction(logger: logger) { connection -> String? in
+            // Two nodes starting at once: one creates, the other then finds it.
+            try await connection.query("SELECT pg_advisory_xact_lock(7428711901)", logger: logger)
+            let exists = try await connection.query(
+                "SELECT count(*) FROM pg_namespace WHERE nspname = 'chat'", logger: logger
+            ).collect().first?.decode(Int.self) ?? 0
+            if exists == 0 {
+                try await migrate(connection, from: 0)
+                let epoch = Self.randomEpoch()
+                try await connection.query(
+                    "INSERT INTO chat.identity(key, value) VALUES ('owner', \(Self.owner)), ('epoch', \(epoch))", logger: logger)
+                return nil
+            }
+            let tables = try await connection.query(
+                "SELECT count(*) FROM pg_tables WHERE schemaname = 'chat' AND tablename IN ('identity', 'meta')", logger: logger
+            ).collect().first?.decode(Int.self) ?? 0
+            var owner: String?
+            if tables == 2 {
+                owner = try await connection.query("SELECT value FROM chat.identity WHERE key = 'owner'", logger: logger)
+                    .collect().first?.decode(String.self)
+            }
+            guard owner == Self.owner else {
+                return "the schema 'chat' of database '\(endpoint.database)' is not a LiveChannels server's; it was left untouched"
+            }
+            let version = try await connection.query("SELECT value FROM chat.meta WHERE key = 'schema_version'", logger: logger)
+                .collect().first?.decode(Int.self) ?? 0
+            if version > Self.schemaVersion {
+                return "the schema 'chat' was written by a newer version (schema \(version), this build reads up to \(Self.schemaVersion)); it was left untouched"
+            }
+            if version < Self.schemaVersion { try await migrate(connection, from: version) }
+            return nil
+        }
+        if let refusal { throw PostgresStoreError.notOurs(refusal) }
+    }
+
+    func epoch() async throws -> String {
+        try await client.query("SELECT value FROM chat.identity WHERE key = 'epoch'", logger: logger)
+            .collect().first?.decode(String.self) ?? ""
+    }
+
+    /// A new epoch: 16 hex digits of a random positive 63-bit number.
+    static func randomEpoch() -> String {
+        let hex = String(UInt64.random(in: 1...UInt64(Int64.max)), radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// Runs the migrations after `version` and records the version reached, in the caller's
+    /// transaction (under its advisory lock: two nodes starting at once migrate once).
+    func migrate(_ connection: PostgresConnection, from version: Int) async throws {
+        for step in Self.migrations[version...] {
+            for statement in step { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+        }
+        try await connection.query(
+            """
+            INSERT INTO chat.meta(key, value) VALUES ('schema_version', \(Self.schemaVersion))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value
+            """, logger: logger)
+    }
+
+    /// The schema's migrations, step by step: the one at index N takes version N to N + 1, as
+    /// the SQLite store's `user_version` migrations do. Never edit a step that has shipped; add one.
+    static let migrations: [[String]] = [createVersion1]
+
+    /// Version 1 of the schema.
+    static let createVersion1 = [
+        "CREATE SCHEMA chat",
+        "CREATE TABLE chat.identity(key text PRIMARY KEY, value text NOT NULL)",
+        "CREATE TABLE chat.meta(key text PRIMARY KEY, value bigint NOT NULL)",
+        "CREATE TABLE chat.users(id text PRIMARY KEY, value bytea NOT NULL)",
+        "CREATE TABLE chat.channels(id text PRIMARY KEY, info bytea NOT NULL, extras bytea)",
+        "CREATE TABLE chat.members(channel text NOT NULL, user_id text NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, user_id))",
+        "CREATE TABLE chat.messages(channel text NOT NULL, sequence bigint NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, sequence))",
+    ]
+}

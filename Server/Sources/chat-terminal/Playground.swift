@@ -1,1 +1,0 @@
-../../../Examples/Playground/Playground.swift

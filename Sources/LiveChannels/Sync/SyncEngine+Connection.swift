@@ -1,0 +1,91 @@
+import ChatAPI
+import LiveCore
+
+/// What a (re)connection changes: the signed-in user, the event numbering, the history the
+/// caches belong to, and the recovery that follows (resume, resync or start over).
+extension SyncEngine {
+    /// Records a (re)connection. When events were missed and cannot be replayed, numbering
+    /// restarts from `result.lastSequence` and the waiting responses run now (their events will
+    /// never come; the caller then resyncs, which reloads what they showed).
+    ///
+    /// A connection to another history than the one the caches were filled from (another
+    /// ``ChatAPI/ConnectResult/epoch``) is treated as one that cannot resume, and every cached
+    /// value is forgotten now — in memory and in the file — before any event of the new
+    /// history is applied; ``recover(after:)`` then reloads everything shown.
+    func didConnect(_ result: ConnectResult) {
+        signedIn.withLock { $0 = result.currentUser }
+        isRestored = false
+        let incoming = result.epoch.isEmpty ? nil : CacheStore.epochNumber(result.epoch)
+        if let incoming, incoming != epoch {
+            if epoch != nil {
+                startsOver = true
+                forgetEverything()
+            }
+            epoch = incoming
+            store?.recordEpoch(incoming, startingOver: startsOver)
+        }
+        guard result.status != .resumed || startsOver else { return }
+        storesSequence = false
+        store?.recordSequence(nil)
+        appliedSequence = result.lastSequence
+        runAllWaiters()
+    }
+
+    /// Records that the connection ended: whatever waits for events runs now rather than
+    /// waiting for a connection that may never come back (`synchronize()` returns, responses
+    /// apply). Safe because versions guard the caches: events replayed after a reconnect never
+    /// replace the newer values these responses carry.
+    func connectionEnded() {
+        runAllWaiters()
+    }
+
+    func runAllWaiters() {
+        let all = waiters
+        waiters.removeAll()
+        for waiter in all { waiter.run(self) }
+    }
+
+    /// Brings the caches current after a connection was made: a fresh start loads the user's
+    /// channels, a resync reloads everything shown; then whatever failed for want of a
+    /// connection runs again.
+    func recover(after status: ConnectResult.Status) async {
+        if startsOver {
+            startsOver = false
+            await resync(discarding: true)
+        } else {
+            await recover(resuming: status)
+        }
+        await retries.connectionEstablished()
+        storesSequence = true
+        store?.recordSequence(appliedSequence)
+    }
+
+    func recover(resuming status: ConnectResult.Status) async {
+        switch status {
+        case .new: await loadMemberships()
+        case .resyncRequired: await resync()
+        case .resumed:
+            // After a start from the file, its channels are the membership list, brought
+            // current by the replayed events.
+            if store != nil { unread.publish(dataStatus: .fresh, loadingStatus: .loaded) }
+        }
+    }
+
+    /// Forgets every cached value (another history: see ``didConnect(_:)``): the caches empty,
+    /// the unread total loses every channel, typing indicators end.
+    func forgetEverything() {
+        typing.reset()
+        let contributions = channels.removeAll().compactMap { channel -> (String, Int?)? in
+            Self.unreadContribution(of: channel) == nil ? nil : (channel.channelId, nil)
+        }
+        if !contributions.isEmpty { unread.set(contributions) }
+        unread.publish(dataStatus: .local, loadingStatus: .loading)
+        members.removeAll()
+        messages.removeAll()
+        users.removeAll()
+    }
+
+    /// The sequence to resume after on the first connection: the file's, if the caches came
+    /// from it.
+    var restoredSequence: Int? { isRestored ? appliedSequence : nil }
+}
