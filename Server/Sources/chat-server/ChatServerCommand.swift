@@ -23,6 +23,25 @@ struct ChatServerCommand: AsyncParsableCommand {
             """,
         subcommands: [TokenCommand.self])
 
+    /// Runs the command line. Every refusal of it — a flag that does not parse, one
+    /// ``validate()`` finds out of range, a missing or short secret — is reported the same way:
+    /// `Error: …` and the usage on standard error, exit status 2. Other failures keep their
+    /// status (1: PostgreSQL unreachable or a port in use).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(2)
+        }
+    }
+
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(parsing: .unconditional, help: "The port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "The server's SQLite file, created if missing (without it, state is in memory).") var data: String?
@@ -52,12 +71,11 @@ struct ChatServerCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let secret = try Secret.load(file: secretFile)
         guard secret != nil || dev else {
-            Secret.refuse("""
+            throw ValidationError("""
                 chat-server needs a secret to check tokens: export CHAT_SERVER_SECRET=$(openssl rand -hex 32) \
                 or pass --secret-file PATH (at least 32 bytes), or start with --dev to try it out with dev tokens.
                 """)
         }
-        validateOptions()
         var logger = Logger(label: "chat-server")
         logger.logLevel = .info
         let metrics = GatewayMetrics()
@@ -81,12 +99,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         var services: [any Service] = []
         let open: @Sendable () async throws -> ChatServer
         if let url = postgresURL {
-            let endpoint: PostgresEndpoint
-            do {
-                endpoint = try PostgresEndpoint(url: url)
-            } catch {
-                Secret.refuse("--postgres: \(error)")
-            }
+            let endpoint = try PostgresEndpoint(url: url)  // checked by validate()
             let database = PostgresServerDatabase(endpoint, runsItsClient: false, logger: logger)
             services.append(database.client)
             open = { [serverConfiguration] in try await Self.openPostgres(database, at: endpoint, configuration: serverConfiguration) }
@@ -151,27 +164,35 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
     }
 
-    /// Refuses (exit 2) the first option outside its range, naming it and the range. NaN is
-    /// outside every range; so is any value that could not be turned into what it sets.
-    private func validateOptions() {
-        func check(_ holds: Bool, _ flag: String, _ range: String) {
-            if !holds { Secret.refuse("\(flag) must be \(range).") }
+    /// Refuses the first option outside its range, naming it and the range (exit 2, see
+    /// ``main()``). NaN is outside every range; so is any value that could not be turned into
+    /// what it sets.
+    func validate() throws {
+        func check(_ holds: Bool, _ flag: String, _ range: String) throws {
+            if !holds { throw ValidationError("\(flag) must be \(range).") }
         }
-        check((0...65_535).contains(port), "--port", "from 0 to 65535 (0 picks a free one)")
-        check(pingInterval > 0 && pingInterval <= 3_600, "--ping-interval", "more than 0 and at most 3600 seconds")
-        check((1...64 * 1_048_576).contains(maxFrameBytes), "--max-frame-bytes", "from 1 to 67108864 (64 MiB)")
-        check((1...10_000_000).contains(maxPendingEvents), "--max-pending-events", "from 1 to 10000000")
-        check(requestsPerSecond > 0 && requestsPerSecond <= 1_000_000, "--requests-per-second", "more than 0 and at most 1000000")
-        check(messagesPerSecond > 0 && messagesPerSecond <= 1_000_000, "--messages-per-second", "more than 0 and at most 1000000")
-        check((1...100_000).contains(maxDevices), "--max-devices", "from 1 to 100000")
-        check((1...10_000_000).contains(replayLog), "--replay-log", "from 1 to 10000000")
-        check((1...64 * 1_048_576).contains(maxMessageBytes), "--max-message-bytes", "from 1 to 67108864 (64 MiB)")
-        check((1...1_000_000).contains(channelsPerHour), "--channels-per-hour", "from 1 to 1000000")
+        try check((0...65_535).contains(port), "--port", "from 0 to 65535 (0 picks a free one)")
+        try check(pingInterval > 0 && pingInterval <= 3_600, "--ping-interval", "more than 0 and at most 3600 seconds")
+        try check((1...64 * 1_048_576).contains(maxFrameBytes), "--max-frame-bytes", "from 1 to 67108864 (64 MiB)")
+        try check((1...10_000_000).contains(maxPendingEvents), "--max-pending-events", "from 1 to 10000000")
+        try check(requestsPerSecond > 0 && requestsPerSecond <= 1_000_000, "--requests-per-second", "more than 0 and at most 1000000")
+        try check(messagesPerSecond > 0 && messagesPerSecond <= 1_000_000, "--messages-per-second", "more than 0 and at most 1000000")
+        try check((1...100_000).contains(maxDevices), "--max-devices", "from 1 to 100000")
+        try check((1...10_000_000).contains(replayLog), "--replay-log", "from 1 to 10000000")
+        try check((1...64 * 1_048_576).contains(maxMessageBytes), "--max-message-bytes", "from 1 to 67108864 (64 MiB)")
+        try check((1...1_000_000).contains(channelsPerHour), "--channels-per-hour", "from 1 to 1000000")
+        if let url = postgresURL {
+            do {
+                _ = try PostgresEndpoint(url: url)
+            } catch {
+                throw ValidationError("--postgres: \(error)")
+            }
+        }
         if data != nil && postgresURL != nil {
-            Secret.refuse("--postgres (or CHAT_SERVER_POSTGRES) and --data exclude each other: the state lives in one place.")
+            throw ValidationError("--postgres (or CHAT_SERVER_POSTGRES) and --data exclude each other: the state lives in one place.")
         }
         if durableOnPowerLoss && data == nil {
-            Secret.refuse("--durable-on-power-loss makes commits to the --data file wait for the disk; without --data there is no file.")
+            throw ValidationError("--durable-on-power-loss makes commits to the --data file wait for the disk; without --data there is no file.")
         }
     }
 }
@@ -202,18 +223,22 @@ struct TokenCommand: AsyncParsableCommand {
     /// the file is whichever of the two got it.
     @ParentCommand var server: ChatServerCommand
 
-    mutating func run() async throws {
-        guard let secret = try Secret.load(file: secretFile ?? server.secretFile) else {
-            Secret.refuse("a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
-        }
+    /// Refuses a user id the server would refuse, and a validity that is not a positive number
+    /// of seconds up to ten years (NaN fails both comparisons).
+    func validate() throws {
         do {
             try IdentifierRules.validate(user, field: "USER")
         } catch {
-            Secret.refuse("the server would refuse this user id: \(error.reason).")
+            throw ValidationError("the server would refuse this user id: \(error.reason).")
         }
-        // NaN fails both comparisons; a token valid for longer than ten years is refused too.
         guard ttl > 0, ttl <= Self.longestTTL else {
-            Secret.refuse("--ttl must be a positive number of seconds up to \(Int(Self.longestTTL)) (ten years).")
+            throw ValidationError("--ttl must be a positive number of seconds up to \(Int(Self.longestTTL)) (ten years).")
+        }
+    }
+
+    mutating func run() async throws {
+        guard let secret = try Secret.load(file: secretFile ?? server.secretFile) else {
+            throw ValidationError("a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
         }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: false)
         print(try await authority.makeToken(for: user, ttl: ttl))
@@ -221,7 +246,7 @@ struct TokenCommand: AsyncParsableCommand {
 }
 
 /// The server's secret: the UTF-8 bytes of `CHAT_SERVER_SECRET` or of a file, trailing newlines
-/// and spaces trimmed, at least 32 bytes.
+/// and spaces trimmed, at least 32 bytes (else a `ValidationError`: exit 2).
 enum Secret {
     static func load(file: String?) throws -> [UInt8]? {
         let text: String
@@ -229,7 +254,7 @@ enum Secret {
             do {
                 text = try String(contentsOfFile: file, encoding: .utf8)
             } catch {
-                refuse("cannot read the secret file \(file): \(error.localizedDescription)")
+                throw ValidationError("cannot read the secret file \(file): \(error.localizedDescription)")
             }
         } else if let value = ProcessInfo.processInfo.environment["CHAT_SERVER_SECRET"] {
             text = value
@@ -242,14 +267,8 @@ enum Secret {
         guard !trimmed.isEmpty else { return nil }
         let bytes = Array(trimmed.utf8)
         guard bytes.count >= TokenAuthority.minimumSecretLength else {
-            refuse("the secret is \(bytes.count) bytes; it must be at least \(TokenAuthority.minimumSecretLength) (openssl rand -hex 32 makes one).")
+            throw ValidationError("the secret is \(bytes.count) bytes; it must be at least \(TokenAuthority.minimumSecretLength) (openssl rand -hex 32 makes one).")
         }
         return bytes
-    }
-
-    /// Prints `message` to standard error and exits with status 2.
-    static func refuse(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("chat-server: \(message)\n".utf8))
-        exit(2)
     }
 }
