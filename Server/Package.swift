@@ -1,10 +1,16 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// The deployable server and the client connector on SwiftNIO. A package of its own, so that an
+/// LiveChannels over the network, on the Swift server ecosystem: a package of its own, so that an
 /// app embedding LiveChannels (the root package, no dependencies) never pulls a server stack.
+///
+/// - `Sources/Server`: what an operator deploys — `chat-server`, its WebSocket front
+///   (`ChatGateway`) and its PostgreSQL store (`ChatServerPostgres`).
+/// - `Sources/Clients`: what reaches a server — the SDK's WebSocket connector on SwiftNIO
+///   (`LiveChannelsNIO`) and the terminal chat (`chat-terminal`).
+/// - `Sources/Tools`: the load generator (`chat-load`).
 let package = Package(
-    name: "LiveChannelsServer",
+    name: "LiveChannelsNetworking",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18)],
     products: [
         .executable(name: "chat-server", targets: ["chat-server"]),
@@ -51,7 +57,8 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]),
+            ],
+            path: "Sources/Server/ChatGateway"),
         // The server's state in PostgreSQL: a ServerDatabase on postgres-nio (chat-server --postgres).
         .target(
             name: "ChatServerPostgres",
@@ -61,7 +68,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]),
+            ],
+            path: "Sources/Server/ChatServerPostgres"),
         // The executable: flags → configuration, secret, signals.
         .executableTarget(
             name: "chat-server",
@@ -74,7 +82,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ]),
+            ],
+            path: "Sources/Server/chat-server"),
         // The Playground's terminal chat (the root package's TerminalChat) joined to a chat-server.
         .executableTarget(
             name: "chat-terminal",
@@ -83,7 +92,8 @@ let package = Package(
                 .product(name: "TerminalChat", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            ],
+            path: "Sources/Clients/chat-terminal"),
         // The client's WebSocketConnector on SwiftNIO (Linux has no URLSession WebSockets).
         .target(
             name: "LiveChannelsNIO",
@@ -95,7 +105,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            path: "Sources/Clients/LiveChannelsNIO"),
         // The load generator: idle connections, fan-out, latency, each beside a bare
         // Hummingbird WebSocket broadcast (the floor of the stack).
         .executableTarget(
@@ -110,7 +121,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]),
+            ],
+            path: "Sources/Tools/chat-load"),
         .testTarget(
             name: "ChatGatewayTests",
             dependencies: [
