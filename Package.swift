@@ -26,7 +26,9 @@ let package = Package(
         // The embedded, authoritative chat server.
         .target(name: "ChatServer", dependencies: ["ChatAPI", "Locking", "CSQLite", "SQLiteSupport", "RowCoding"]),
         // The client SDK.
-        .target(name: "LiveChannels", dependencies: ["LiveCore", "ChatAPI", "CSQLite", "SQLiteSupport", "RowCoding", "Locking"]),
+        .target(
+            name: "LiveChannels",
+            dependencies: ["LiveCore", "ChatAPI", "CSQLite", "SQLiteSupport", "RowCoding", "Locking"]),
         // SQLite from the system (libsqlite3-dev on Linux, the SDK on Apple platforms): the
         // client's cache on disk.
         .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]),
@@ -44,10 +46,14 @@ let package = Package(
         .testTarget(name: "LiveCoreTests", dependencies: ["LiveCore", "Locking", "TestSupport"]),
         .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI", "TestSupport"]),
         .testTarget(
-            name: "ChatServerTests", dependencies: ["ChatServer", "ChatAPI", "Locking", "SQLiteSupport", "RowCoding", "TestSupport"]),
+            name: "ChatServerTests",
+            dependencies: ["ChatServer", "ChatAPI", "Locking", "SQLiteSupport", "RowCoding", "TestSupport"]),
         .testTarget(
             name: "LiveChannelsTests",
-            dependencies: ["LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "Locking", "SQLiteSupport", "RowCoding", "TestSupport"]),
+            dependencies: [
+                "LiveChannels", "ChatServer", "LiveCore", "ChatAPI", "Locking", "SQLiteSupport", "RowCoding",
+                "TestSupport",
+            ]),
 
         .executableTarget(
             name: "QuickStart", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],
@@ -66,7 +72,8 @@ let package = Package(
         // (the terminal chat itself, shared with chat-terminal, and the embedded server).
         .target(name: "TerminalChat", dependencies: ["LiveChannels"], path: "Examples/TerminalChat"),
         .executableTarget(
-            name: "Playground", dependencies: ["TerminalChat", "LiveChannels", "ChatServer"], path: "Examples/Playground"),
+            name: "Playground", dependencies: ["TerminalChat", "LiveChannels", "ChatServer"],
+            path: "Examples/Playground"),
         // The SDK from top-level code, compiled with warnings as errors (run by ExamplesTests).
         .executableTarget(
             name: "TopLevel", dependencies: ["LiveChannels", "ChatServer"], path: "Examples/TopLevel",
@@ -90,7 +97,9 @@ let package = Package(
 
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "Locking", "TestSupport", "CSQLite", "RowCoding"],
+            dependencies: [
+                "LiveCore", "ChatAPI", "ChatServer", "LiveChannels", "Locking", "TestSupport", "CSQLite", "RowCoding",
+            ],
             path: "Benchmarks",
             // A package of its own (GRDB, the lists baseline): the root keeps zero dependencies.
             exclude: ["GRDBComparison"]),

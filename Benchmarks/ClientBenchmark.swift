@@ -58,12 +58,17 @@ enum ClientBenchmark {
             let filter: Filter =
                 switch index % 5 {
                 case 0: .equal(.type, to: types[index / 5 % types.count])
-                case 1: .and([.contains(.tags, value: tagNames[index / 5 % tagNames.count]), .greater(.memberCount, than: index)])
+                case 1:
+                    .and([
+                        .contains(.tags, value: tagNames[index / 5 % tagNames.count]),
+                        .greater(.memberCount, than: index),
+                    ])
                 case 2: .equal(.joined, to: true)
                 case 3: .greaterOrEqual("score", than: .number(Double(index % 100)))
                 default: .and([.equal(.type, to: .community), .notIn(.tags, values: [tagNames[index % 5]])])
                 }
-            result.append(ChannelListQuery(filter: filter, sort: sorts[index / 20 % sorts.count], pageSize: 20 + index % 30))
+            result.append(
+                ChannelListQuery(filter: filter, sort: sorts[index / 20 % sorts.count], pageSize: 20 + index % 30))
         }
         return result
     }
@@ -116,10 +121,11 @@ enum ClientBenchmark {
         // client has now (its channels as the transport holds them, its lists' windows).
         let queryList = queries()
         func naiveCost(applying update: (Int, Channel)) -> Double {
-            var cache = Dictionary(uniqueKeysWithValues: (0..<channelCount).map { index in
-                let channel = transport.channel(at: index)
-                return (channel.channelId, channel)
-            })
+            var cache = Dictionary(
+                uniqueKeysWithValues: (0..<channelCount).map { index in
+                    let channel = transport.channel(at: index)
+                    return (channel.channelId, channel)
+                })
             var previous = lists.map(\.snapshots)
             return Harness.once {
                 cache[update.1.channelId] = update.1
@@ -140,12 +146,13 @@ enum ClientBenchmark {
         let sliceSize = 1_000
         for start in stride(from: 0, to: updates.count, by: sliceSize) {
             if start == 10 * sliceSize - sliceSize { naiveAfterTenThousand = naiveCost(applying: updates[start]) }
-            slices.append(await Harness.once {
-                for (index, channel) in updates[start..<min(start + sliceSize, updates.count)] {
-                    transport.update(channel, at: index)
-                }
-                await client.synchronize()
-            })
+            slices.append(
+                await Harness.once {
+                    for (index, channel) in updates[start..<min(start + sliceSize, updates.count)] {
+                        transport.update(channel, at: index)
+                    }
+                    await client.synchronize()
+                })
         }
         let ours = slices.reduce(0, +)
         let afterTenThousand = slices[9] / Double(sliceSize)
@@ -171,22 +178,37 @@ enum ClientBenchmark {
         Harness.table(
             ["", "per update (all 100 lists)", "updates/s", "ratio"],
             [
-                ["LiveChannels: incremental (event → cache → lists → observers)", Harness.format(perUpdate), rate(1 / perUpdate), Harness.ratio(naive / perUpdate)],
-                ["baseline: re-filter, re-sort, diff every list (\(sample) updates)", Harness.format(naive), rate(1 / naive), "1.0×"],
+                [
+                    "LiveChannels: incremental (event → cache → lists → observers)", Harness.format(perUpdate),
+                    rate(1 / perUpdate), Harness.ratio(naive / perUpdate),
+                ],
+                [
+                    "baseline: re-filter, re-sort, diff every list (\(sample) updates)", Harness.format(naive),
+                    rate(1 / naive), "1.0×",
+                ],
             ])
         print()
         Harness.table(
-            ["per update (all 100 lists), by when", "time", "baseline: re-filter, re-sort, diff every list (one update then)", "ratio"],
+            [
+                "per update (all 100 lists), by when", "time",
+                "baseline: re-filter, re-sort, diff every list (one update then)", "ratio",
+            ],
             [
                 [
-                    "updates 9,001–10,000", Harness.format(afterTenThousand), naiveAfterTenThousand.map(Harness.format) ?? "—",
+                    "updates 9,001–10,000", Harness.format(afterTenThousand),
+                    naiveAfterTenThousand.map(Harness.format) ?? "—",
                     naiveAfterTenThousand.map { Harness.ratio($0 / afterTenThousand) } ?? "—",
                 ],
-                ["updates 99,001–100,000", Harness.format(atTheEnd), Harness.format(naive), Harness.ratio(naive / atTheEnd)],
+                [
+                    "updates 99,001–100,000", Harness.format(atTheEnd), Harness.format(naive),
+                    Harness.ratio(naive / atTheEnd),
+                ],
             ])
         print("\nitems in the 100 windows at the end: \(windowTotal) (largest \(lists.map(\.count).max() ?? 0))")
         if let start = memoryStart, let cached = memoryCached, let listed = memoryListed, let after = memoryAfter {
-            print("resident memory: \((cached - start) / channelCount) bytes per cached channel; \((listed - cached) / lists.count / 1024) KB per live list as loaded; \((after - listed) / 1_048_576) MB more after the updates (windows grew to \(windowTotal) items)")
+            print(
+                "resident memory: \((cached - start) / channelCount) bytes per cached channel; \((listed - cached) / lists.count / 1024) KB per live list as loaded; \((after - listed) / 1_048_576) MB more after the updates (windows grew to \(windowTotal) items)"
+            )
         }
         print("\nlists equal to a from-scratch recomputation: \(lists.count - mismatches)/\(lists.count)\n")
         blackHole(sink.total)
@@ -209,7 +231,9 @@ enum ClientBenchmark {
 
     /// Alice's client on `transport`: the joined channels sorted by last message, observed (a
     /// row showing the room's unread count), and the total unread count.
-    static func observedClient(_ transport: any ChatTransport) async throws -> (ChatClient, LiveObject<Int>, NotificationToken, Sink) {
+    static func observedClient(_ transport: any ChatTransport) async throws -> (
+        ChatClient, LiveObject<Int>, NotificationToken, Sink
+    ) {
         let client = ChatClient(transport: transport)
         try await client.connect()
         let repository = ChannelRepository(client: client)
@@ -230,7 +254,8 @@ enum ClientBenchmark {
             for lane in 0..<inFlight {
                 group.addTask {
                     for index in stride(from: lane, to: count, by: inFlight) {
-                        _ = try await sender.send(.sendMessage(MessageDraft(channelId: "room", text: "m\(offset + index)")))
+                        _ = try await sender.send(
+                            .sendMessage(MessageDraft(channelId: "room", text: "m\(offset + index)")))
                     }
                 }
             }
@@ -281,11 +306,13 @@ enum ClientBenchmark {
 
         // Client alone: the captured events, as the transport would deliver them.
         func applied(burst: Int) async throws -> Double {
-            guard case .messageNew(_, let room)? = captured.first?.event, case .messageNew(_, let last)? = captured.last?.event
+            guard case .messageNew(_, let room)? = captured.first?.event,
+                case .messageNew(_, let last)? = captured.last?.event
             else {
                 throw ChatError.unavailable("no messageNew event was captured")
             }
-            let (client, total, token, _) = try await observedClient(ScriptedTransport(userId: "alice", channels: [room]))
+            let (client, total, token, _) = try await observedClient(
+                ScriptedTransport(userId: "alice", channels: [room]))
             let seconds = await Harness.once {
                 for start in stride(from: 0, to: captured.count, by: burst) {
                     await client.applyEvents(Array(captured[start..<min(start + burst, captured.count)]))
@@ -336,7 +363,9 @@ enum ClientBenchmark {
             floor.append(
                 await Harness.once {
                     let (requests, requester) = AsyncStream.makeStream(of: CheckedContinuation<Int, Never>.self)
-                    let server = Task { var count = 0; for await answer in requests { count += 1; answer.resume(returning: count) } }
+                    let server = Task {
+                        var count = 0; for await answer in requests { count += 1; answer.resume(returning: count) }
+                    }
                     for _ in 0..<messages { blackHole(await withCheckedContinuation { requester.yield($0) }) }
                     requester.finish()
                     await server.value
@@ -358,9 +387,13 @@ enum ClientBenchmark {
         Harness.table(
             ["stage", "per message (median)", "messages/s (median)", "messages/s (slowest–fastest round)"],
             [
-                row("server: sendMessage handled, 1 in flight (both members' events taken off as they come)", serverOnly),
+                row(
+                    "server: sendMessage handled, 1 in flight (both members' events taken off as they come)", serverOnly
+                ),
                 row("server: sendMessage handled, 32 in flight", serverPipelined),
-                row("server: sendMessage handled, 1 in flight, no reader woken (events taken off between batches)", serverQuiet),
+                row(
+                    "server: sendMessage handled, 1 in flight, no reader woken (events taken off between batches)",
+                    serverQuiet),
                 row("client: its messageNew events applied, one hop each", clientSingly),
                 row("client: the same events applied in bursts of 64", clientBursts),
                 row("end to end, 1 in flight (each send waits for its answer)", sequential),
@@ -394,8 +427,10 @@ enum ClientBenchmark {
         var rounds: [Double] = []
         for _ in 0..<5 { rounds.append(try await serverWithoutWakeUps(20_000) / 20_000) }
         rounds.sort()
-        print("server alone (sendMessage, 2-member channel, no reader woken), 5 rounds of 20,000: "
-            + "min \(Harness.format(rounds[0])), median \(Harness.format(rounds[2])), max \(Harness.format(rounds[4])) per message")
+        print(
+            "server alone (sendMessage, 2-member channel, no reader woken), 5 rounds of 20,000: "
+                + "min \(Harness.format(rounds[0])), median \(Harness.format(rounds[2])), max \(Harness.format(rounds[4])) per message"
+        )
     }
 
     // MARK: Unread total
@@ -414,7 +449,9 @@ enum ClientBenchmark {
             let tally = LiveTally<String, Int>()
             tally.set(keys.map { ($0, Int?.some(0)) })
             var counts = [Int](repeating: 0, count: channels)
-            let token = observed ? tally.object.observe(on: .synchronous) { object, _ in sink.note(object.snapshot ?? 0, 0) } : nil
+            let token =
+                observed
+                ? tally.object.observe(on: .synchronous) { object, _ in sink.note(object.snapshot ?? 0, 0) } : nil
             let seconds = Harness.once {
                 for index in script {
                     counts[index] += 1
@@ -429,7 +466,9 @@ enum ClientBenchmark {
         /// The same live total re-summed over every channel on each event (sampled).
         func resum(observed: Bool) -> Double {
             let resummed = LiveObjectSource<Int>(snapshot: 0)
-            let token = observed ? resummed.object.observe(on: .synchronous) { object, _ in sink.note(object.snapshot ?? 0, 0) } : nil
+            let token =
+                observed
+                ? resummed.object.observe(on: .synchronous) { object, _ in sink.note(object.snapshot ?? 0, 0) } : nil
             var table = Dictionary(uniqueKeysWithValues: keys.map { ($0, 0) })
             let sample = 2_000
             let seconds = Harness.once {
@@ -450,15 +489,22 @@ enum ClientBenchmark {
         Harness.table(
             ["per event", "derived total (LiveTally)", "re-sum every channel (2,000 events)", "ratio"],
             [
-                ["total upkeep, no observer", Harness.format(quiet), Harness.format(quietResum), Harness.ratio(quietResum / quiet)],
-                ["with a synchronous observer (a badge)", Harness.format(observed), Harness.format(observedResum), Harness.ratio(observedResum / observed)],
+                [
+                    "total upkeep, no observer", Harness.format(quiet), Harness.format(quietResum),
+                    Harness.ratio(quietResum / quiet),
+                ],
+                [
+                    "with a synchronous observer (a badge)", Harness.format(observed), Harness.format(observedResum),
+                    Harness.ratio(observedResum / observed),
+                ],
             ])
         print()
         blackHole(sink.total)
     }
 
     static func rate(_ perSecond: Double) -> String {
-        perSecond >= 1_000_000 ? String(format: "%.1f M", perSecond / 1e6)
+        perSecond >= 1_000_000
+            ? String(format: "%.1f M", perSecond / 1e6)
             : perSecond >= 1_000 ? String(format: "%.1f k", perSecond / 1e3) : String(format: "%.0f", perSecond)
     }
 }

@@ -31,7 +31,10 @@ enum ClientMemoryBenchmark {
                 ])
             }
             Harness.table(
-                ["messages", "growth (default retention)", "messages in memory", "growth (every message kept)", "messages in memory"],
+                [
+                    "messages", "growth (default retention)", "messages in memory", "growth (every message kept)",
+                    "messages in memory",
+                ],
                 rows)
             print("")
         } catch {
@@ -59,7 +62,8 @@ enum ClientMemoryBenchmark {
             ? ChatClient.withMessageRetention(nil, transport: transport) : ChatClient(transport: transport)
         try await client.connect()
         let repository = ChannelRepository(client: client)
-        let list = repository.getChannels(query: ChannelListQuery(filter: .containMembers(userIds: ["alice"]), pageSize: 50))
+        let list = repository.getChannels(
+            query: ChannelListQuery(filter: .containMembers(userIds: ["alice"]), pageSize: 50))
         let objects = ids.prefix(5).map { repository.getChannel($0) }
         let total = repository.getTotalUnreadCount()
         let messageList = MessageRepository(client: client).getMessages(channelId: ids[0])
@@ -70,7 +74,9 @@ enum ClientMemoryBenchmark {
             _ = try await server.sendMessage(as: "bob", channelId: ids[number % channels], text: "message \(number)")
             if number % (messages / 10) == 0 {
                 await client.synchronize()
-                samples.append(Sample(messages: number, resident: MemoryProbe.allocatedBytes() ?? 0, held: client.messagesInMemory))
+                samples.append(
+                    Sample(messages: number, resident: MemoryProbe.allocatedBytes() ?? 0, held: client.messagesInMemory)
+                )
             }
         }
         withExtendedLifetime((list, objects, total, messageList)) {}

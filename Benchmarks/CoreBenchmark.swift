@@ -18,19 +18,21 @@ enum CoreBenchmark {
         let count = 100_000
         let source = LiveObjectSource<Int>(snapshot: 0)
         let object = source.object
-        let ours = Harness.median(runs: 5) {
-            for _ in 0..<count {
-                object.observe(on: .synchronous) { _, _ in }.invalidate()
-            }
-        } / Double(count)
+        let ours =
+            Harness.median(runs: 5) {
+                for _ in 0..<count {
+                    object.observe(on: .synchronous) { _, _ in }.invalidate()
+                }
+            } / Double(count)
         let center = NotificationCenter()
         let name = Notification.Name("bench")
-        let foundation = Harness.median(runs: 5) {
-            for _ in 0..<count {
-                let observer = center.addObserver(forName: name, object: nil, queue: nil) { _ in }
-                center.removeObserver(observer)
-            }
-        } / Double(count)
+        let foundation =
+            Harness.median(runs: 5) {
+                for _ in 0..<count {
+                    let observer = center.addObserver(forName: name, object: nil, queue: nil) { _ in }
+                    center.removeObserver(observer)
+                }
+            } / Double(count)
 
         // Foundation's first, on fresh pages: resident memory does not shrink after a free, so
         // whichever is measured second would reuse the first one's pages.
@@ -120,22 +122,25 @@ enum CoreBenchmark {
         let sink = Sink()
         var tokens: [NotificationToken] = []
         for _ in 0..<observers {
-            tokens.append(collection.observe(on: .synchronous) { collection, change, _ in
-                sink.note(change?.count ?? 0, collection.count)
-            })
+            tokens.append(
+                collection.observe(on: .synchronous) { collection, change, _ in
+                    sink.note(change?.count ?? 0, collection.count)
+                })
         }
-        let ours = Harness.median(runs: 3, warmUp: false) { alternation.drive(source, commits: commits) }
+        let ours =
+            Harness.median(runs: 3, warmUp: false) { alternation.drive(source, commits: commits) }
             / Double(commits * observers)
         tokens.forEach { $0.invalidate() }
 
         // Floor: calling the same number of closures directly with the same arguments.
         let closures: [@Sendable (Int, Int) -> Void] = (0..<observers).map { _ in { sink.note($0, $1) } }
-        let floor = Harness.median(runs: 3, warmUp: false) {
-            for commit in 0..<commits {
-                let change = alternation.variants[(commit / 2) % alternation.variants.count].there
-                for closure in closures { closure(change.count, alternation.base.count) }
-            }
-        } / Double(commits * observers)
+        let floor =
+            Harness.median(runs: 3, warmUp: false) {
+                for commit in 0..<commits {
+                    let change = alternation.variants[(commit / 2) % alternation.variants.count].there
+                    for closure in closures { closure(change.count, alternation.base.count) }
+                }
+            } / Double(commits * observers)
         print("Fan-out: 10,000 elements, \(observers) synchronous observers, \(commits) single-element commits:\n")
         Harness.table(
             ["", "time per commit per observer", "ratio to floor"],
@@ -179,7 +184,8 @@ enum CoreBenchmark {
             resummed.publish(snapshot: collection.snapshots.reduce(0) { $0 + $1.value })
         }
         let sampleCommits = 2_000
-        let resum = Harness.median(runs: 3) { alternation.drive(resumSource, commits: sampleCommits) }
+        let resum =
+            Harness.median(runs: 3) { alternation.drive(resumSource, commits: sampleCommits) }
             / Double(sampleCommits)
         token.invalidate()
 
@@ -194,7 +200,10 @@ enum CoreBenchmark {
             ["per commit", "fastest round", "median round"],
             [
                 ["bare commit, no observer", Harness.format(fastest.bare), Harness.format(median.bare)],
-                ["commit + incremental `sum`", Harness.format(fastest.incremental), Harness.format(median.incremental)],
+                [
+                    "commit + incremental `sum`", Harness.format(fastest.incremental),
+                    Harness.format(median.incremental),
+                ],
                 ["aggregate upkeep (difference)", Harness.format(upkeep.fastest), Harness.format(upkeep.median)],
                 ["commit + re-sum (\(sampleCommits) commits, median of 3)", Harness.format(resum), "—"],
             ])

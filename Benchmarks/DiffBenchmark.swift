@@ -52,7 +52,10 @@ enum DiffBenchmark {
             ])
         }
         Harness.table(
-            ["n", "ours", "floor (2 id tables)", "ours/floor", "stdlib", "stdlib/ours", "moves (ours / minimal)", "applies"],
+            [
+                "n", "ours", "floor (2 id tables)", "ours/floor", "stdlib", "stdlib/ours", "moves (ours / minimal)",
+                "applies",
+            ],
             rows)
         print()
     }

@@ -30,7 +30,9 @@ enum HostileBenchmark {
         guard !CommandLine.arguments.contains("hostile.skip-stalled") else { return }
         print("## hostile — a stalled reader while 300,000 messages flow\n")
         var rows: [[String]] = []
-        for (name, configuration) in [("standard limits", ServerConfiguration.standard), ("no limits", ServerConfiguration())] {
+        for (name, configuration) in [
+            ("standard limits", ServerConfiguration.standard), ("no limits", ServerConfiguration()),
+        ] {
             let server = ChatServer(configuration: configuration)
             try await server.createChannel(type: .community, channelId: "room", userIds: ["stalled", "sender"])
             let stalled = server.connection(userId: "stalled")
@@ -68,7 +70,9 @@ enum HostileBenchmark {
     static func floodingDevice() async throws {
         print("## hostile — a device flooding requests; another user's getChannel\n")
         var rows: [[String]] = []
-        for (name, configuration) in [("standard limits", ServerConfiguration.standard), ("no limits", ServerConfiguration())] {
+        for (name, configuration) in [
+            ("standard limits", ServerConfiguration.standard), ("no limits", ServerConfiguration()),
+        ] {
             let server = ChatServer(configuration: configuration)
             try await server.createChannel(type: .community, channelId: "room", userIds: ["quiet", "flood"])
             let (alone50, alone99) = percentiles(try await quietLatencies(on: server, device: "alone"))
@@ -96,7 +100,9 @@ enum HostileBenchmark {
     static func manyDevices() async throws {
         print("## hostile — 10,000 devices of one user\n")
         var rows: [[String]] = []
-        for (name, configuration) in [("standard limits", ServerConfiguration.standard), ("no limits", ServerConfiguration())] {
+        for (name, configuration) in [
+            ("standard limits", ServerConfiguration.standard), ("no limits", ServerConfiguration()),
+        ] {
             let server = ChatServer(configuration: configuration)
             try await server.createChannel(type: .community, channelId: "room", userIds: ["many", "quiet"])
             let before = MemoryProbe.allocatedBytes() ?? 0

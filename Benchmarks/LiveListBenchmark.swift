@@ -13,7 +13,8 @@ enum LiveListBenchmark {
         ProcessInfo.processInfo.environment["LIST_WINDOWS"].map { $0.split(separator: ",").compactMap { Int($0) } }
         ?? [20, 1_000, 10_000, 100_000]
     static let updateCount = Int(ProcessInfo.processInfo.environment["LIST_UPDATES"] ?? "") ?? 20_000
-    static let query = ChannelListQuery(filter: .all, sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)
+    static let query = ChannelListQuery(
+        filter: .all, sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)
 
     static func run() async {
         do {
@@ -21,7 +22,8 @@ enum LiveListBenchmark {
             for window in windows {
                 let ours = try await liveList(window: window)
                 // LIST_BASELINE=0 skips SQLite (for profiling ours): then no baseline and no ratio.
-                let baseline = ProcessInfo.processInfo.environment["LIST_BASELINE"] == "0" ? nil : try sqliteQuery(window: window)
+                let baseline =
+                    ProcessInfo.processInfo.environment["LIST_BASELINE"] == "0" ? nil : try sqliteQuery(window: window)
                 func ratio(_ ours: Double) -> String { baseline.map { Harness.ratio($0 / ours) } ?? "not measured" }
                 rows.append([
                     "\(window)", "\(ours.shown)", Harness.format(ours.applied), Harness.format(ours.delivered),
@@ -29,7 +31,9 @@ enum LiveListBenchmark {
                     ratio(ours.applied), ratio(ours.delivered), ratio(ours.awaited),
                 ])
             }
-            print("## lists — one change to one live list over \(channelCount / 1000)k cached channels, by window, against re-running an indexed SQLite query\n")
+            print(
+                "## lists — one change to one live list over \(channelCount / 1000)k cached channels, by window, against re-running an indexed SQLite query\n"
+            )
             Harness.table(
                 [
                     "window", "items shown", "LiveChannels: a batch of events applied → list → observer (throughput)",
@@ -39,7 +43,9 @@ enum LiveListBenchmark {
                     "ratio (batch)", "ratio (delivered)", "ratio (one at a time)",
                 ],
                 rows)
-            print("\n(per change; the observer is synchronous and reads `count`. SQLite: a WAL file as the client cache uses, an index that answers the query, the window read into `Channel` values. One at a time: 5,000 updates, each delivered by the transport and awaited until the observer saw its change.)\n")
+            print(
+                "\n(per change; the observer is synchronous and reads `count`. SQLite: a WAL file as the client cache uses, an index that answers the query, the window read into `Channel` values. One at a time: 5,000 updates, each delivered by the transport and awaited until the observer saw its change.)\n"
+            )
         } catch {
             print("lists benchmark failed: \(error)")
         }
@@ -65,7 +71,8 @@ enum LiveListBenchmark {
     /// grow (channels that get a message enter it); then more messages to channels in it, once
     /// applied by the client's sync engine in one go and once delivered one event at a time by
     /// the transport. Returns the time per change until the synchronous observer has seen it.
-    static func liveList(window: Int) async throws -> (applied: Double, delivered: Double, awaited: Double, shown: Int) {
+    static func liveList(window: Int) async throws -> (applied: Double, delivered: Double, awaited: Double, shown: Int)
+    {
         var channels = channels()
         let transport = ScriptedTransport(userId: "me", channels: channels)
         let client = ChatClient(transport: transport)
@@ -132,7 +139,10 @@ enum LiveListBenchmark {
         let shown = list.count
         awaitedToken.invalidate()
         blackHole(sink.total)
-        return (applied / Double(indices.count), delivered / Double(indices.count), awaited / Double(awaitedIndices.count), shown)
+        return (
+            applied / Double(indices.count), delivered / Double(indices.count), awaited / Double(awaitedIndices.count),
+            shown
+        )
     }
 
     /// The same channels in an indexed SQLite table (a WAL file, `synchronous = NORMAL`, as the
@@ -149,7 +159,8 @@ enum LiveListBenchmark {
         defer { sqlite3_close(db) }
         func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
         exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-        exec("""
+        exec(
+            """
             CREATE TABLE channels(id TEXT PRIMARY KEY, type TEXT, display_name TEXT, tags TEXT, member_count INTEGER,
                 created_at REAL, last_message_at REAL, last_sequence INTEGER, membership INTEGER);
             CREATE INDEX by_last_message ON channels(last_message_at DESC, id)
@@ -181,9 +192,11 @@ enum LiveListBenchmark {
         let members = Array(byRecency.prefix(window))
         var update: OpaquePointer?
         var select: OpaquePointer?
-        sqlite3_prepare_v2(db, "UPDATE channels SET last_message_at = ?1, last_sequence = ?2 WHERE id = ?3", -1, &update, nil)
         sqlite3_prepare_v2(
-            db, "SELECT id, type, display_name, tags, member_count, created_at, last_message_at, last_sequence, membership FROM channels ORDER BY last_message_at DESC, id LIMIT ?1",
+            db, "UPDATE channels SET last_message_at = ?1, last_sequence = ?2 WHERE id = ?3", -1, &update, nil)
+        sqlite3_prepare_v2(
+            db,
+            "SELECT id, type, display_name, tags, member_count, created_at, last_message_at, last_sequence, membership FROM channels ORDER BY last_message_at DESC, id LIMIT ?1",
             -1, &select, nil)
         defer {
             sqlite3_finalize(update)

@@ -9,7 +9,8 @@ import TestSupport
 /// write-behind throughput and cost.
 enum PersistenceBenchmark {
     static func run() async {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("livechannels-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "livechannels-bench-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         do {
@@ -70,14 +71,21 @@ enum PersistenceBenchmark {
         }
         let first = firstRows.sorted()[1]
         let all = everything.sorted()[1]
-        print("## persistence — cold start: a file of \(channelCount / 1000)k channels (\(size / 1_048_576) MB), a new client, first 20 rows of a live list\n")
+        print(
+            "## persistence — cold start: a file of \(channelCount / 1000)k channels (\(size / 1_048_576) MB), a new client, first 20 rows of a live list\n"
+        )
         Harness.table(
             ["", "time", "ratio"],
             [
-                ["LiveChannels: open + list shows 20 rows (.local), rest loads behind", Harness.format(first), Harness.ratio(all / first)],
+                [
+                    "LiveChannels: open + list shows 20 rows (.local), rest loads behind", Harness.format(first),
+                    Harness.ratio(all / first),
+                ],
                 ["baseline: load every row of the file first", Harness.format(all), "1.0×"],
             ])
-        print("\n(writing the file: \(Harness.format(fill)) for \(channelCount) channels, behind the live path, \(size / 1_048_576) MB; baseline: the same rows in one plain SQLite transaction, \(Harness.format(plainFill)), \(plainSize / 1_048_576) MB)\n")
+        print(
+            "\n(writing the file: \(Harness.format(fill)) for \(channelCount) channels, behind the live path, \(size / 1_048_576) MB; baseline: the same rows in one plain SQLite transaction, \(Harness.format(plainFill)), \(plainSize / 1_048_576) MB)\n"
+        )
     }
 
     // MARK: Write-behind
@@ -145,24 +153,39 @@ enum PersistenceBenchmark {
         let baseline = try plainWrites(updates.map(\.1), file: directory.appendingPathComponent("baseline.sqlite"))
 
         let events = Double(eventCount)
-        print("## persistence — write-behind: \(eventCount / 1000)k channel events, \(channelCount) channels, 10 observed live lists\n")
+        print(
+            "## persistence — write-behind: \(eventCount / 1000)k channel events, \(channelCount) channels, 10 observed live lists\n"
+        )
         Harness.table(
             ["", "events persisted/s", "ratio"],
             [
-                ["LiveChannels: the writer's capacity (events per second of writer time, batched + coalesced)", ClientBenchmark.rate(events / writer), Harness.ratio(baseline / writer)],
-                ["LiveChannels: end to end (events applied to 10 lists and on disk, one core for each)", ClientBenchmark.rate(events / persisted), Harness.ratio(baseline / persisted)],
-                ["baseline: one transaction per event (same encoding, same file settings)", ClientBenchmark.rate(events / baseline), "1.0×"],
+                [
+                    "LiveChannels: the writer's capacity (events per second of writer time, batched + coalesced)",
+                    ClientBenchmark.rate(events / writer), Harness.ratio(baseline / writer),
+                ],
+                [
+                    "LiveChannels: end to end (events applied to 10 lists and on disk, one core for each)",
+                    ClientBenchmark.rate(events / persisted), Harness.ratio(baseline / persisted),
+                ],
+                [
+                    "baseline: one transaction per event (same encoding, same file settings)",
+                    ClientBenchmark.rate(events / baseline), "1.0×",
+                ],
             ])
         print()
         Harness.table(
             ["live-update path (event → cache → 10 lists → observers)", "per event", "cost added"],
             [
                 ["in memory", Harness.format(memoryLive / events), "—"],
-                ["with .sqlite (records the batch, never waits on disk)", Harness.format(diskLive / events), String(format: "%+.1f%%", (diskLive / memoryLive - 1) * 100)],
+                [
+                    "with .sqlite (records the batch, never waits on disk)", Harness.format(diskLive / events),
+                    String(format: "%+.1f%%", (diskLive / memoryLive - 1) * 100),
+                ],
             ])
-        print(String(
-            format: "\ncost added, pair by pair (%d interleaved pairs): %+.1f%% to %+.1f%%, middle pair %+.1f%%\n",
-            pairs, pairRatios.first! * 100, pairRatios.last! * 100, pairRatios[pairs / 2] * 100))
+        print(
+            String(
+                format: "\ncost added, pair by pair (%d interleaved pairs): %+.1f%% to %+.1f%%, middle pair %+.1f%%\n",
+                pairs, pairRatios.first! * 100, pairRatios.last! * 100, pairRatios[pairs / 2] * 100))
     }
 
     /// The plain writer: each event's channel encoded and written with the event sequence, on a
@@ -174,7 +197,8 @@ enum PersistenceBenchmark {
         defer { sqlite3_close(db) }
         func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
         exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
-        exec("""
+        exec(
+            """
             CREATE TABLE channels(key TEXT PRIMARY KEY, version INTEGER, scope TEXT, ordinal INTEGER, pinned INTEGER, size INTEGER, value BLOB);
             CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER)
             """)
@@ -191,20 +215,22 @@ enum PersistenceBenchmark {
         var row = RowWriter()
         let start = ContinuousClock.now
         for (index, channel) in channels.enumerated() {
-                if index % rowsPerTransaction == 0 { exec("BEGIN IMMEDIATE") }
-                row.removeAll()
-                try channel.encodeRow(to: &row)
-                sqlite3_reset(upsert)
-                sqlite3_bind_text(upsert, 1, channel.channelId, -1, csqlite_transient())
-                sqlite3_bind_int64(upsert, 2, sqlite3_int64(channel.version))
-                sqlite3_bind_int64(upsert, 3, channel.currentUserMembership == .member ? 1 : 0)
-                sqlite3_bind_int64(upsert, 4, sqlite3_int64(row.bytes.count))
-                _ = row.bytes.withUnsafeBytes { sqlite3_bind_blob(upsert, 5, $0.baseAddress, Int32($0.count), csqlite_transient()) }
-                sqlite3_step(upsert)
-                sqlite3_reset(sequence)
-                sqlite3_bind_int64(sequence, 1, sqlite3_int64(index + 1))
-                sqlite3_step(sequence)
-                if (index + 1) % rowsPerTransaction == 0 || index == channels.count - 1 { exec("COMMIT") }
+            if index % rowsPerTransaction == 0 { exec("BEGIN IMMEDIATE") }
+            row.removeAll()
+            try channel.encodeRow(to: &row)
+            sqlite3_reset(upsert)
+            sqlite3_bind_text(upsert, 1, channel.channelId, -1, csqlite_transient())
+            sqlite3_bind_int64(upsert, 2, sqlite3_int64(channel.version))
+            sqlite3_bind_int64(upsert, 3, channel.currentUserMembership == .member ? 1 : 0)
+            sqlite3_bind_int64(upsert, 4, sqlite3_int64(row.bytes.count))
+            _ = row.bytes.withUnsafeBytes {
+                sqlite3_bind_blob(upsert, 5, $0.baseAddress, Int32($0.count), csqlite_transient())
+            }
+            sqlite3_step(upsert)
+            sqlite3_reset(sequence)
+            sqlite3_bind_int64(sequence, 1, sqlite3_int64(index + 1))
+            sqlite3_step(sequence)
+            if (index + 1) % rowsPerTransaction == 0 || index == channels.count - 1 { exec("COMMIT") }
         }
         return Harness.seconds(ContinuousClock.now - start)
     }

@@ -36,7 +36,8 @@ final class ScriptedTransport: ChatTransport {
         // Select the page: the `pageSize + 1` smallest matching keys after the cursor.
         var best: [(SortKey, Channel)] = []
         let limit = query.pageSize + 1
-        for channel in channels where ClientBenchmark.isVisible(channel) && query.filter.matches(channel, viewerId: userId) {
+        for channel in channels
+        where ClientBenchmark.isVisible(channel) && query.filter.matches(channel, viewerId: userId) {
             guard query.isAfter(channel, cursor: cursor) else { continue }
             let key = query.sortKey(for: channel)
             if best.count == limit, let last = best.last, !(key < last.0) { continue }
@@ -45,7 +46,8 @@ final class ScriptedTransport: ChatTransport {
             if best.count > limit { best.removeLast() }
         }
         let items = best.prefix(query.pageSize).map(\.1)
-        let page = Page(items: items, next: items.last.map(query.cursor(after:)) ?? cursor, hasNext: best.count == limit)
+        let page = Page(
+            items: items, next: items.last.map(query.cursor(after:)) ?? cursor, hasNext: best.count == limit)
         return ResponseEnvelope(position: sequence, revision: sequence, response: .channels(page))
     }
 

@@ -33,7 +33,10 @@ enum ServerBenchmark {
         let (serverSide, _) = try await sendRun(connectedDevices: devices, consumeWhileSending: false)
         let (endToEnd, events) = try await sendRun(connectedDevices: devices, consumeWhileSending: true)
         func row(_ name: String, _ seconds: Double, _ events: Int) -> [String] {
-            [name, Harness.format(seconds), rate(Double(messages) / seconds), "\(events)", rate(Double(events) / seconds)]
+            [
+                name, Harness.format(seconds), rate(Double(messages) / seconds), "\(events)",
+                rate(Double(events) / seconds),
+            ]
         }
         Harness.table(
             ["\(messages) messages", "time", "messages/s", "events", "events/s"],
@@ -51,7 +54,9 @@ enum ServerBenchmark {
     ///
     /// With `consumeWhileSending == false` the devices start reading only after the last send,
     /// so the time is the server's alone: state change, fan-out, logging and queuing.
-    private static func sendRun(connectedDevices: Int, consumeWhileSending: Bool) async throws -> (seconds: Double, events: Int) {
+    private static func sendRun(connectedDevices: Int, consumeWhileSending: Bool) async throws -> (
+        seconds: Double, events: Int
+    ) {
         let server = ChatServer(clock: ManualClock())
         let userIds = (0..<members).map { "u\($0)" }
         try await server.createChannel(type: .community, channelId: "hall", userIds: userIds)
@@ -124,11 +129,14 @@ enum ServerBenchmark {
         // are distinct, so runs are short; member counts are 1 or 2, so a run spans most channels.
         let byNameThenMembers = ChannelListQuery(
             filter: .equal(.type, to: .community),
-            sort: [Sorting(key: .displayName, isAscending: true), Sorting(key: .memberCount, isAscending: false)], pageSize: 20)
+            sort: [Sorting(key: .displayName, isAscending: true), Sorting(key: .memberCount, isAscending: false)],
+            pageSize: 20)
         let byMembersThenName = ChannelListQuery(
             filter: .equal(.type, to: .community),
-            sort: [Sorting(key: .memberCount, isAscending: false), Sorting(key: .displayName, isAscending: true)], pageSize: 20)
-        let scoreEquals = ChannelListQuery(filter: .equal(.metadata("score"), to: .number(42)), sort: byLastMessage, pageSize: 20)
+            sort: [Sorting(key: .memberCount, isAscending: false), Sorting(key: .displayName, isAscending: true)],
+            pageSize: 20)
+        let scoreEquals = ChannelListQuery(
+            filter: .equal(.metadata("score"), to: .number(42)), sort: byLastMessage, pageSize: 20)
         let byId = ChannelListQuery(filter: .all, sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 20)
         let queries = [
             ("every channel", every),
@@ -154,7 +162,9 @@ enum ServerBenchmark {
             if count == counts.last { lastServer = server }
             let populatingProcessor = processorSeconds() - processorTime
             let plain = Harness.once { blackHole(plainPopulation(channels: count)) }
-            print("populated \(count) channels in \(Harness.format(populating)) (processor time \(Harness.format(populatingProcessor)); baseline, the same channels and messages as plain values in dictionaries: \(Harness.format(plain)))")
+            print(
+                "populated \(count) channels in \(Harness.format(populating)) (processor time \(Harness.format(populatingProcessor)); baseline, the same channels and messages as plain values in dictionaries: \(Harness.format(plain)))"
+            )
             let all = everyChannel(of: server, count: count)
             // Fewer runs where a run takes seconds (the full sort at a million).
             let runs = count >= 1_000_000 ? 3 : 9
@@ -180,7 +190,10 @@ enum ServerBenchmark {
             }
         }
         Harness.table(
-            ["query (sorted by last message unless named)", "channels", "first page", "page after a cursor", "baseline: filter + full sort in memory", "baseline/ours"],
+            [
+                "query (sorted by last message unless named)", "channels", "first page", "page after a cursor",
+                "baseline: filter + full sort in memory", "baseline/ours",
+            ],
             rows)
         if let server = lastServer { try await stalls(server) }
         print()
@@ -188,7 +201,9 @@ enum ServerBenchmark {
             if let small = perQuery[name]?[10_000], let large = perQuery[name]?[1_000_000],
                 let baseSmall = perQueryBaseline[name]?[10_000], let baseLarge = perQueryBaseline[name]?[1_000_000]
             {
-                print("growth 10,000 → 1,000,000 channels, \(name): \(Harness.ratio(large / small)) (baseline: \(Harness.ratio(baseLarge / baseSmall)))")
+                print(
+                    "growth 10,000 → 1,000,000 channels, \(name): \(Harness.ratio(large / small)) (baseline: \(Harness.ratio(baseLarge / baseSmall)))"
+                )
             }
         }
         print()
@@ -230,10 +245,30 @@ enum ServerBenchmark {
         }
         let loads: [(String, ChatRequest?)] = [
             ("nothing else", nil),
-            ("metadata score = 42 (indexed)", .queryChannels(ChannelListQuery(filter: .equal(.metadata("score"), to: .number(42)), sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20), after: nil)),
-            ("sorted by channel id (indexed)", .queryChannels(ChannelListQuery(filter: .all, sort: [Sorting(key: .channelId, isAscending: false)], pageSize: 20), after: nil)),
-            ("sorted by metadata score (a scan)", .queryChannels(ChannelListQuery(filter: .all, sort: [Sorting(key: .metadata("score"), isAscending: false)], pageSize: 20), after: nil)),
-            ("members of a 30,000-member channel, newest first", .queryMembers(MemberListQuery(channelId: "crowd", sortBy: .lastCreated, pageSize: 50), after: nil)),
+            (
+                "metadata score = 42 (indexed)",
+                .queryChannels(
+                    ChannelListQuery(
+                        filter: .equal(.metadata("score"), to: .number(42)),
+                        sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20), after: nil)
+            ),
+            (
+                "sorted by channel id (indexed)",
+                .queryChannels(
+                    ChannelListQuery(filter: .all, sort: [Sorting(key: .channelId, isAscending: false)], pageSize: 20),
+                    after: nil)
+            ),
+            (
+                "sorted by metadata score (a scan)",
+                .queryChannels(
+                    ChannelListQuery(
+                        filter: .all, sort: [Sorting(key: .metadata("score"), isAscending: false)], pageSize: 20),
+                    after: nil)
+            ),
+            (
+                "members of a 30,000-member channel, newest first",
+                .queryMembers(MemberListQuery(channelId: "crowd", sortBy: .lastCreated, pageSize: 50), after: nil)
+            ),
         ]
         var rows: [[String]] = []
         for (name, request) in loads {
@@ -264,7 +299,8 @@ enum ServerBenchmark {
             let tags = [["blue"], ["red"], ["blue", "green"]][index % 3]
             try await server.createChannel(
                 type: index % 5 == 0 ? .live : .community, channelId: "ch\(index)",
-                displayName: "Channel \(index)", userIds: index % 10 == 0 ? ["viewer", "poster"] : ["poster"], tags: tags,
+                displayName: "Channel \(index)", userIds: index % 10 == 0 ? ["viewer", "poster"] : ["poster"],
+                tags: tags,
                 metadata: ["score": .number(Double(Int.random(in: 0..<100, using: &random)))])
             if index % 3 == 0 {
                 clock.advance(by: 1)
@@ -290,7 +326,8 @@ enum ServerBenchmark {
                 tags: [["blue"], ["red"], ["blue", "green"]][index % 3], displayName: "Channel \(index)",
                 memberCount: index % 10 == 0 ? 2 : 1)
             if index % 3 == 0 {
-                messages[id, default: []].append(Message(messageId: "m\(index)", channelId: id, sequence: 1, userId: "poster", text: "hello"))
+                messages[id, default: []].append(
+                    Message(messageId: "m\(index)", channelId: id, sequence: 1, userId: "poster", text: "hello"))
             }
         }
         return byId.count + messages.count

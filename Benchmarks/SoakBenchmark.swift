@@ -105,7 +105,9 @@ enum SoakBenchmark {
 
     static func soak(_ plan: Plan, unbounded: Bool) async throws {
         let retention = unbounded ? Int.max : plan.messagesPerChannel
-        print("## soak — \(plan.messages) messages, \(plan.channels) channels, \(plan.users) devices\(unbounded ? ", every message kept" : "")\n")
+        print(
+            "## soak — \(plan.messages) messages, \(plan.channels) channels, \(plan.users) devices\(unbounded ? ", every message kept" : "")\n"
+        )
         let clock = ManualClock()
         let configuration = ServerConfiguration(eventLogRetention: 1_800, messagesPerChannel: retention)
         let server = ChatServer(clock: clock, configuration: configuration)
@@ -134,7 +136,9 @@ enum SoakBenchmark {
         let start = ContinuousClock.now
         func sample(_ messages: Int) {
             samples.append(
-                Sample(messages: messages, resident: MemoryProbe.allocatedBytes() ?? 0, seconds: Harness.seconds(ContinuousClock.now - start)))
+                Sample(
+                    messages: messages, resident: MemoryProbe.allocatedBytes() ?? 0,
+                    seconds: Harness.seconds(ContinuousClock.now - start)))
         }
         sample(0)
         /// Devices away, by the message index at which they come back.
@@ -202,13 +206,16 @@ enum SoakBenchmark {
     static func report(_ samples: [Sample], plan: Plan) {
         func mebibytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
         func change(_ from: Int, _ to: Int) -> Double { Double(to - from) / Double(from) * 100 }
-        guard let warm = samples.first(where: { $0.messages == plan.messages / 10 }), let last = samples.last else { return }
+        guard let warm = samples.first(where: { $0.messages == plan.messages / 10 }), let last = samples.last else {
+            return
+        }
         Harness.table(
             ["messages sent", "resident memory", "vs. 10%", "time"],
             samples.map { sample in
                 [
                     "\(sample.messages)", mebibytes(sample.resident),
-                    sample.messages >= warm.messages ? String(format: "%+.1f%%", change(warm.resident, sample.resident)) : "—",
+                    sample.messages >= warm.messages
+                        ? String(format: "%+.1f%%", change(warm.resident, sample.resident)) : "—",
                     Harness.format(sample.seconds),
                 ]
             })
@@ -216,7 +223,8 @@ enum SoakBenchmark {
         let spread = change(after.min()!, after.max()!)
         print()
         print(
-            String(format: "after the warm-up (10%% → 100%%): %+.1f%% at the end, samples within %.1f%% of each other: ",
+            String(
+                format: "after the warm-up (10%% → 100%%): %+.1f%% at the end, samples within %.1f%% of each other: ",
                 change(warm.resident, last.resident), spread)
                 + (spread <= 5 ? "flat" : "NOT flat"))
     }

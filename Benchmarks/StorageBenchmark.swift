@@ -21,7 +21,8 @@ enum StorageBenchmark {
     }
 
     static func temporaryFile() -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("storage-bench-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "storage-bench-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("server.sqlite")
     }
@@ -44,7 +45,8 @@ enum StorageBenchmark {
                         for worker in 0..<concurrency {
                             group.addTask {
                                 for number in stride(from: worker, to: total, by: concurrency) {
-                                    try await server.sendMessage(as: "ann", channelId: "c\(number % 100)", text: "message \(number)")
+                                    try await server.sendMessage(
+                                        as: "ann", channelId: "c\(number % 100)", text: "message \(number)")
                                 }
                             }
                         }
@@ -69,7 +71,9 @@ enum StorageBenchmark {
         let file = kept ?? temporaryFile()
         defer { if kept == nil { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) } }
         let reuse = kept.map { FileManager.default.fileExists(atPath: $0.path) } ?? false
-        let writing: Double? = reuse ? nil : try await write(channels: channels, messagesPerChannel: messagesPerChannel, storage: .sqlite(file))
+        let writing: Double? =
+            reuse
+            ? nil : try await write(channels: channels, messagesPerChannel: messagesPerChannel, storage: .sqlite(file))
         let bytes = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
         var reopened: ChatServer?
         let opening = try await Harness.once {
@@ -88,16 +92,27 @@ enum StorageBenchmark {
         var payload = 0
         for number in 0..<channels {
             for message in 0..<messagesPerChannel {
-                payload += "message \(message) of channel \(number)".utf8.count + "c\(number)".utf8.count + "u\(number % 1_000)".utf8.count
+                payload +=
+                    "message \(message) of channel \(number)".utf8.count + "c\(number)".utf8.count
+                    + "u\(number % 1_000)".utf8.count
             }
         }
         let messages = max(1, channels * messagesPerChannel)
         Harness.table(
             ["", "ours", "baseline"],
             [
-                ["written in (64 senders)", writing.map(Harness.format) ?? "not measured (a kept file reused)", "the same into .inMemory: \(Harness.format(inMemory))"],
-                ["reopen to serving", Harness.format(opening), "every row read with plain SQLite: \(Harness.format(scan))"],
-                ["file, bytes per message", "\(bytes / 1_048_576) MiB, \(bytes / messages)", "the messages' text and ids: \(payload / messages)"],
+                [
+                    "written in (64 senders)", writing.map(Harness.format) ?? "not measured (a kept file reused)",
+                    "the same into .inMemory: \(Harness.format(inMemory))",
+                ],
+                [
+                    "reopen to serving", Harness.format(opening),
+                    "every row read with plain SQLite: \(Harness.format(scan))",
+                ],
+                [
+                    "file, bytes per message", "\(bytes / 1_048_576) MiB, \(bytes / messages)",
+                    "the messages' text and ids: \(payload / messages)",
+                ],
             ])
     }
 
@@ -115,7 +130,9 @@ enum StorageBenchmark {
             guard sqlite3_prepare_v2(db, "SELECT * FROM \(table)", -1, &statement, nil) == SQLITE_OK else { continue }
             defer { sqlite3_finalize(statement) }
             while sqlite3_step(statement) == SQLITE_ROW {
-                for column in 0..<sqlite3_column_count(statement) { total += Int(sqlite3_column_bytes(statement, column)) }
+                for column in 0..<sqlite3_column_count(statement) {
+                    total += Int(sqlite3_column_bytes(statement, column))
+                }
             }
         }
         return total
@@ -130,10 +147,12 @@ enum StorageBenchmark {
                 for worker in 0..<64 {
                     group.addTask {
                         for number in stride(from: worker, to: channels, by: 64) {
-                            try await server.createChannel(type: .community, channelId: "c\(number)", userIds: ["u\(number % 1_000)"])
+                            try await server.createChannel(
+                                type: .community, channelId: "c\(number)", userIds: ["u\(number % 1_000)"])
                             for message in 0..<messagesPerChannel {
                                 try await server.sendMessage(
-                                    as: "u\(number % 1_000)", channelId: "c\(number)", text: "message \(message) of channel \(number)")
+                                    as: "u\(number % 1_000)", channelId: "c\(number)",
+                                    text: "message \(message) of channel \(number)")
                             }
                         }
                     }

@@ -53,7 +53,9 @@ enum TreeProbe {
                     blackHole(low)
                 }
             }
-            print("tree of \(count) Ints: remove + insert with a snapshot held: \(Harness.format(seconds / Double(steps))) (baseline, an Array: \(Harness.format(arraySeconds / Double(arraySteps)))); search: \(Harness.format(search / Double(steps))) (baseline, binary search of an Array: \(Harness.format(arraySearch / Double(steps))))")
+            print(
+                "tree of \(count) Ints: remove + insert with a snapshot held: \(Harness.format(seconds / Double(steps))) (baseline, an Array: \(Harness.format(arraySeconds / Double(arraySteps)))); search: \(Harness.format(search / Double(steps))) (baseline, binary search of an Array: \(Harness.format(arraySearch / Double(steps))))"
+            )
         }
     }
 }

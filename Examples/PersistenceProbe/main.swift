@@ -36,7 +36,8 @@ do {
     let messages = MessageRepository(client: client)
     var sent = 0
     while true {
-        _ = try await messages.sendMessage(channelId: "probe-\(sent % channelCount)", text: "message \(sent)", mentionedUserIds: [])
+        _ = try await messages.sendMessage(
+            channelId: "probe-\(sent % channelCount)", text: "message \(sent)", mentionedUserIds: [])
         sent += 1
         say("sent \(sent)")
     }

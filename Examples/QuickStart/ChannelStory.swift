@@ -23,14 +23,17 @@ enum ChannelStory {
         let opsObject = channels.createChannel().community(with: builder)
         let opsToken = opsObject.observe(on: .synchronous) { object, error in
             guard let channel = object.snapshot else { return }
-            print("  [Alice's ops] \(channel.displayName ?? "?"), \(channel.memberCount) members, unread \(channel.unreadCount)")
+            print(
+                "  [Alice's ops] \(channel.displayName ?? "?"), \(channel.memberCount) members, unread \(channel.unreadCount)"
+            )
         }
         _ = await opsObject.values.first { $0 != nil }
 
         // Bob watches the channels he is a member of.
         let bobsChannels = ChannelRepository(client: bob)
         let mine = bobsChannels.getChannels().communityType(
-            with: CommunityChannelQueryBuilder(filter: .userIsMember)).query()
+            with: CommunityChannelQueryBuilder(filter: .userIsMember)
+        ).query()
         let listToken = mine.observe(on: .synchronous) { collection, change, _ in
             if let change, change.isEmpty { return }  // a status-only update (page loading)
             let names = collection.snapshots.map { "\($0.displayName ?? $0.channelId)(\($0.unreadCount))" }

@@ -22,7 +22,8 @@ func say(_ line: String) {
 
 do {
     let server = try ChatServer(
-        configuration: ServerConfiguration(messagesPerChannel: 50), storage: .sqlite(URL(fileURLWithPath: arguments[1])))
+        configuration: ServerConfiguration(messagesPerChannel: 50), storage: .sqlite(URL(fileURLWithPath: arguments[1]))
+    )
     for number in 0..<3 where server.channel("room-\(number)") == nil {
         try await server.createChannel(type: .community, channelId: "room-\(number)", userIds: ["ann", "ben"])
     }
@@ -37,7 +38,8 @@ do {
                         as: worker % 2 == 0 ? "ann" : "ben", channelId: channelId, text: "w\(worker) n\(count)")
                     say("ack \(message.messageId)")
                     if count % 25 == 0 {
-                        try await server.updateChannel(ChannelChanges(channelId: channelId, displayName: "w\(worker) \(count)"))
+                        try await server.updateChannel(
+                            ChannelChanges(channelId: channelId, displayName: "w\(worker) \(count)"))
                     }
                     count += 1
                 }

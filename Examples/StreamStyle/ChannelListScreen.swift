@@ -24,9 +24,11 @@ final class ChannelListScreen: ChatChannelListControllerDelegate {
             filter: .containMembers(userIds: [client.currentUserId]),
             sort: [Sorting(key: .lastMessageAt, isAscending: false)])
         // 2. …a controller (with a filter block on top, as in the seed)…
-        let controller = client.channelListController(query: query, filter: { channel in
-            channel.currentUserMembership == .member
-        })
+        let controller = client.channelListController(
+            query: query,
+            filter: { channel in
+                channel.currentUserMembership == .member
+            })
         self.controller = controller
         // 3. …its delegate…
         controller.delegate = self
@@ -40,9 +42,11 @@ final class ChannelListScreen: ChatChannelListControllerDelegate {
         builder.setDisplayName("General")
         builder.setUserIds([client.currentUserId])
         _ = try await ChannelRepository(client: other).createChannel(with: builder)
-        try await server.createChannel(type: .community, channelId: "random", displayName: "Random", userIds: ["alice", "bob"])
+        try await server.createChannel(
+            type: .community, channelId: "random", displayName: "Random", userIds: ["alice", "bob"])
         await waiter.until { controller.channels.count == 2 }
-        try await MessageRepository(client: other).sendMessage(channelId: "general", text: "hello", mentionedUserIds: [])
+        try await MessageRepository(client: other).sendMessage(
+            channelId: "general", text: "hello", mentionedUserIds: [])
         await waiter.until { controller.channels.first?.channelId == "general" }
         print("now:", controller.channels.map(\.channelId), "all loaded:", controller.hasLoadedAllChannels)
     }

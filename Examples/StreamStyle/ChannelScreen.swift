@@ -46,16 +46,19 @@ final class ChannelScreen: ChatChannelControllerDelegate {
         await waiter.until { controller.channel?.memberCount == 3 && self.addedMembers.contains("carol") }
     }
 
-    func channelController(_ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>) {
+    func channelController(_ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>)
+    {
         switch channel {
         case .create(let channel): print("  channel created:", channel.channelId)
-        case .update(let channel): print("  channel updated: members", channel.memberCount, "unread", channel.unreadCount)
+        case .update(let channel):
+            print("  channel updated: members", channel.memberCount, "unread", channel.unreadCount)
         case .remove(let channel): print("  channel removed:", channel.channelId)
         }
         waiter.check()
     }
 
-    func channelController(_ channelController: ChatChannelController, didUpdateMessages changes: [ListChange<Message>]) {
+    func channelController(_ channelController: ChatChannelController, didUpdateMessages changes: [ListChange<Message>])
+    {
         for case .insert(let message, let index) in changes { print("  message at row \(index[1]):", message.text) }
         waiter.check()
     }

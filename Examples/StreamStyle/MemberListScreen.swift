@@ -32,7 +32,9 @@ final class MemberListScreen: ChatChannelMemberListControllerDelegate {
 
     func describe(_ member: ChannelMember) -> String {
         let name = member.user?.displayName ?? member.userId
-        let presence = member.user?.isOnline == true ? "online" : (member.user?.lastActiveAt.map { "last seen \($0)" } ?? "offline")
+        let presence =
+            member.user?.isOnline == true
+            ? "online" : (member.user?.lastActiveAt.map { "last seen \($0)" } ?? "offline")
         return "\(name) (\(presence))"
     }
 

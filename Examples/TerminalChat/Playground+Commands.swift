@@ -11,7 +11,8 @@ import LiveChannels
 extension Playground {
     /// The commands, as `help` prints them (`as` only when there are several users to act as).
     var help: String {
-        let others = participants.count > 1 ? "  as <user>                 act as \(Self.list(participants.map(\.id)))\n" : ""
+        let others =
+            participants.count > 1 ? "  as <user>                 act as \(Self.list(participants.map(\.id)))\n" : ""
         return "commands (acting user first; <ch> is a channel id):\n" + others + Self.commands
     }
 
@@ -140,7 +141,9 @@ extension Playground {
             }
             return "\(me.id) \(command)ned \(args[1]) in #\(args[0])"
         case "mute", "unmute":
-            guard args.count >= 2 else { throw UsageError(usage: "\(command) <ch> <user>\(command == "mute" ? " [secs]" : "")") }
+            guard args.count >= 2 else {
+                throw UsageError(usage: "\(command) <ch> <user>\(command == "mute" ? " [secs]" : "")")
+            }
             let moderation = ChannelModeration(client: me.client, channelId: args[0])
             if command == "mute" {
                 let seconds = args.count > 2 ? TimeInterval(args[2]) ?? 60 : 60

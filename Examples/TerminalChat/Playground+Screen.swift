@@ -23,7 +23,9 @@ extension Playground {
 
     /// The rows of one pane: the user's connection and each channel of their live list.
     func rows(of participant: Participant) -> [String] {
-        var rows = ["\(participant.id == actor.id ? "▶ " : "")\(participant.id) (\(Self.connection(of: participant.client)))"]
+        var rows = [
+            "\(participant.id == actor.id ? "▶ " : "")\(participant.id) (\(Self.connection(of: participant.client)))"
+        ]
         let channels = participant.list.snapshots
         if channels.isEmpty { rows.append("  (no channels)") }
         for channel in channels {
@@ -55,7 +57,8 @@ extension Playground {
             }
             // Channels that left the list are shown struck out.
             let currentIds = Set(current.dropFirst().map(channelId(ofRow:)))
-            for row in (before ?? []).dropFirst() where !currentIds.contains(channelId(ofRow: row)) && row.hasPrefix("  #") {
+            for row in (before ?? []).dropFirst()
+            where !currentIds.contains(channelId(ofRow: row)) && row.hasPrefix("  #") {
                 cells.append(("  ✗ " + row.dropFirst(2), true))
             }
             let screen = PaneScreen(rows: current, marked: cells) { [unowned self] text, width, changed in
@@ -71,7 +74,8 @@ extension Playground {
         }
         let height = panes.map(\.count).max() ?? 0
         for row in 0..<height {
-            output += panes.map { row < $0.count ? $0[row] : String(repeating: " ", count: width + 2) }
+            output +=
+                panes.map { row < $0.count ? $0[row] : String(repeating: " ", count: width + 2) }
                 .joined(separator: " │ ") + "\n"
         }
         let pane = messagePane()

@@ -28,7 +28,8 @@ extension Playground {
         case .unavailable(let reason)?: "the server cannot be reached (\(reason))"
         case .unauthorized(let reason)?: "signed out by the server (\(reason)); start again with a new token"
         case .notFound(let what)?: "not found: \(what)"
-        case .rateLimited(let seconds)?: "too fast; try again in \(seconds.isFinite ? Int(max(1, min(seconds.rounded(.up), 3_600))) : 1) s"
+        case .rateLimited(let seconds)?:
+            "too fast; try again in \(seconds.isFinite ? Int(max(1, min(seconds.rounded(.up), 3_600))) : 1) s"
         default: "\(error)"
         }
     }

@@ -46,7 +46,8 @@ public final class Playground {
             try await participant.client.connect()
             participant.online = true
             participant.tokens.append(participant.list.observe { [weak self] _, _, _ in self?.scheduleRedraw() })
-            participant.tokens.append(participant.client.connectionState.observe { [weak self] _, _ in self?.scheduleRedraw() })
+            participant.tokens.append(
+                participant.client.connectionState.observe { [weak self] _, _ in self?.scheduleRedraw() })
         }
         // The first user opens #general and moderates it (a creator is its moderator); on a
         // shared server, whoever started first did.

@@ -11,7 +11,8 @@ struct DocumentationTestsPlugin: BuildToolPlugin {
         var inputs = ["README.md", "CONTRIBUTING.md"].map { root.appending(path: $0) }
             .filter { FileManager.default.fileExists(atPath: $0.path) }
         let docs = root.appending(path: "Docs")
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? [] where name.hasSuffix(".md") {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? [] where name.hasSuffix(".md")
+        {
             inputs.append(docs.appending(path: name))
         }
         let sources = root.appending(path: "Sources")

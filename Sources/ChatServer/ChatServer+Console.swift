@@ -25,7 +25,8 @@ extension ChatServer {
         tags: [String] = [], metadata: [String: JSON] = [:]
     ) async throws -> Channel {
         let draft = ChannelDraft(
-            type: type, channelId: channelId, userIds: userIds, displayName: displayName, tags: tags, metadata: metadata)
+            type: type, channelId: channelId, userIds: userIds, displayName: displayName, tags: tags, metadata: metadata
+        )
         return try await engine.performDurably { state, now throws(ChatError) in
             let id = try state.createChannel(draft, by: .console, now: now).channelId
             return try state.getChannel(id, by: .console, now: now)
@@ -37,14 +38,18 @@ extension ChatServer {
     /// - Throws: `notFound`; `notAllowed` (deleted); `invalidArgument`; `limitExceeded`.
     @discardableResult
     public func updateChannel(_ changes: ChannelChanges) async throws -> Channel {
-        try await engine.performDurably { state, now throws(ChatError) in try state.updateChannel(changes, by: .console, now: now) }
+        try await engine.performDurably { state, now throws(ChatError) in
+            try state.updateChannel(changes, by: .console, now: now)
+        }
     }
 
     /// Adds members to a channel (conversations refuse).
     ///
     /// - Throws: `notFound`; `notAllowed`; `forbidden` (banned user); `invalidArgument`; `limitExceeded`.
     public func addMembers(_ userIds: [String], to channelId: String) async throws {
-        try await engine.performDurably { state, now throws(ChatError) in try state.addMembers(userIds, to: channelId, by: .console, now: now) }
+        try await engine.performDurably { state, now throws(ChatError) in
+            try state.addMembers(userIds, to: channelId, by: .console, now: now)
+        }
     }
 
     /// Sends a message as `userId`, with that user's permissions (an admin can broadcast).
@@ -55,7 +60,9 @@ extension ChatServer {
         as userId: String, channelId: String, text: String, mentionedUserIds: [String] = []
     ) async throws -> Message {
         let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds)
-        return try await engine.performDurably { state, now throws(ChatError) in try state.sendMessage(draft, by: userId, now: now) }
+        return try await engine.performDurably { state, now throws(ChatError) in
+            try state.sendMessage(draft, by: userId, now: now)
+        }
     }
 
     /// Deletes a channel: it stays queryable with `isDeleted`, refuses every change, and
@@ -63,7 +70,9 @@ extension ChatServer {
     ///
     /// - Throws: `notFound`; `notAllowed` (already deleted).
     public func deleteChannel(_ channelId: String) async throws {
-        try await engine.performDurably { state, now throws(ChatError) in try state.deleteChannel(channelId, by: .console, now: now) }
+        try await engine.performDurably { state, now throws(ChatError) in
+            try state.deleteChannel(channelId, by: .console, now: now)
+        }
     }
 
     // MARK: Inspection

@@ -35,7 +35,9 @@ public final class ChatServer: Sendable {
     /// - Parameters:
     ///   - clock: the source of time (default: the system clock; use ``ManualClock`` in tests).
     ///   - configuration: typing expiry and replay-log size.
-    public convenience init(clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration()) {
+    public convenience init(
+        clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration()
+    ) {
         self.init(engine: ServerEngine(clock: clock, configuration: configuration))
     }
 
@@ -85,7 +87,8 @@ public final class ChatServer: Sendable {
         database: any ServerDatabase
     ) async throws(ChatError) {
         let (store, stored) = try await DatabaseServerStore.open(
-            database, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch)
+            database, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch
+        )
         let channels = stored.channels.map(\.info)
         // The state is rebuilt while the messages are read (and decoded as they arrive).
         async let rebuilt = ServerEngine.rebuiltCore(configuration: configuration, restoring: stored)

@@ -37,19 +37,19 @@ extension UInt: AtomicWord {
 @usableFromInline
 package struct AtomicValue<Value: AtomicWord>: ~Copyable, @unchecked Sendable {
     #if canImport(Darwin) || LOCKING_PTHREAD
-    /// Lock order: ``LockRank/atomicWord``, the innermost rank (taken under any lock, holds none).
-    @usableFromInline let storage: Lock<Int>
+        /// Lock order: ``LockRank/atomicWord``, the innermost rank (taken under any lock, holds none).
+        @usableFromInline let storage: Lock<Int>
     #else
-    @usableFromInline let storage: Atomic<Int>
+        @usableFromInline let storage: Atomic<Int>
     #endif
 
     /// A value starting at `value`.
     @inlinable
     package init(_ value: Value) {
         #if canImport(Darwin) || LOCKING_PTHREAD
-        storage = Lock(value.word, rank: .atomicWord)
+            storage = Lock(value.word, rank: .atomicWord)
         #else
-        storage = Atomic(value.word)
+            storage = Atomic(value.word)
         #endif
     }
 
@@ -57,9 +57,9 @@ package struct AtomicValue<Value: AtomicWord>: ~Copyable, @unchecked Sendable {
     @inlinable
     package func load() -> Value {
         #if canImport(Darwin) || LOCKING_PTHREAD
-        Value(word: storage.withLock { $0 })
+            Value(word: storage.withLock { $0 })
         #else
-        Value(word: storage.load(ordering: .sequentiallyConsistent))
+            Value(word: storage.load(ordering: .sequentiallyConsistent))
         #endif
     }
 
@@ -67,9 +67,9 @@ package struct AtomicValue<Value: AtomicWord>: ~Copyable, @unchecked Sendable {
     @inlinable
     package func store(_ value: Value) {
         #if canImport(Darwin) || LOCKING_PTHREAD
-        storage.withLock { $0 = value.word }
+            storage.withLock { $0 = value.word }
         #else
-        storage.store(value.word, ordering: .sequentiallyConsistent)
+            storage.store(value.word, ordering: .sequentiallyConsistent)
         #endif
     }
 
@@ -77,14 +77,14 @@ package struct AtomicValue<Value: AtomicWord>: ~Copyable, @unchecked Sendable {
     @inlinable
     package func exchange(_ value: Value) -> Value {
         #if canImport(Darwin) || LOCKING_PTHREAD
-        Value(
-            word: storage.withLock { current in
-                let previous = current
-                current = value.word
-                return previous
-            })
+            Value(
+                word: storage.withLock { current in
+                    let previous = current
+                    current = value.word
+                    return previous
+                })
         #else
-        Value(word: storage.exchange(value.word, ordering: .sequentiallyConsistent))
+            Value(word: storage.exchange(value.word, ordering: .sequentiallyConsistent))
         #endif
     }
 }
@@ -94,9 +94,9 @@ extension AtomicValue where Value == Int {
     @inlinable
     package func add(_ delta: Int) {
         #if canImport(Darwin) || LOCKING_PTHREAD
-        storage.withLock { $0 &+= delta }
+            storage.withLock { $0 &+= delta }
         #else
-        storage.wrappingAdd(delta, ordering: .sequentiallyConsistent)
+            storage.wrappingAdd(delta, ordering: .sequentiallyConsistent)
         #endif
     }
 }

@@ -1,11 +1,11 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 import Synchronization
 
@@ -48,153 +48,154 @@ package struct Lock<Value>: ~Copyable {
     #endif
 
     #if canImport(Darwin) || LOCKING_PTHREAD
-    /// One allocation: the `pthread_mutex_t` at offset 0, the value at ``valueOffset``.
-    @usableFromInline let address: UnsafeMutableRawPointer
+        /// One allocation: the `pthread_mutex_t` at offset 0, the value at ``valueOffset``.
+        @usableFromInline let address: UnsafeMutableRawPointer
 
-    @inlinable
-    static var valueOffset: Int {
-        let end = MemoryLayout<pthread_mutex_t>.stride
-        let alignment = MemoryLayout<Value>.alignment
-        return (end + alignment - 1) / alignment * alignment
-    }
+        @inlinable
+        static var valueOffset: Int {
+            let end = MemoryLayout<pthread_mutex_t>.stride
+            let alignment = MemoryLayout<Value>.alignment
+            return (end + alignment - 1) / alignment * alignment
+        }
 
-    /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
-    @inlinable
-    package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
-        #if DEBUG
-            self.rank = rank
-        #endif
-        address = .allocate(
-            byteCount: Self.valueOffset + MemoryLayout<Value>.size,
-            alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<Value>.alignment))
-        let mutex = address.bindMemory(to: pthread_mutex_t.self, capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
-        precondition(status == 0, "pthread_mutex_init failed")
-        (address + Self.valueOffset).bindMemory(to: Value.self, capacity: 1).initialize(to: initialValue)
-    }
+        /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
+        @inlinable
+        package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
+            #if DEBUG
+                self.rank = rank
+            #endif
+            address = .allocate(
+                byteCount: Self.valueOffset + MemoryLayout<Value>.size,
+                alignment: max(MemoryLayout<pthread_mutex_t>.alignment, MemoryLayout<Value>.alignment))
+            let mutex = address.bindMemory(to: pthread_mutex_t.self, capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            let status = pthread_mutex_init(mutex, nil)
+            precondition(status == 0, "pthread_mutex_init failed")
+            (address + Self.valueOffset).bindMemory(to: Value.self, capacity: 1).initialize(to: initialValue)
+        }
 
-    @inlinable
-    deinit {
-        let mutex = address.assumingMemoryBound(to: pthread_mutex_t.self)
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        (address + Self.valueOffset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
-        address.deallocate()
-    }
+        @inlinable
+        deinit {
+            let mutex = address.assumingMemoryBound(to: pthread_mutex_t.self)
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+            (address + Self.valueOffset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+            address.deallocate()
+        }
 
-    /// Runs `body` with the lock held and exclusive access to the value; returns its result.
-    /// Blocks while another thread holds the lock.
-    ///
-    /// - Throws: what `body` throws (the lock is released either way).
-    @inlinable
-    package borrowing func withLock<Result: ~Copyable, E: Error>(
-        _ body: (inout sending Value) throws(E) -> sending Result
-    ) throws(E) -> sending Result {
-        let mutex = address.assumingMemoryBound(to: pthread_mutex_t.self)
-        let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
-        #if DEBUG
-            let outer = LockOrder.willAcquire(rank)
-            defer { LockOrder.didRelease(rank, restoring: outer) }
-        #endif
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value.pointee)
-    }
+        /// Runs `body` with the lock held and exclusive access to the value; returns its result.
+        /// Blocks while another thread holds the lock.
+        ///
+        /// - Throws: what `body` throws (the lock is released either way).
+        @inlinable
+        package borrowing func withLock<Result: ~Copyable, E: Error>(
+            _ body: (inout sending Value) throws(E) -> sending Result
+        ) throws(E) -> sending Result {
+            let mutex = address.assumingMemoryBound(to: pthread_mutex_t.self)
+            let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
+            #if DEBUG
+                let outer = LockOrder.willAcquire(rank)
+                defer { LockOrder.didRelease(rank, restoring: outer) }
+            #endif
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
     #elseif canImport(Glibc) || canImport(Musl) || canImport(Android)
-    /// One allocation: the count (`Atomic<Int>`) at offset 0, the `sem_t` at
-    /// ``semaphoreOffset``, the value at ``valueOffset``.
-    @usableFromInline let address: UnsafeMutableRawPointer
+        /// One allocation: the count (`Atomic<Int>`) at offset 0, the `sem_t` at
+        /// ``semaphoreOffset``, the value at ``valueOffset``.
+        @usableFromInline let address: UnsafeMutableRawPointer
 
-    @inlinable static var semaphoreOffset: Int { MemoryLayout<Atomic<Int>>.stride }
+        @inlinable static var semaphoreOffset: Int { MemoryLayout<Atomic<Int>>.stride }
 
-    @inlinable
-    static var valueOffset: Int {
-        let end = semaphoreOffset + MemoryLayout<sem_t>.stride
-        let alignment = MemoryLayout<Value>.alignment
-        return (end + alignment - 1) / alignment * alignment
-    }
-
-    /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
-    @inlinable
-    package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
-        #if DEBUG
-            self.rank = rank
-        #endif
-        address = .allocate(
-            byteCount: Self.valueOffset + MemoryLayout<Value>.size,
-            alignment: max(MemoryLayout<Atomic<Int>>.alignment, MemoryLayout<sem_t>.alignment, MemoryLayout<Value>.alignment))
-        address.bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
-        let semaphore = (address + Self.semaphoreOffset).bindMemory(to: sem_t.self, capacity: 1)
-        semaphore.initialize(to: sem_t())
-        let status = sem_init(semaphore, 0, 0)
-        precondition(status == 0, "sem_init failed")
-        (address + Self.valueOffset).bindMemory(to: Value.self, capacity: 1).initialize(to: initialValue)
-    }
-
-    @inlinable
-    deinit {
-        address.assumingMemoryBound(to: Atomic<Int>.self).deinitialize(count: 1)
-        let semaphore = (address + Self.semaphoreOffset).assumingMemoryBound(to: sem_t.self)
-        sem_destroy(semaphore)
-        semaphore.deinitialize(count: 1)
-        (address + Self.valueOffset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
-        address.deallocate()
-    }
-
-    /// Runs `body` with the lock held and exclusive access to the value; returns its result.
-    /// Blocks while another thread holds the lock.
-    ///
-    /// Taking the lock adds one to the count (acquiring); a thread that finds it above zero
-    /// waits on the semaphore. Releasing subtracts one (releasing) and, when others wait, posts
-    /// the semaphore once: exactly one waiter proceeds per release.
-    ///
-    /// - Throws: what `body` throws (the lock is released either way).
-    @inlinable
-    package borrowing func withLock<Result: ~Copyable, E: Error>(
-        _ body: (inout sending Value) throws(E) -> sending Result
-    ) throws(E) -> sending Result {
-        let count = address.assumingMemoryBound(to: Atomic<Int>.self)
-        let semaphore = (address + Self.semaphoreOffset).assumingMemoryBound(to: sem_t.self)
-        let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
-        #if DEBUG
-            let outer = LockOrder.willAcquire(rank)
-            defer { LockOrder.didRelease(rank, restoring: outer) }
-        #endif
-        if count.pointee.wrappingAdd(1, ordering: .acquiring).oldValue > 0 {
-            while sem_wait(semaphore) != 0 {}  // retried when a signal interrupts the wait
+        @inlinable
+        static var valueOffset: Int {
+            let end = semaphoreOffset + MemoryLayout<sem_t>.stride
+            let alignment = MemoryLayout<Value>.alignment
+            return (end + alignment - 1) / alignment * alignment
         }
-        defer {
-            if count.pointee.wrappingSubtract(1, ordering: .releasing).oldValue > 1 { sem_post(semaphore) }
+
+        /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
+        @inlinable
+        package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
+            #if DEBUG
+                self.rank = rank
+            #endif
+            address = .allocate(
+                byteCount: Self.valueOffset + MemoryLayout<Value>.size,
+                alignment: max(
+                    MemoryLayout<Atomic<Int>>.alignment, MemoryLayout<sem_t>.alignment, MemoryLayout<Value>.alignment))
+            address.bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+            let semaphore = (address + Self.semaphoreOffset).bindMemory(to: sem_t.self, capacity: 1)
+            semaphore.initialize(to: sem_t())
+            let status = sem_init(semaphore, 0, 0)
+            precondition(status == 0, "sem_init failed")
+            (address + Self.valueOffset).bindMemory(to: Value.self, capacity: 1).initialize(to: initialValue)
         }
-        return try body(&value.pointee)
-    }
+
+        @inlinable
+        deinit {
+            address.assumingMemoryBound(to: Atomic<Int>.self).deinitialize(count: 1)
+            let semaphore = (address + Self.semaphoreOffset).assumingMemoryBound(to: sem_t.self)
+            sem_destroy(semaphore)
+            semaphore.deinitialize(count: 1)
+            (address + Self.valueOffset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+            address.deallocate()
+        }
+
+        /// Runs `body` with the lock held and exclusive access to the value; returns its result.
+        /// Blocks while another thread holds the lock.
+        ///
+        /// Taking the lock adds one to the count (acquiring); a thread that finds it above zero
+        /// waits on the semaphore. Releasing subtracts one (releasing) and, when others wait, posts
+        /// the semaphore once: exactly one waiter proceeds per release.
+        ///
+        /// - Throws: what `body` throws (the lock is released either way).
+        @inlinable
+        package borrowing func withLock<Result: ~Copyable, E: Error>(
+            _ body: (inout sending Value) throws(E) -> sending Result
+        ) throws(E) -> sending Result {
+            let count = address.assumingMemoryBound(to: Atomic<Int>.self)
+            let semaphore = (address + Self.semaphoreOffset).assumingMemoryBound(to: sem_t.self)
+            let value = (address + Self.valueOffset).assumingMemoryBound(to: Value.self)
+            #if DEBUG
+                let outer = LockOrder.willAcquire(rank)
+                defer { LockOrder.didRelease(rank, restoring: outer) }
+            #endif
+            if count.pointee.wrappingAdd(1, ordering: .acquiring).oldValue > 0 {
+                while sem_wait(semaphore) != 0 {}  // retried when a signal interrupts the wait
+            }
+            defer {
+                if count.pointee.wrappingSubtract(1, ordering: .releasing).oldValue > 1 { sem_post(semaphore) }
+            }
+            return try body(&value.pointee)
+        }
     #else
-    @usableFromInline let mutex: Mutex<Value>
+        @usableFromInline let mutex: Mutex<Value>
 
-    /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
-    @inlinable
-    package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
-        #if DEBUG
-            self.rank = rank
-        #endif
-        mutex = Mutex(initialValue)
-    }
+        /// Creates a lock guarding `initialValue`, of rank `rank` in the lock order.
+        @inlinable
+        package init(_ initialValue: consuming sending Value, rank: LockRank = .unordered) {
+            #if DEBUG
+                self.rank = rank
+            #endif
+            mutex = Mutex(initialValue)
+        }
 
-    /// Runs `body` with the lock held and exclusive access to the value; returns its result.
-    /// Blocks while another thread holds the lock.
-    ///
-    /// - Throws: what `body` throws (the lock is released either way).
-    @inlinable
-    package borrowing func withLock<Result: ~Copyable, E: Error>(
-        _ body: (inout sending Value) throws(E) -> sending Result
-    ) throws(E) -> sending Result {
-        #if DEBUG
-            let outer = LockOrder.willAcquire(rank)
-            defer { LockOrder.didRelease(rank, restoring: outer) }
-        #endif
-        return try mutex.withLock(body)
-    }
+        /// Runs `body` with the lock held and exclusive access to the value; returns its result.
+        /// Blocks while another thread holds the lock.
+        ///
+        /// - Throws: what `body` throws (the lock is released either way).
+        @inlinable
+        package borrowing func withLock<Result: ~Copyable, E: Error>(
+            _ body: (inout sending Value) throws(E) -> sending Result
+        ) throws(E) -> sending Result {
+            #if DEBUG
+                let outer = LockOrder.willAcquire(rank)
+                defer { LockOrder.didRelease(rank, restoring: outer) }
+            #endif
+            return try mutex.withLock(body)
+        }
     #endif
 }
 

@@ -90,7 +90,9 @@ package enum LockOrder {
                 #if canImport(Darwin)
                     let status = pthread_key_create(&key) { Unmanaged<ThreadRecord>.fromOpaque($0).release() }
                 #else
-                    let status = pthread_key_create(&key) { $0.map { Unmanaged<ThreadRecord>.fromOpaque($0).release() } }
+                    let status = pthread_key_create(&key) {
+                        $0.map { Unmanaged<ThreadRecord>.fromOpaque($0).release() }
+                    }
                 #endif
                 precondition(status == 0, "pthread_key_create failed")
                 return key

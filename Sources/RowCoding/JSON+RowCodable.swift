@@ -72,7 +72,9 @@ extension JSON {
     /// depends on the process's hashing seed, and equal values must give equal rows in every
     /// process (a seeded test that damages byte *n* must damage the same field every time).
     /// O(k log k) for k members, besides the members themselves.
-    package static func write(_ members: [String: JSON], to writer: inout RowWriter, depth: Int = 1) throws(RowCodingError) {
+    package static func write(_ members: [String: JSON], to writer: inout RowWriter, depth: Int = 1)
+        throws(RowCodingError)
+    {
         guard depth <= maximumDecodingDepth else { throw .tooDeep }
         writer.write(count: members.count)
         let ordered = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }

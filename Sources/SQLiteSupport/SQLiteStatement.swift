@@ -64,14 +64,18 @@ package final class SQLiteStatement {
 
     /// Binds `bytes` as a blob without copying them while `body` runs (it runs the statement),
     /// then binds NULL in their place, so the statement never keeps the pointer.
-    package func withBorrowed<Result>(_ bytes: UnsafeRawBufferPointer, at index: Int32, _ body: () throws -> Result) throws -> Result {
+    package func withBorrowed<Result>(_ bytes: UnsafeRawBufferPointer, at index: Int32, _ body: () throws -> Result)
+        throws -> Result
+    {
         try bindBlob(bytes, at: index, destructor: nil)  // SQLITE_STATIC
         defer { sqlite3_bind_null(handle, index) }
         return try body()
     }
 
     /// Binds UTF-8 text; the empty string as an empty text (a null pointer would bind NULL).
-    private func bindText(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int32, destructor: sqlite3_destructor_type?) throws {
+    private func bindText(_ utf8: UnsafeBufferPointer<UInt8>, at index: Int32, destructor: sqlite3_destructor_type?)
+        throws
+    {
         guard let bytes = utf8.baseAddress, !utf8.isEmpty else {
             // A static empty C string, which SQLite need not copy (a copy allocates).
             let empty: StaticString = ""
@@ -85,8 +89,11 @@ package final class SQLiteStatement {
     }
 
     /// Binds a blob; no bytes as an empty blob (a null pointer would bind NULL).
-    private func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32, destructor: sqlite3_destructor_type?) throws {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return try check(sqlite3_bind_zeroblob(handle, index, 0)) }
+    private func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32, destructor: sqlite3_destructor_type?) throws
+    {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            return try check(sqlite3_bind_zeroblob(handle, index, 0))
+        }
         try check(sqlite3_bind_blob(handle, index, base, Int32(bytes.count), destructor))
     }
 
@@ -145,7 +152,9 @@ package final class SQLiteStatement {
     /// Calls `body` with the bytes of a blob column, without copying them; the buffer is valid
     /// only during the call (until the statement steps or resets). Empty for NULL or a
     /// zero-length blob.
-    package func withBlob<Result>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withBlob<Result>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows
+        -> Result
+    {
         let count = Int(sqlite3_column_bytes(handle, column))
         return try body(UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, column), count: count))
     }

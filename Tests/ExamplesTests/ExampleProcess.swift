@@ -3,7 +3,8 @@ import Testing
 
 /// Runs an executable product built next to the test bundle (`swift build --build-tests` builds
 /// every product), feeding `input` on its standard input; returns its exit status and output.
-func runExample(_ name: String, input: String = "", arguments: [String] = []) throws -> (status: Int32, output: String) {
+func runExample(_ name: String, input: String = "", arguments: [String] = []) throws -> (status: Int32, output: String)
+{
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     let candidates = [
         directory.appendingPathComponent(name),
@@ -32,7 +33,9 @@ func runExample(_ name: String, input: String = "", arguments: [String] = []) th
 struct ExampleMissing: Error, CustomStringConvertible {
     var name: String
     var searched: [String]
-    var description: String { "executable '\(name)' not built (run `swift build --build-tests`); looked in \(searched)" }
+    var description: String {
+        "executable '\(name)' not built (run `swift build --build-tests`); looked in \(searched)"
+    }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct TopLevelExampleTests {
@@ -173,7 +176,8 @@ struct ExampleMissing: Error, CustomStringConvertible {
         #expect(screens.first?.contains("alice moderates #general") == true, "\(screens.first ?? "")")
         // Bob's message reaches the others' message pane live; alice is mentioned (@).
         let afterSend = screen(after: "bob> send general hi @alice, look")
-        #expect(afterSend.contains("── #general, as bob") && afterSend.contains("  bob: hi @alice, look"), "\(afterSend)")
+        #expect(
+            afterSend.contains("── #general, as bob") && afterSend.contains("  bob: hi @alice, look"), "\(afterSend)")
         #expect(afterSend.contains("#general General (1 @)"), "alice's row shows the mention: \(afterSend)")
         let asAlice = screen(after: "bob> as alice")
         #expect(asAlice.contains("@ bob: hi @alice, look"), "\(asAlice)")
@@ -194,7 +198,8 @@ struct ExampleMissing: Error, CustomStringConvertible {
     }
 
     @Test func colorFlagHighlightsWithANSI() throws {
-        let (status, output) = try runExample("Playground", input: "as bob\nsend general hi\nquit\n", arguments: ["--color"])
+        let (status, output) = try runExample(
+            "Playground", input: "as bob\nsend general hi\nquit\n", arguments: ["--color"])
         #expect(status == 0)
         #expect(output.contains("\u{1B}[1;30;43m"))
     }
@@ -213,7 +218,8 @@ struct ExampleMissing: Error, CustomStringConvertible {
         let tour = try #require(readme.range(of: "## A quick tour"))
         let open = try #require(readme.range(of: "```swift\n", range: tour.upperBound..<readme.endIndex))
         let close = try #require(readme.range(of: "\n```\n", range: open.upperBound..<readme.endIndex))
-        #expect(String(readme[open.upperBound...close.lowerBound]) == example,
+        #expect(
+            String(readme[open.upperBound...close.lowerBound]) == example,
             "copy README's first tour block into Examples/ReadmeTour/main.swift")
     }
 

@@ -34,7 +34,10 @@ import Testing
     @Test func returnsResultsAndRethrows() {
         struct Refused: Error {}
         let lock = FairLock([1])
-        #expect(lock.withLock { $0.append(2); return $0.count } == 2)
+        #expect(
+            lock.withLock {
+                $0.append(2); return $0.count
+            } == 2)
         #expect(throws: Refused.self) { try lock.withLock { (_: inout [Int]) throws(Refused) in throw Refused() } }
         #expect(lock.withLock { $0 } == [1, 2], "a throwing body keeps what it changed before and releases the lock")
     }

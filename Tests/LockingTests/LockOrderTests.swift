@@ -39,7 +39,8 @@ import Testing
             value.withLock { _ in cache.withLock { _ in } }
         }
         #expect(violations == Self.expected(LockOrderViolation(acquiring: .entityCache, holding: .liveValue)))
-        #expect(violations.first.map { "\($0)".contains("rank entityCache while holding one of rank liveValue") } ?? true)
+        #expect(
+            violations.first.map { "\($0)".contains("rank entityCache while holding one of rank liveValue") } ?? true)
     }
 
     @Test func nestingTwoLocksOfOneRankIsCaught() {

@@ -23,7 +23,8 @@ public enum ChangeScenario {
         for item in moved {
             new.insert(item, at: Int.random(in: 0...new.count, using: &generator))
         }
-        let insertions = Int((Double(old.count) * rate).rounded())
+        let insertions =
+            Int((Double(old.count) * rate).rounded())
             + (Double.random(in: 0..<1, using: &generator) < rate ? 1 : 0)
         for _ in 0..<insertions {
             new.insert(Item(id: nextId, value: 0), at: Int.random(in: 0...new.count, using: &generator))

@@ -31,7 +31,8 @@ struct ExtremeValues {
     /// character, and the ids the run's scene uses.
     static let strings: [String] = [
         "", " ", "a", "general", "c0", "c1", "c2", "alice", "bob", "carol", "ghost", "message-1", "message-2",
-        String(repeating: "x", count: 129), String(repeating: "y", count: 10_001), String(repeating: "é", count: 40_001),
+        String(repeating: "x", count: 129), String(repeating: "y", count: 10_001),
+        String(repeating: "é", count: 40_001),
         "e" + String(repeating: "\u{301}", count: 40), "a\u{0}b", "\u{202E}evil", "\u{FEFF}", "line\nbreak", "tab\t",
         "\u{1F1EB}\u{1F1F7}", "👩‍👩‍👧‍👦", "$or", "metadata.x", "moderator", "https://example.com/a",
     ]

@@ -42,7 +42,9 @@ struct FuzzSettings {
 
     static func usage(_ problem: String) -> Never {
         FileHandle.standardError.write(
-            Data("RequestFuzzer: \(problem)\nusage: RequestFuzzer [--requests N] [--batch N] [--seed S] [--log FILE]\n".utf8))
+            Data(
+                "RequestFuzzer: \(problem)\nusage: RequestFuzzer [--requests N] [--batch N] [--seed S] [--log FILE]\n"
+                    .utf8))
         exit(2)
     }
 }
@@ -102,7 +104,8 @@ func registerUsers(on server: ChatServer) async throws {
 func makeChannels(_ channels: [String], on server: ChatServer) async throws {
     let alice = server.connection(userId: "alice", deviceId: "setup")
     _ = try await alice.connect(resumingAfter: nil)
-    _ = try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: channels[0], userIds: ["bob", "carol"])))
+    _ = try await alice.send(
+        .createChannel(ChannelDraft(type: .community, channelId: channels[0], userIds: ["bob", "carol"])))
     _ = try await alice.send(.sendMessage(MessageDraft(channelId: channels[0], text: "first")))
     await alice.disconnect()
     try await server.createChannel(type: .community, channelId: channels[1], userIds: ["alice", "bob"])
@@ -139,7 +142,8 @@ enum RequestFuzzer {
     }
 
     static func run(_ settings: FuzzSettings) async throws -> FuzzTally {
-        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("request-fuzzer-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "request-fuzzer-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("server.sqlite")
@@ -151,14 +155,18 @@ enum RequestFuzzer {
         var batchNumber = 0
         while tally.requests < settings.requests {
             batchNumber += 1
-            generator.values.channels = batchNumber == 1 ? ["c0", "c1", "general"] : ["c0-\(batchNumber)", "c1-\(batchNumber)", "general-\(batchNumber)"]
+            generator.values.channels =
+                batchNumber == 1
+                ? ["c0", "c1", "general"] : ["c0-\(batchNumber)", "c1-\(batchNumber)", "general-\(batchNumber)"]
             try await registerUsers(on: server)  // alice may have been made an admin
             try await makeChannels(generator.values.channels, on: server)
             let (transports, readers) = try await connectDevices(of: server)
             defer { for reader in readers { reader.cancel() } }
             var log = "seed \(settings.seed) batch \(batchNumber)\n"
             let count = min(settings.batch, settings.requests - tally.requests)
-            var batch: [(device: Int, request: ChatRequest?, console: (String, @Sendable (ChatServer) async throws -> Void)?)] = []
+            var batch:
+                [(device: Int, request: ChatRequest?, console: (String, @Sendable (ChatServer) async throws -> Void)?)] =
+                    []
             for _ in 0..<count {
                 if generator.values.chance(5) {
                     let call = generator.consoleCall()

@@ -22,7 +22,8 @@ struct RequestGenerator {
     mutating func draft() -> ChannelDraft {
         ChannelDraft(
             type: channelType(), channelId: values.chance(70) ? values.id() : nil, userIds: values.ids(),
-            displayName: values.chance(50) ? values.string() : nil, avatarFileId: values.chance(20) ? values.string() : nil,
+            displayName: values.chance(50) ? values.string() : nil,
+            avatarFileId: values.chance(20) ? values.string() : nil,
             tags: values.chance(70) ? [] : (0..<values.int(0..<25)).map { _ in values.string() },
             metadata: values.metadata())
     }
@@ -30,7 +31,8 @@ struct RequestGenerator {
     mutating func messageDraft() -> MessageDraft {
         MessageDraft(
             channelId: values.id(), text: values.chance(60) ? "hello \(values.int(0..<100))" : values.string(),
-            mentionedUserIds: values.chance(70) ? [] : values.ids(), metadata: values.chance(70) ? [:] : values.metadata())
+            mentionedUserIds: values.chance(70) ? [] : values.ids(),
+            metadata: values.chance(70) ? [:] : values.metadata())
     }
 
     mutating func filter(depth: Int = 3) -> Filter {
@@ -45,7 +47,8 @@ struct RequestGenerator {
             let operand = values.json(depth: 3)
             let operation: FilterOperator = values.pick([
                 .equal(operand), .notEqual(operand), .greater(operand), .greaterOrEqual(operand), .less(operand),
-                .lessOrEqual(operand), .in([operand, values.json(depth: 1)]), .notIn([operand]), .exists(values.chance(50)),
+                .lessOrEqual(operand), .in([operand, values.json(depth: 1)]), .notIn([operand]),
+                .exists(values.chance(50)),
                 .contains(operand), .containsAll([operand]), .autocomplete(values.string()),
             ])
             return .condition(values.pick(fields), operation)
@@ -79,7 +82,9 @@ struct RequestGenerator {
         case 1: return .joinChannel(channelId: channelId)
         case 2: return .leaveChannel(channelId: channelId)
         case 3: return .getChannel(channelId: channelId)
-        case 4: return .queryChannels(ChannelListQuery(filter: filter(), sort: sorting(), pageSize: values.integer()), after: cursor())
+        case 4:
+            return .queryChannels(
+                ChannelListQuery(filter: filter(), sort: sorting(), pageSize: values.integer()), after: cursor())
         case 5:
             return .updateChannel(
                 ChannelChanges(
@@ -100,19 +105,25 @@ struct RequestGenerator {
             return .queryMembers(
                 MemberListQuery(
                     channelId: channelId, filter: values.pick([.all, .mute, .ban]),
-                    sortBy: values.pick([.firstCreated, .lastCreated]), roles: values.chance(70) ? [] : [values.string()],
+                    sortBy: values.pick([.firstCreated, .lastCreated]),
+                    roles: values.chance(70) ? [] : [values.string()],
                     pageSize: values.integer(), userIds: values.chance(70) ? nil : values.ids()),
                 after: cursor())
         case 14: return .banMembers(channelId: channelId, userIds: values.ids())
         case 15: return .unbanMembers(channelId: channelId, userIds: values.ids())
         case 16: return .muteMembers(channelId: channelId, userIds: values.ids(), period: values.duration())
         case 17: return .unmuteMembers(channelId: channelId, userIds: values.ids())
-        case 18: return .addRole(values.chance(60) ? "moderator" : values.string(), channelId: channelId, userIds: values.ids())
-        case 19: return .removeRole(values.chance(60) ? "moderator" : values.string(), channelId: channelId, userIds: values.ids())
+        case 18:
+            return .addRole(
+                values.chance(60) ? "moderator" : values.string(), channelId: channelId, userIds: values.ids())
+        case 19:
+            return .removeRole(
+                values.chance(60) ? "moderator" : values.string(), channelId: channelId, userIds: values.ids())
         case 20, 21, 22: return .sendMessage(messageDraft())
         case 23: return .editMessage(messageId: values.id(), draft: messageDraft())
         case 24: return .deleteMessage(channelId: channelId, messageId: values.id())
-        case 25: return .queryMessages(MessagePageQuery(channelId: channelId, position: position(), limit: values.integer()))
+        case 25:
+            return .queryMessages(MessagePageQuery(channelId: channelId, position: position(), limit: values.integer()))
         case 26: return .flagMessage(channelId: channelId, messageId: values.id())
         case 27: return .unflagMessage(channelId: channelId, messageId: values.id())
         case 28: return .flagUser(channelId: channelId, userId: values.id())
@@ -139,14 +150,19 @@ struct RequestGenerator {
             return .searchUsers(query, after: cursor())
         case 39:
             return .updateCurrentUser(
-                displayName: values.chance(50) ? values.string() : nil, metadata: values.chance(50) ? values.metadata() : nil)
+                displayName: values.chance(50) ? values.string() : nil,
+                metadata: values.chance(50) ? values.metadata() : nil)
         case 40: return .hasPermission(values.pick(Permission.allCases), channelId: channelId)
         case 41: return .muteMembers(channelId: channelId, userIds: ["bob", "carol"], period: values.duration())
         case 42: return .muteChannel(channelId: values.pick(values.channels), period: values.duration())
-        case 43: return .queryMessages(MessagePageQuery(channelId: values.pick([values.channels[0], values.channels[2]]), position: position(), limit: 100))
+        case 43:
+            return .queryMessages(
+                MessagePageQuery(
+                    channelId: values.pick([values.channels[0], values.channels[2]]), position: position(), limit: 100))
         default:
             return .setRateLimit(
-                channelId: values.pick([values.channels[0], values.channels[2]]), period: values.duration(), limit: values.integer(),
+                channelId: values.pick([values.channels[0], values.channels[2]]), period: values.duration(),
+                limit: values.integer(),
                 window: values.duration())
         }
     }
@@ -156,24 +172,41 @@ struct RequestGenerator {
         switch values.int(0..<6) {
         case 0:
             let (id, name, isAdmin) = (values.id(), values.chance(50) ? values.string() : nil, values.chance(10))
-            return ("registerUser(\(id.prefix(40)), \(String(describing: name?.prefix(40))), \(isAdmin))", { _ = try await $0.registerUser(id: id, displayName: name, isAdmin: isAdmin) })
+            return (
+                "registerUser(\(id.prefix(40)), \(String(describing: name?.prefix(40))), \(isAdmin))",
+                { _ = try await $0.registerUser(id: id, displayName: name, isAdmin: isAdmin) }
+            )
         case 1:
-            let (type, id, users, metadata) = (channelType(), values.chance(70) ? values.id() : nil, values.ids(), values.metadata())
-            return ("createChannel(\(type), \(String(describing: id?.prefix(40))), \(users.count) users)", {
-                _ = try await $0.createChannel(type: type, channelId: id, userIds: users, metadata: metadata)
-            })
+            let (type, id, users, metadata) = (
+                channelType(), values.chance(70) ? values.id() : nil, values.ids(), values.metadata()
+            )
+            return (
+                "createChannel(\(type), \(String(describing: id?.prefix(40))), \(users.count) users)",
+                {
+                    _ = try await $0.createChannel(type: type, channelId: id, userIds: users, metadata: metadata)
+                }
+            )
         case 2:
             let changes = ChannelChanges(
-                channelId: values.id(), displayName: values.chance(50) ? values.string() : nil, metadata: values.chance(50) ? values.metadata() : nil)
+                channelId: values.id(), displayName: values.chance(50) ? values.string() : nil,
+                metadata: values.chance(50) ? values.metadata() : nil)
             return ("updateChannel(\(changes.channelId.prefix(40)))", { _ = try await $0.updateChannel(changes) })
         case 3:
             let (users, channel) = (values.ids(), values.id())
-            return ("addMembers(\(users.count) users, \(channel.prefix(40)))", { try await $0.addMembers(users, to: channel) })
+            return (
+                "addMembers(\(users.count) users, \(channel.prefix(40)))",
+                { try await $0.addMembers(users, to: channel) }
+            )
         case 4:
-            let (user, channel, text, mentions) = (values.id(), values.id(), values.string(), values.chance(70) ? [] : values.ids())
-            return ("sendMessage(as: \(user.prefix(40)), \(channel.prefix(40)))", {
-                _ = try await $0.sendMessage(as: user, channelId: channel, text: text, mentionedUserIds: mentions)
-            })
+            let (user, channel, text, mentions) = (
+                values.id(), values.id(), values.string(), values.chance(70) ? [] : values.ids()
+            )
+            return (
+                "sendMessage(as: \(user.prefix(40)), \(channel.prefix(40)))",
+                {
+                    _ = try await $0.sendMessage(as: user, channelId: channel, text: text, mentionedUserIds: mentions)
+                }
+            )
         default:
             let channel = values.id()
             return ("deleteChannel(\(channel.prefix(40)))", { try await $0.deleteChannel(channel) })

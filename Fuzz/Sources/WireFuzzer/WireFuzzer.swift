@@ -62,41 +62,41 @@ func fuzzOne(_ bytes: UnsafeRawBufferPointer) {
 }
 
 #if FUZZING
-@_cdecl("LLVMFuzzerTestOneInput")
-public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    fuzzOne(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
-
-/// libFuzzer's entry point for a program that has its own `main`.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
-/// The executable's `main` (SwiftPM names it `<module>_main`): hands over to libFuzzer.
-@_cdecl("WireFuzzer_main")
-public func fuzzerMain(
-    _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
-) -> CInt {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fuzzOne(UnsafeRawBufferPointer(start: data, count: size))
         return 0
     }
-}
-#else
-@main
-enum WireFuzzerReplay {
-    static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            data.withUnsafeBytes { fuzzOne($0) }
-            print("ok \(path)")
+
+    /// libFuzzer's entry point for a program that has its own `main`.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+    ) -> CInt
+
+    /// The executable's `main` (SwiftPM names it `<module>_main`): hands over to libFuzzer.
+    @_cdecl("WireFuzzer_main")
+    public func fuzzerMain(
+        _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> CInt {
+        var argc = argc
+        var argv = argv
+        return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            fuzzOne(UnsafeRawBufferPointer(start: data, count: size))
+            return 0
         }
     }
-}
+#else
+    @main
+    enum WireFuzzerReplay {
+        static func main() throws {
+            for path in CommandLine.arguments.dropFirst() {
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                data.withUnsafeBytes { fuzzOne($0) }
+                print("ok \(path)")
+            }
+        }
+    }
 #endif

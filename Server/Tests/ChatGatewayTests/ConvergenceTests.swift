@@ -11,17 +11,23 @@ import Testing
 /// seeds, through the embedded door and 100 through the wire protocol in memory.)
 @Suite(.timeLimit(.minutes(2))) struct ConvergenceTests {
     /// Seeds 1…5, or the one `NETWORK_SEED` names (to replay a failure).
-    static let seeds: [UInt64] = ProcessInfo.processInfo.environment["NETWORK_SEED"].flatMap(UInt64.init).map { [$0] } ?? [1, 2, 3, 4, 5]
+    static let seeds: [UInt64] =
+        ProcessInfo.processInfo.environment["NETWORK_SEED"].flatMap(UInt64.init).map { [$0] } ?? [1, 2, 3, 4, 5]
 
     @Test(arguments: seeds)
     func clientsConvergeOverTheNetwork(seed: UInt64) async throws {
         try await GatewayHarness.run { harness in
             var random = SeededGenerator(seed: seed)
             let server = harness.server
-            let devices: [(user: String, device: String)] = [("alice", "phone"), ("alice", "laptop"), ("bob", "phone"), ("carol", "phone")]
+            let devices: [(user: String, device: String)] = [
+                ("alice", "phone"), ("alice", "laptop"), ("bob", "phone"), ("carol", "phone"),
+            ]
             var clients: [ChatClient] = []
             for (user, device) in devices { clients.append(try await harness.client(user, deviceId: device)) }
-            let lists = clients.map { ChannelRepository(client: $0).getChannels(query: ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 100)) }
+            let lists = clients.map {
+                ChannelRepository(client: $0).getChannels(
+                    query: ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 100))
+            }
             let users = ["alice", "bob", "carol"]
             var channels: [String] = []
             for (index, client) in clients.enumerated().prefix(3) {
@@ -42,7 +48,9 @@ import Testing
                     let builder = CommunityChannelBuilder()
                     builder.setId(id)
                     builder.setUserIds(users.filter { $0 != user && random.next() % 2 == 0 })
-                    if (try? await ChannelRepository(client: client).createChannel(with: builder)) != nil { channels.append(id) }
+                    if (try? await ChannelRepository(client: client).createChannel(with: builder)) != nil {
+                        channels.append(id)
+                    }
                 case 2:
                     if let channel { _ = try? await ChannelRepository(client: client).joinChannel(channelId: channel) }
                 case 3:
@@ -50,16 +58,23 @@ import Testing
                 case 4, 5, 6:
                     if let channel {
                         // Joined first half the time, so that most sends land.
-                        if random.next() % 2 == 0 { _ = try? await ChannelRepository(client: client).joinChannel(channelId: channel) }
-                        _ = try? await MessageRepository(client: client).sendMessage(channelId: channel, text: "s\(step)", mentionedUserIds: [])
+                        if random.next() % 2 == 0 {
+                            _ = try? await ChannelRepository(client: client).joinChannel(channelId: channel)
+                        }
+                        _ = try? await MessageRepository(client: client).sendMessage(
+                            channelId: channel, text: "s\(step)", mentionedUserIds: [])
                     }
                 case 7:
-                    if let channel { try? await ChannelParticipation(client: client, channelId: channel).startReading() }
+                    if let channel {
+                        try? await ChannelParticipation(client: client, channelId: channel).startReading()
+                    }
                 case 8:
                     if let channel {
                         let target = users[Int(random.next() % 3)]
                         _ = try? await ChannelModeration(client: client, channelId: channel).banMembers([target])
-                        if random.next() % 2 == 0 { _ = try? await ChannelModeration(client: client, channelId: channel).unbanMembers([target]) }
+                        if random.next() % 2 == 0 {
+                            _ = try? await ChannelModeration(client: client, channelId: channel).unbanMembers([target])
+                        }
                     }
                 default:
                     let (dropUser, dropDevice) = devices[Int(random.next() % UInt64(devices.count))]
@@ -75,7 +90,8 @@ import Testing
                 for _ in 0..<500 where !healed {
                     switch client.connectionState.snapshot {
                     case .connected?:
-                        healed = (try? await UserRepository(client: client).getUser(userId: client.currentUserId)) != nil
+                        healed =
+                            (try? await UserRepository(client: client).getUser(userId: client.currentUserId)) != nil
                     case .disconnected?:
                         // The reconnect policy gave up (its attempts raced the drops): connect
                         // again, as an app does.
@@ -93,13 +109,17 @@ import Testing
                 await client.synchronize()
                 let user = client.currentUserId
                 let expected = try await harness.transport(user, deviceId: "oracle-\(seed)").withConnection { oracle in
-                    try await oracle.send(.queryChannels(
-                        ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 100), after: nil)
+                    try await oracle.send(
+                        .queryChannels(
+                            ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 100),
+                            after: nil)
                     ).channelsValue?.items ?? []
                 }
                 func describe(_ channels: [Channel]) -> String {
-                    channels.map { "\($0.channelId) v\($0.version) \($0.currentUserMembership) m\($0.memberCount) s\($0.lastSequence) r\($0.readSequence)" }
-                        .joined(separator: ", ")
+                    channels.map {
+                        "\($0.channelId) v\($0.version) \($0.currentUserMembership) m\($0.memberCount) s\($0.lastSequence) r\($0.readSequence)"
+                    }
+                    .joined(separator: ", ")
                 }
                 #expect(
                     list.snapshots == expected,
@@ -108,7 +128,9 @@ import Testing
                     events \(client.transport.lastEventSequence) of \(server.lastEventSequence(userId: user, deviceId: client.transport.deviceId))): \
                     \(describe(list.snapshots)) ≠ \(describe(expected))
                     """)
-                #expect(ChannelRepository(client: client).totalUnreadCount == server.totalUnreadCount(userId: user), "seed \(seed), \(user)")
+                #expect(
+                    ChannelRepository(client: client).totalUnreadCount == server.totalUnreadCount(userId: user),
+                    "seed \(seed), \(user)")
             }
         }
     }

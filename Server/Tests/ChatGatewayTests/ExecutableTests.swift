@@ -26,7 +26,9 @@ import Testing
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)
-        #expect(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("CHAT_SERVER_SECRET"))
+        #expect(
+            String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(
+                "CHAT_SERVER_SECRET"))
     }
 
     /// The operators' document lists every flag `chat-server --help` shows, and no other.
@@ -43,7 +45,9 @@ import Testing
         let document = try String(contentsOf: root.appendingPathComponent("Docs/Operating.md"), encoding: .utf8)
         let documented = Set(document.matches(of: /\n\| `(--[a-z-]+)/).map { String($0.1) })
         #expect(shown.count > 15, "\(shown)")
-        #expect(documented == shown, "only documented: \(documented.subtracting(shown)); undocumented: \(shown.subtracting(documented))")
+        #expect(
+            documented == shown,
+            "only documented: \(documented.subtracting(shown)); undocumented: \(shown.subtracting(documented))")
     }
 
     /// Every option out of range is refused (exit 2) by a message naming that one option; a
@@ -53,23 +57,29 @@ import Testing
     @Test func theCommandLineSaysWhatIsWrongWithWhichOption() async throws {
         for (arguments, flag) in [
             (["--ping-interval", "-5"], "--ping-interval"), (["--ping-interval", "inf"], "--ping-interval"),
-            (["--ping-interval", "1e300"], "--ping-interval"), (["--port", "70000"], "--port"), (["--port", "-1"], "--port"),
+            (["--ping-interval", "1e300"], "--ping-interval"), (["--port", "70000"], "--port"),
+            (["--port", "-1"], "--port"),
             (["--max-devices", "0"], "--max-devices"), (["--replay-log", "-3"], "--replay-log"),
-            (["--requests-per-second", "nan"], "--requests-per-second"), (["--max-frame-bytes", "0"], "--max-frame-bytes"),
+            (["--requests-per-second", "nan"], "--requests-per-second"),
+            (["--max-frame-bytes", "0"], "--max-frame-bytes"),
             (["--durable-on-power-loss"], "--durable-on-power-loss"),
         ] {
             let process = try Subprocess(chatServer, ["--dev"] + arguments, environment: [:])
             #expect(await process.exitStatus() == 2, "\(arguments)")
             let message = process.standardError
             #expect(message.contains(flag) && !message.contains("Missing value"), "\(arguments): \(message)")
-            let otherFlags = ["--ping-interval", "--port", "--max-devices", "--replay-log", "--requests-per-second", "--max-frame-bytes"]
+            let otherFlags = [
+                "--ping-interval", "--port", "--max-devices", "--replay-log", "--requests-per-second",
+                "--max-frame-bytes",
+            ]
             #expect(otherFlags.filter { $0 != flag && message.contains($0) }.isEmpty, "one flag named: \(message)")
         }
 
         let first = try Subprocess(chatServer, ["--dev", "--port", "0"], environment: [:])
         var lines = first.lines.makeAsyncIterator()
         let listening = try #require(await lines.next())
-        let port = try #require(listening.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+        let port = try #require(
+            listening.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
         let second = try Subprocess(chatServer, ["--dev", "--port", "\(port)"], environment: [:])
         #expect(await second.exitStatus() == 1)
         let inUse = second.standardError  // a pipe: read once
@@ -77,7 +87,8 @@ import Testing
         first.process.terminate()
         #expect(await first.exitStatus() == 0)
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-server-cli-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "chat-server-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let unwritable = directory.appendingPathComponent("no/such/folder/chat.sqlite").path
@@ -99,7 +110,8 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString)")
         try Data((secret + "\n").utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let signed = try Subprocess(chatServer, ["token", "alice", "--secret-file", file.path], environment: ["CHAT_SERVER_SECRET": ""])
+        let signed = try Subprocess(
+            chatServer, ["token", "alice", "--secret-file", file.path], environment: ["CHAT_SERVER_SECRET": ""])
         var lines = signed.lines.makeAsyncIterator()
         let token = await lines.next()
         #expect(await signed.exitStatus() == 0, "\(signed.standardError)")
@@ -108,27 +120,32 @@ import Testing
         #expect(try await authority.identity(for: token).userId == "alice")
 
         let missing = try Subprocess(
-            chatServer, ["token", "alice", "--secret-file", "/nonexistent/secret"], environment: ["CHAT_SERVER_SECRET": secret])
+            chatServer, ["token", "alice", "--secret-file", "/nonexistent/secret"],
+            environment: ["CHAT_SERVER_SECRET": secret])
         #expect(await missing.exitStatus() == 2)
         let missingError = missing.standardError
         #expect(missingError.contains("/nonexistent/secret"), "\(missingError)")
 
-        let forever = try Subprocess(chatServer, ["token", "alice", "--ttl", "1e300"], environment: ["CHAT_SERVER_SECRET": secret])
+        let forever = try Subprocess(
+            chatServer, ["token", "alice", "--ttl", "1e300"], environment: ["CHAT_SERVER_SECRET": secret])
         #expect(await forever.exitStatus() == 2)
         #expect(forever.standardError.contains("--ttl"))
     }
 
     @Test func itListensSignsTokensAndStopsOnSIGTERM() async throws {
-        let token = try Subprocess(chatServer, ["token", "alice", "--ttl", "600"], environment: ["CHAT_SERVER_SECRET": secret])
+        let token = try Subprocess(
+            chatServer, ["token", "alice", "--ttl", "600"], environment: ["CHAT_SERVER_SECRET": secret])
         var tokenLines = token.lines.makeAsyncIterator()
         let signed = try #require(await tokenLines.next())
         #expect(await token.exitStatus() == 0)
         #expect(signed.split(separator: ".").count == 3)
 
-        let server = try Subprocess(chatServer, ["--port", "0", "--admin", "boss"], environment: ["CHAT_SERVER_SECRET": secret])
+        let server = try Subprocess(
+            chatServer, ["--port", "0", "--admin", "boss"], environment: ["CHAT_SERVER_SECRET": secret])
         var lines = server.lines.makeAsyncIterator()
         let first = try #require(await lines.next())
-        let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+        let port = try #require(
+            first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
         let transport = WebSocketTransport(
             url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { signed },
             connector: NIOWebSocketConnector())
@@ -180,7 +197,8 @@ import Testing
     /// mutes are kept in the data file, and the server restarts on it (it used to die at the
     /// request, and again at every start from the file).
     @Test func aHugeMutePeriodIsRefusedAndTheServerRestartsOnItsFile() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-server-mute-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "chat-server-mute-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("chat.sqlite").path
@@ -189,9 +207,11 @@ import Testing
             let transport = ChatServerProcess.transport("alice", port: port)
             _ = try await transport.connect(resumingAfter: nil)
             if run == 0 {
-                _ = try await transport.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: [])))
+                _ = try await transport.send(
+                    .createChannel(ChannelDraft(type: .community, channelId: "c", userIds: [])))
                 for request in [
-                    ChatRequest.muteChannel(channelId: "c", period: 1e11), .muteMembers(channelId: "c", userIds: ["alice"], period: 1e11),
+                    ChatRequest.muteChannel(channelId: "c", period: 1e11),
+                    .muteMembers(channelId: "c", userIds: ["alice"], period: 1e11),
                 ] {
                     do {
                         _ = try await transport.send(request)
@@ -243,7 +263,9 @@ import Testing
         #expect(help.contains("send <ch> <text...>") && !help.contains("as <user>"), "\(help)")
         let shows = screens.filter { $0.hasPrefix("alice> show") }
         #expect(shows.first?.contains("alice (online)") == true, "\(shows)")
-        #expect(shows.last.map { $0.contains("alice (reconnecting…)") || $0.contains("alice (offline") } == true, "\(shows)")
+        #expect(
+            shows.last.map { $0.contains("alice (reconnecting…)") || $0.contains("alice (offline") } == true, "\(shows)"
+        )
         let send = screens.first { $0.hasPrefix("alice> send general") } ?? ""
         #expect(send.contains("! the server cannot be reached"), "\(send)")
         #expect(!text.contains("retry when the connection is back"), "\(text)")
@@ -255,7 +277,10 @@ import Testing
         try await GatewayHarness.run(dev: false) { harness in
             let python = try Subprocess(
                 URL(fileURLWithPath: "/usr/bin/env"),
-                ["python3", script.path, "\(harness.port)", try await harness.token("alice"), try await harness.token("bob")],
+                [
+                    "python3", script.path, "\(harness.port)", try await harness.token("alice"),
+                    try await harness.token("bob"),
+                ],
                 environment: try PythonEnvironment.environment())
             var lines = python.lines.makeAsyncIterator()
             let output = await lines.next()
@@ -268,7 +293,8 @@ import Testing
     /// `--data PATH`: what a client did comes back after SIGTERM and a restart on the same
     /// file; a file that is not a server store is refused (exit 2) and left as it was.
     @Test func itKeepsItsStateInTheDataFileAcrossARestart() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-server-data-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "chat-server-data-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("chat.sqlite").path

@@ -4,10 +4,10 @@ import LiveChannels
 import LiveChannelsNIO
 import Testing
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Heartbeats both ways, against a real `chat-server` process that stops (SIGSTOP): a client
@@ -17,7 +17,8 @@ import Glibc
     private let chatServer = Subprocess.product("chat-server")
 
     private func start(_ arguments: [String]) async throws -> (Subprocess, Int) {
-        let server = try Subprocess(chatServer, ["--dev", "--port", "0"] + arguments, environment: ["CHAT_SERVER_SECRET": ""])
+        let server = try Subprocess(
+            chatServer, ["--dev", "--port", "0"] + arguments, environment: ["CHAT_SERVER_SECRET": ""])
         var lines = server.lines.makeAsyncIterator()
         let port = try #require(await lines.next()?.firstMatch(of: /:(\d+)\//).flatMap { Int($0.1) })
         return (server, port)
@@ -82,24 +83,26 @@ import Glibc
         // Bob (another Python client, reading everything as it comes) sends 200 messages of
         // 40,000 bytes: 8 MB for the stopped client, twice what its buffers and the server's
         // socket hold, so that the server's writes to it wait.
-        var bob = try PythonClient(port: port, user: "bob", then: """
-            async def answers():
-                answered = 0
-                while answered < 201:
-                    frame = json.loads(await ws.recv())
-                    if frame["type"] in ("response", "failure"):
-                        answered += 1
-                        if frame["type"] == "failure": print("failure", frame["error"], flush=True)
-            reading = asyncio.create_task(answers())
-            draft = {"type": "community", "channelId": "room", "userIds": ["sleepy"]}
-            await ws.send(json.dumps({"type": "request", "id": 0, "request": {"createChannel": {"_0": draft}}}))
-            message = {"channelId": "room", "text": "\u{1F600}" * 10000}
-            for i in range(1, 201):
-                await ws.send(json.dumps({"type": "request", "id": i, "request": {"sendMessage": {"_0": message}}}))
-            await reading
-            print("sent", flush=True)
-            await asyncio.sleep(120)
-            """)
+        var bob = try PythonClient(
+            port: port, user: "bob",
+            then: """
+                async def answers():
+                    answered = 0
+                    while answered < 201:
+                        frame = json.loads(await ws.recv())
+                        if frame["type"] in ("response", "failure"):
+                            answered += 1
+                            if frame["type"] == "failure": print("failure", frame["error"], flush=True)
+                reading = asyncio.create_task(answers())
+                draft = {"type": "community", "channelId": "room", "userIds": ["sleepy"]}
+                await ws.send(json.dumps({"type": "request", "id": 0, "request": {"createChannel": {"_0": draft}}}))
+                message = {"channelId": "room", "text": "\u{1F600}" * 10000}
+                for i in range(1, 201):
+                    await ws.send(json.dumps({"type": "request", "id": i, "request": {"sendMessage": {"_0": message}}}))
+                await reading
+                print("sent", flush=True)
+                await asyncio.sleep(120)
+                """)
         defer { bob.end() }
         #expect(await bob.nextLine() == "connected")
         #expect(await bob.nextLine() == "sent")

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 import WSClient
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The limits over the wire: a device past the cap is an HTTP 429 before the upgrade, a device
@@ -67,7 +67,8 @@ import FoundationNetworking
             ) { inbound, outbound, _ in
                 try await outbound.write(.text(Self.hello))
                 for id in 0..<150 {
-                    try await outbound.write(.text(#"{"type":"request","id":\#(id),"request":{"getUser":{"userId":"alice"}}}"#))
+                    try await outbound.write(
+                        .text(#"{"type":"request","id":\#(id),"request":{"getUser":{"userId":"alice"}}}"#))
                 }
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     if case .text(let text) = message { frames.withLock { $0.append(text) } }
@@ -100,7 +101,8 @@ import FoundationNetworking
             let client = Task {
                 try await WebSocketClient.connect(
                     url: "ws://127.0.0.1:\(harness.port)/v1/connect?device=stalled",
-                    configuration: .init(maxFrameSize: 1 << 24, additionalHeaders: [.authorization: "Bearer dev:alice"]),
+                    configuration: .init(
+                        maxFrameSize: 1 << 24, additionalHeaders: [.authorization: "Bearer dev:alice"]),
                     logger: logger
                 ) { inbound, outbound, _ in
                     try await outbound.write(.text(Self.hello))
@@ -127,7 +129,8 @@ import FoundationNetworking
             #expect(closed, "closed as too slow after \(sent) messages")
             reading.withLock { $0 = true }
             _ = try? await client.value
-            #expect(received.withLock { $0 } < sent, "the stalled device did not get everything through that connection")
+            #expect(
+                received.withLock { $0 } < sent, "the stalled device did not get everything through that connection")
             // Bob is fine.
             let bob = try await harness.client("bob")
             let channel = try await ChannelRepository(client: bob).getChannel(channelId: "room")
@@ -146,7 +149,8 @@ import FoundationNetworking
         try await server.createChannel(type: .community, channelId: "room", userIds: ["sleepy", "bob"])
         try await GatewayHarness.run(server: server, pingInterval: .seconds(120)) { harness in
             // A Python client with a small receive buffer, stopped once in.
-            var python = try PythonClient(port: harness.port, user: "sleepy", smallReceiveBuffer: true, then: PythonClient.idle)
+            var python = try PythonClient(
+                port: harness.port, user: "sleepy", smallReceiveBuffer: true, then: PythonClient.idle)
             defer { python.end() }
             #expect(await python.nextLine() == "connected")
             python.stop()
@@ -161,7 +165,8 @@ import FoundationNetworking
             for _ in 0..<150 where !dropped {
                 try await Task.sleep(for: .milliseconds(100))
                 let text = try await metrics(harness)
-                dropped = text.contains("chat_connections 0") && text.contains("chat_rejections_total{reason=\"tooSlow\"} 1")
+                dropped =
+                    text.contains("chat_connections 0") && text.contains("chat_rejections_total{reason=\"tooSlow\"} 1")
             }
             #expect(dropped, "closed as too slow and dropped within 15 s")
         }

@@ -5,7 +5,8 @@ import Testing
 /// `--postgres URL`: what parses, what is refused with a reason, and TLS as libpq's `sslmode`.
 @Suite struct PostgresEndpointTests {
     @Test func aURLGivesEveryPart() throws {
-        let endpoint = try PostgresEndpoint(url: "postgresql://chat:p%40ss@db.internal:6543/chat%5Fmain?sslmode=verify-full&sslrootcert=/etc/ca.pem")
+        let endpoint = try PostgresEndpoint(
+            url: "postgresql://chat:p%40ss@db.internal:6543/chat%5Fmain?sslmode=verify-full&sslrootcert=/etc/ca.pem")
         #expect(endpoint.host == "db.internal")
         #expect(endpoint.port == 6543)
         #expect(endpoint.user == "chat")

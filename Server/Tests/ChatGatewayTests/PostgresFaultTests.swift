@@ -33,8 +33,11 @@ import Testing
     }
 
     /// Every text of `channelId` in the database, read by `userId` through a server opened on it.
-    private func storedTexts(of channelId: String, readBy userId: String, in cluster: PostgresCluster, _ name: String) async throws -> Set<String> {
-        let server = try await ChatServer(database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
+    private func storedTexts(of channelId: String, readBy userId: String, in cluster: PostgresCluster, _ name: String)
+        async throws -> Set<String>
+    {
+        let server = try await ChatServer(
+            database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
         let device = server.connection(userId: userId, deviceId: "auditor")
         _ = try await device.connect(resumingAfter: nil)
         var texts: Set<String> = []
@@ -79,7 +82,9 @@ import Testing
                             if run == 0 { _ = try? await transport.send(.joinChannel(channelId: "room")) }
                             for number in 0... {
                                 let text = "\(sender) run \(run) #\(number)"
-                                guard (try? await transport.send(.sendMessage(MessageDraft(channelId: "room", text: text)))) != nil
+                                guard
+                                    (try? await transport.send(
+                                        .sendMessage(MessageDraft(channelId: "room", text: text)))) != nil
                                 else { break }
                                 acknowledged.append(text)
                             }
@@ -112,7 +117,8 @@ import Testing
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
-        let server = try await ChatServer(database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
+        let server = try await ChatServer(
+            database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
         let senders = ["ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal"]
         try await server.createChannel(type: .community, channelId: "room", userIds: senders)
         let acknowledged = Acknowledged()
@@ -165,7 +171,9 @@ import Testing
         let sent = acknowledged.all
         let stored = try await storedTexts(of: "room", readBy: "ann", in: cluster, name)
         let lost = sent.filter { !stored.contains($0) }
-        print("pg_ctl -m \(mode) three times: acknowledged \(sent.count), failed sends \(acknowledged.failures), lost \(lost.count)")
+        print(
+            "pg_ctl -m \(mode) three times: acknowledged \(sent.count), failed sends \(acknowledged.failures), lost \(lost.count)"
+        )
         #expect(lost.isEmpty, "mode \(mode): \(lost.count) of \(sent.count) acknowledged lost, e.g. \(lost.prefix(5))")
     }
 
@@ -176,14 +184,17 @@ import Testing
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
-        let server = try await ChatServer(database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
+        let server = try await ChatServer(
+            database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         try await GatewayHarness.run(server: server) { harness in
             func health() async throws -> Int {
-                let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/healthz")!)
+                let (_, response) = try await URLSession.shared.data(
+                    from: URL(string: "http://127.0.0.1:\(harness.port)/healthz")!)
                 return (response as? HTTPURLResponse)?.statusCode ?? 0
             }
-            let device = WebSocketTransport(url: harness.url, userId: "ann", token: { "dev:ann" }, connector: NIOWebSocketConnector())
+            let device = WebSocketTransport(
+                url: harness.url, userId: "ann", token: { "dev:ann" }, connector: NIOWebSocketConnector())
             _ = try await device.connect(resumingAfter: nil)
             _ = try await device.send(.sendMessage(MessageDraft(channelId: "room", text: "before")))
             #expect(try await health() == 200)

@@ -21,17 +21,21 @@ import Testing
             let name = try cluster.createDatabase()
             let clock = ManualClock()
             let configuration = ServerConfiguration(messagesPerChannel: 3)
-            let server = try await ChatServer(clock: clock, configuration: configuration, database: try database(cluster, name))
+            let server = try await ChatServer(
+                clock: clock, configuration: configuration, database: try database(cluster, name))
             var workload = StorageWorkload(seed: seed)
             try await workload.run(1_000, on: server, clock: clock)
             let before = StoredSnapshot(server)
             let epoch = server.epoch
             await server.close()
 
-            let reopened = try await ChatServer(clock: clock, configuration: configuration, database: try database(cluster, name))
+            let reopened = try await ChatServer(
+                clock: clock, configuration: configuration, database: try database(cluster, name))
             #expect(StoredSnapshot(reopened) == before, "seed \(seed)")
             #expect(reopened.epoch == epoch, "the same history")
-            #expect(before.channels.values.contains { $0.messageCount > 3 }, "the run pages past the kept messages (seed \(seed))")
+            #expect(
+                before.channels.values.contains { $0.messageCount > 3 },
+                "the run pages past the kept messages (seed \(seed))")
             // A channel's whole history pages forward from PostgreSQL, numbered without gaps, as
             // one of its members reads it.
             if let (channelId, channel) = before.channels.first(where: { $0.value.messageCount > 3 }) {
@@ -70,7 +74,8 @@ import Testing
             #expect(result.status == .resyncRequired, "after \(resume)")
             #expect(result.lastSequence > seen, "never backwards")
         }
-        #expect(try await reopened.connection(userId: "ben", deviceId: "tablet").connect(resumingAfter: nil).status == .new)
+        #expect(
+            try await reopened.connection(userId: "ben", deviceId: "tablet").connect(resumingAfter: nil).status == .new)
         // Numbering continues: the next message follows the stored one.
         let next = try await reopened.sendMessage(as: "ben", channelId: "room", text: "again")
         #expect(next.sequence == 2)
@@ -78,14 +83,19 @@ import Testing
     }
 
     /// Every message sequence of `channelId`, paged forward from the first as `userId` reads them.
-    private static func sequences(in channelId: String, readBy userId: String, on server: ChatServer) async throws -> [Int] {
+    private static func sequences(in channelId: String, readBy userId: String, on server: ChatServer) async throws
+        -> [Int]
+    {
         let device = server.connection(userId: userId, deviceId: "reader")
         _ = try await device.connect(resumingAfter: nil)
         defer { Task { await device.disconnect() } }
         var sequences: [Int] = []
         while true {
-            let query = MessagePageQuery(channelId: channelId, position: .after(sequence: sequences.last ?? 0), limit: 100)
-            guard case .messages(let page) = try await device.send(.queryMessages(query)).response else { return sequences }
+            let query = MessagePageQuery(
+                channelId: channelId, position: .after(sequence: sequences.last ?? 0), limit: 100)
+            guard case .messages(let page) = try await device.send(.queryMessages(query)).response else {
+                return sequences
+            }
             sequences += page.messages.map(\.sequence)
             if !page.hasNext { return sequences }
         }

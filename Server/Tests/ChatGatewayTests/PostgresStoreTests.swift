@@ -26,13 +26,22 @@ import Testing
         _ = try await server.registerUser(id: "bob", displayName: "Bob")
         let alice = server.connection(userId: "alice", deviceId: "phone")
         _ = try await alice.connect(resumingAfter: nil)
-        _ = try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "room", userIds: ["bob"], tags: ["t"], metadata: ["k": .number(1)])))
-        for number in 1...10 { _ = try await alice.send(.sendMessage(MessageDraft(channelId: "room", text: "m\(number)"))) }
+        _ = try await alice.send(
+            .createChannel(
+                ChannelDraft(
+                    type: .community, channelId: "room", userIds: ["bob"], tags: ["t"], metadata: ["k": .number(1)])))
+        for number in 1...10 {
+            _ = try await alice.send(.sendMessage(MessageDraft(channelId: "room", text: "m\(number)")))
+        }
         _ = try await alice.send(.muteMembers(channelId: "room", userIds: ["bob"], period: 600))
         _ = try await alice.send(.setModerationSettings(channelId: "room", ModerationSettings(blockedWords: ["nope"])))
         let channel = server.channel("room")
         // Presence is not stored (everyone starts offline): members compare without their user.
-        func stored(_ members: [ChannelMember]) -> [ChannelMember] { members.map { var member = $0; member.user = nil; return member } }
+        func stored(_ members: [ChannelMember]) -> [ChannelMember] {
+            members.map {
+                var member = $0; member.user = nil; return member
+            }
+        }
         let members = stored(server.members(channelId: "room"))
         let epoch = server.epoch
         await server.close()
@@ -52,10 +61,14 @@ import Testing
         // Older pages come from PostgreSQL; numbering continues.
         let again = reopened.connection(userId: "alice", deviceId: "phone")
         _ = try await again.connect(resumingAfter: nil)
-        guard case .messages(let page) = try await again.send(.queryMessages(MessagePageQuery(channelId: "room", position: .before(sequence: 8), limit: 10))).response
+        guard
+            case .messages(let page) = try await again.send(
+                .queryMessages(MessagePageQuery(channelId: "room", position: .before(sequence: 8), limit: 10))
+            ).response
         else { Issue.record("not a page"); return }
         #expect(page.messages.map(\.text) == (1...7).map { "m\($0)" })
-        let next = try await again.send(.sendMessage(MessageDraft(channelId: "room", text: "m11"))).response.messageValue
+        let next = try await again.send(.sendMessage(MessageDraft(channelId: "room", text: "m11"))).response
+            .messageValue
         #expect(next?.sequence == 11)
         await reopened.close()
     }
@@ -92,7 +105,8 @@ import Testing
         #expect(back, "works again once PostgreSQL is back")
         #expect(server.isStorageHealthy)
         await server.close()
-        let reopened = try await ChatServer(configuration: ServerConfiguration(messagesPerChannel: 100), database: try database(cluster, name))
+        let reopened = try await ChatServer(
+            configuration: ServerConfiguration(messagesPerChannel: 100), database: try database(cluster, name))
         #expect(Set(acknowledged).isSubset(of: Set(reopened.messages(channelId: "room").map(\.messageId))))
         await reopened.close()
     }
@@ -104,11 +118,14 @@ import Testing
         try await ChatServerProcess.expectStateKeptAcrossARestart(["--postgres", cluster.url(name)])
 
         // --postgres and --data exclude each other.
-        let both = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name), "--data", "/tmp/x.sqlite"])
+        let both = try Subprocess(
+            chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name), "--data", "/tmp/x.sqlite"])
         #expect(await both.exitStatus() == 2)
         // A chat schema that is not ours is left untouched.
         let foreign = try cluster.createDatabase()
-        try cluster.sql("CREATE SCHEMA chat; CREATE TABLE chat.notes(body text); INSERT INTO chat.notes VALUES ('mine')", database: foreign)
+        try cluster.sql(
+            "CREATE SCHEMA chat; CREATE TABLE chat.notes(body text); INSERT INTO chat.notes VALUES ('mine')",
+            database: foreign)
         let refused = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(foreign)])
         #expect(await refused.exitStatus() == 2)
         let refusal = refused.standardError
@@ -117,7 +134,8 @@ import Testing
         // A URL that does not parse; a database that does not exist: one line, non-zero.
         let badURL = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", "mysql://x"])
         #expect(await badURL.exitStatus() == 2)
-        let missing = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url("no_such_database")])
+        let missing = try Subprocess(
+            chatServer, ["--dev", "--port", "0", "--postgres", cluster.url("no_such_database")])
         #expect(await missing.exitStatus() == 1)
         // A wrong password: one line, exit 1, at once; the right one starts.
         let guarded = try cluster.createDatabase()
@@ -126,18 +144,22 @@ import Testing
         #expect(await refusedLogin.exitStatus() == 1)
         let loginError = refusedLogin.standardError
         #expect(loginError.contains("password authentication failed"), "\(loginError)")
-        let (signedIn, _) = try await ChatServerProcess.start(["--postgres", wrong.replacingOccurrences(of: ":wrong@", with: ":right@")])
+        let (signedIn, _) = try await ChatServerProcess.start([
+            "--postgres", wrong.replacingOccurrences(of: ":wrong@", with: ":right@"),
+        ])
         signedIn.process.terminate()
         #expect(await signedIn.exitStatus() == 0)
         // TLS required of a PostgreSQL without it: refused at once, never sent in the clear.
         let started = ContinuousClock.now
-        let clear = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name) + "?sslmode=require"])
+        let clear = try Subprocess(
+            chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name) + "?sslmode=require"])
         #expect(await clear.exitStatus() == 1)
         let clearError = clear.standardError
         #expect(clearError.contains("does not offer TLS"), "\(clearError)")
         #expect(ContinuousClock.now - started < .seconds(20), "without the 30 s wait")
         // An unknown URL parameter is refused, not ignored.
-        let unknown = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name) + "?sslcert=x.pem"])
+        let unknown = try Subprocess(
+            chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name) + "?sslcert=x.pem"])
         #expect(await unknown.exitStatus() == 2)
     }
 
@@ -178,7 +200,8 @@ import Testing
         let stored = [0, 4_999, 5_000, 9_999, 12_345]
         for channel in stored {
             for sequence in 1...3 {
-                batch.messages.append(ServerRow.Message(channelId: "c\(channel)", sequence: sequence, value: [UInt8(sequence)]))
+                batch.messages.append(
+                    ServerRow.Message(channelId: "c\(channel)", sequence: sequence, value: [UInt8(sequence)]))
             }
         }
         try await database.write(batch)

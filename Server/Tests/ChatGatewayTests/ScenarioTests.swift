@@ -19,7 +19,8 @@ import Testing
         try await GatewayHarness.run { harness in
             let alice = try await harness.client("alice")
             let bob = try await harness.client("bob")
-            let channel = try await ChannelRepository(client: alice).createChannel(with: community("ops", with: ["bob"]))
+            let channel = try await ChannelRepository(client: alice).createChannel(
+                with: community("ops", with: ["bob"]))
             #expect(channel.memberCount == 2)
             let list = ChannelRepository(client: bob).getChannels(query: ChannelListQuery())
             let messages = MessageRepository(client: alice)
@@ -51,7 +52,8 @@ import Testing
             await bob.synchronize()
             #expect(ops.snapshot?.currentUserMembership == .banned)
             await #expect(throws: ChatError.self) {
-                try await MessageRepository(client: bob).sendMessage(channelId: "ops", text: "hey", mentionedUserIds: [])
+                try await MessageRepository(client: bob).sendMessage(
+                    channelId: "ops", text: "hey", mentionedUserIds: [])
             }
         }
     }
@@ -64,7 +66,8 @@ import Testing
             await bob.synchronize()
             harness.server.faults.dropConnection(userId: "bob", deviceId: "phone")
             for index in 0..<5 {
-                try await MessageRepository(client: alice).sendMessage(channelId: "ops", text: "m\(index)", mentionedUserIds: [])
+                try await MessageRepository(client: alice).sendMessage(
+                    channelId: "ops", text: "m\(index)", mentionedUserIds: [])
             }
             for await state in bob.connectionState.values where state == .connected { break }
             await bob.synchronize()

@@ -12,10 +12,12 @@ import Testing
 
     /// Starts `chat-server --dev` (in memory) on `port` (0: any) and returns it with its port.
     private func start(port: Int) async throws -> (Subprocess, Int) {
-        let server = try Subprocess(chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
+        let server = try Subprocess(
+            chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
         var lines = server.lines.makeAsyncIterator()
         let first = try #require(await lines.next(), "no first line from chat-server: \(server.standardError)")
-        let listening = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+        let listening = try #require(
+            first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
         return (server, listening)
     }
 
@@ -35,7 +37,8 @@ import Testing
     }
 
     private func say(_ text: String, by client: ChatClient) async throws {
-        _ = try await MessageRepository(client: client).sendMessage(channelId: "general", text: text, mentionedUserIds: [])
+        _ = try await MessageRepository(client: client).sendMessage(
+            channelId: "general", text: text, mentionedUserIds: [])
     }
 
     /// Checks `condition` every 20 ms for up to 15 s.
@@ -88,8 +91,11 @@ import Testing
         }
         #expect(sent)
         let expected = ["new", "new from bob"]
-        #expect(await eventually { aliceMessages.snapshots.map(\.text) == expected }, "\(aliceMessages.snapshots.map(\.text))")
-        #expect(await eventually { bobMessages.snapshots.map(\.text) == expected }, "\(bobMessages.snapshots.map(\.text))")
+        #expect(
+            await eventually { aliceMessages.snapshots.map(\.text) == expected },
+            "\(aliceMessages.snapshots.map(\.text))")
+        #expect(
+            await eventually { bobMessages.snapshots.map(\.text) == expected }, "\(bobMessages.snapshots.map(\.text))")
         // The history command: a page read now shows the new server's messages only.
         let history = MessageRepository(client: bob).getMessages(channelId: "general")
         #expect(await eventually { history.loadingStatus == .loaded && history.snapshots.map(\.text) == expected })

@@ -58,10 +58,14 @@ import Testing
             let forged = [parts[0], segment(#"{"sub":"bob","exp":4102444800}"#), parts[2]].joined(separator: ".")
             #expect(await refusal(harness, user: "bob", token: forged)?.contains("signature") == true)
             // Signed by another secret.
-            let other = try await TokenAuthority(secret: Array("another secret, also 32 bytes long!!".utf8), allowsDevTokens: false)
-            #expect(await refusal(harness, token: try await other.makeToken(for: "alice", ttl: 60))?.contains("signature") == true)
+            let other = try await TokenAuthority(
+                secret: Array("another secret, also 32 bytes long!!".utf8), allowsDevTokens: false)
+            #expect(
+                await refusal(harness, token: try await other.makeToken(for: "alice", ttl: 60))?.contains("signature")
+                    == true)
             // alg none, no signature.
-            let none = [segment(#"{"alg":"none","typ":"JWT"}"#), segment(#"{"sub":"alice","exp":4102444800}"#), ""].joined(separator: ".")
+            let none = [segment(#"{"alg":"none","typ":"JWT"}"#), segment(#"{"sub":"alice","exp":4102444800}"#), ""]
+                .joined(separator: ".")
             #expect(await refusal(harness, token: none)?.contains("HS256") == true)
             // Another algorithm named in the header, even with this server's HS256 signature.
             let hs512 = [segment(#"{"alg":"HS512","typ":"JWT"}"#), parts[1], parts[2]].joined(separator: ".")
@@ -69,7 +73,9 @@ import Testing
             // Expired (beyond the leeway).
             let expiredAuthority = try await TokenAuthority(
                 secret: GatewayHarness.secret, allowsDevTokens: false, now: { Date().addingTimeInterval(-7_200) })
-            #expect(await refusal(harness, token: try await expiredAuthority.makeToken(for: "alice", ttl: 3_600))?.contains("expired") == true)
+            #expect(
+                await refusal(harness, token: try await expiredAuthority.makeToken(for: "alice", ttl: 3_600))?.contains(
+                    "expired") == true)
             // Missing, garbage, and a dev token without --dev.
             #expect(await refusal(harness, token: "")?.contains("no token") == true)
             #expect(await refusal(harness, token: "not.a.jwt") != nil)
@@ -84,7 +90,8 @@ import Testing
         try await GatewayHarness.run(dev: false) { harness in
             func token(expiredSecondsAgo seconds: TimeInterval) async throws -> String {
                 let authority = try await TokenAuthority(
-                    secret: GatewayHarness.secret, allowsDevTokens: false, now: { Date().addingTimeInterval(-3_600 - seconds) })
+                    secret: GatewayHarness.secret, allowsDevTokens: false,
+                    now: { Date().addingTimeInterval(-3_600 - seconds) })
                 return try await authority.makeToken(for: "alice", ttl: 3_600)
             }
             let recent = try await token(expiredSecondsAgo: 30)
@@ -149,7 +156,9 @@ import Testing
             let bob = harness.transport("bob")
             _ = try await bob.connect(resumingAfter: nil)
             await #expect(throws: ChatError.self) { try await bob.send(.joinChannel(channelId: "ops")) }
-            await #expect(throws: ChatError.self) { try await bob.send(.sendMessage(MessageDraft(channelId: "ops", text: "let me in"))) }
+            await #expect(throws: ChatError.self) {
+                try await bob.send(.sendMessage(MessageDraft(channelId: "ops", text: "let me in")))
+            }
             #expect(server.messages(channelId: "ops").isEmpty)
         }
     }

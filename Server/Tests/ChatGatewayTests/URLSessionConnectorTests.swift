@@ -16,13 +16,13 @@ import Testing
                 await transport.disconnect()
             } catch let error as ChatError {
                 #if os(Linux)
-                guard case .unavailable(let reason) = error else {
-                    Issue.record("\(error)")
-                    return
-                }
-                #expect(reason.contains("WebSocket"))
+                    guard case .unavailable(let reason) = error else {
+                        Issue.record("\(error)")
+                        return
+                    }
+                    #expect(reason.contains("WebSocket"))
                 #else
-                Issue.record("\(error)")
+                    Issue.record("\(error)")
                 #endif
             }
         }

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 import WSClient
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The protocol on a real socket, spoken by hand (WSClient, no SDK): what each frame gets, and
@@ -46,7 +46,9 @@ import FoundationNetworking
             var pending = later
             for try await message in inbound.messages(maxSize: 1 << 24) {
                 guard case .text(let text) = message else { continue }
-                let all = frames.withLock { $0.append(text); return $0 }
+                let all = frames.withLock {
+                    $0.append(text); return $0
+                }
                 // Frames to send once the first (the welcome) came back.
                 for item in pending { try await outbound.write(.text(item ?? "")) }
                 pending = []
@@ -62,15 +64,19 @@ import FoundationNetworking
 
     @Test func helloWelcomeRequestResponseEvent() async throws {
         try await GatewayHarness.run { harness in
-            let result = try await exchange(harness, send: [
-                Self.hello,
-                #"{"type":"request","id":1,"request":{"createChannel":{"_0":{"type":"community","channelId":"raw"}}}}"#,
-                #"{"type":"request","id":2,"request":{"sendMessage":{"_0":{"channelId":"raw","text":"hi"}}}}"#,
-            ]) { frames in frames.contains { $0.contains(#""type":"response""#) && $0.contains(#""id":2"#) } }
+            let result = try await exchange(
+                harness,
+                send: [
+                    Self.hello,
+                    #"{"type":"request","id":1,"request":{"createChannel":{"_0":{"type":"community","channelId":"raw"}}}}"#,
+                    #"{"type":"request","id":2,"request":{"sendMessage":{"_0":{"channelId":"raw","text":"hi"}}}}"#,
+                ]
+            ) { frames in frames.contains { $0.contains(#""type":"response""#) && $0.contains(#""id":2"#) } }
             let decoded = result.frames.compactMap { try? WireCodec.decode($0) }
             guard case .welcome(1, let connect)? = decoded.first else { Issue.record("\(result.frames)"); return }
             #expect(connect.currentUser.userId == "alice")
-            #expect(decoded.contains { if case .response(2, let e) = $0 { e.messageValue?.text == "hi" } else { false } })
+            #expect(
+                decoded.contains { if case .response(2, let e) = $0 { e.messageValue?.text == "hi" } else { false } })
             #expect(harness.server.messages(channelId: "raw").map(\.text) == ["hi"])
         }
     }
@@ -89,22 +95,29 @@ import FoundationNetworking
             ]
             for (frames, code) in cases {
                 let result = try await exchange(harness, send: frames)
-                #expect(result.closeCode == code, "\(frames.map { $0?.prefix(60) ?? "binary" }): \(String(describing: result.closeCode))")
+                #expect(
+                    result.closeCode == code,
+                    "\(frames.map { $0?.prefix(60) ?? "binary" }): \(String(describing: result.closeCode))")
             }
             // A frame over the limit, once the connection is under way (the gateway counts what
             // the WebSocket library refuses from the moment it has joined the connection).
-            let tooBig = try await exchange(harness, send: [Self.hello], afterWelcome: [String(repeating: "x", count: 1_048_577)])
+            let tooBig = try await exchange(
+                harness, send: [Self.hello], afterWelcome: [String(repeating: "x", count: 1_048_577)])
             #expect(tooBig.closeCode == 1009, "\(String(describing: tooBig.closeCode))")
             // Every one counted, the frame the WebSocket layer refused itself too.
-            let (metrics, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
+            let (metrics, _) = try await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
             let text = String(decoding: metrics, as: UTF8.self)
             #expect(text.contains("chat_rejections_total{reason=\"protocol\"} 6"), "\(text)")
             #expect(text.contains("chat_rejections_total{reason=\"tooBig\"} 1"), "\(text)")
             // A request that does not decode is answered, and the connection stays usable.
-            let result = try await exchange(harness, send: [
-                Self.hello, #"{"type":"request","id":7,"request":{"getChannel":{}}}"#,
-                #"{"type":"request","id":8,"request":{"getUser":{"userId":"alice"}}}"#,
-            ]) { frames in frames.contains { $0.contains(#""id":8"#) } }
+            let result = try await exchange(
+                harness,
+                send: [
+                    Self.hello, #"{"type":"request","id":7,"request":{"getChannel":{}}}"#,
+                    #"{"type":"request","id":8,"request":{"getUser":{"userId":"alice"}}}"#,
+                ]
+            ) { frames in frames.contains { $0.contains(#""id":8"#) } }
             let decoded = result.frames.compactMap { try? WireCodec.decode($0) }
             #expect(decoded.contains { if case .failure(7, .invalidArgument) = $0 { true } else { false } })
             #expect(decoded.contains { if case .response(8, _) = $0 { true } else { false } })
@@ -114,7 +127,9 @@ import FoundationNetworking
     }
 
     /// A WebSocket upgrade request with `token`, made by hand: its HTTP status and body.
-    private func upgrade(_ harness: GatewayHarness, authorization: String?, query: String = "") async throws -> (Int, String) {
+    private func upgrade(_ harness: GatewayHarness, authorization: String?, query: String = "") async throws -> (
+        Int, String
+    ) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(harness.port)/v1/connect\(query)")!)
         for (name, value) in [
             ("Connection", "Upgrade"), ("Upgrade", "websocket"), ("Sec-WebSocket-Version", "13"),
@@ -137,11 +152,15 @@ import FoundationNetworking
                 guard case .unauthorized = refusal.error else { Issue.record("\(refusal.error)"); continue }
             }
             // A raw WebSocket client sees the upgrade refused, and nothing was registered.
-            await #expect(throws: (any Error).self) { try await exchange(harness, token: "dev:alice", send: [Self.hello]) }
+            await #expect(throws: (any Error).self) {
+                try await exchange(harness, token: "dev:alice", send: [Self.hello])
+            }
             #expect(harness.server.user("alice") == nil)
 
             let token = try await harness.token("carol")
-            let viaQuery = try await exchange(harness, token: "", query: "?device=web&token=\(token)", send: [Self.hello]) { !$0.isEmpty }
+            let viaQuery = try await exchange(
+                harness, token: "", query: "?device=web&token=\(token)", send: [Self.hello]
+            ) { !$0.isEmpty }
             guard case .welcome(_, let result)? = viaQuery.frames.first.flatMap({ try? WireCodec.decode($0) }) else {
                 Issue.record("\(viaQuery)")
                 return
@@ -153,21 +172,26 @@ import FoundationNetworking
     @Test func healthAndMetricsOverHTTP() async throws {
         try await GatewayHarness.run { harness in
             // Before anything happened, every pinned series is there.
-            let (fresh, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
+            let (fresh, _) = try await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
             let freshText = String(decoding: fresh, as: UTF8.self)
             for line in ["chat_connections 0", "chat_requests_total 0", "chat_events_delivered_total 0"] {
                 #expect(freshText.contains(line), "\(line) in \(freshText)")
             }
-            for reason in ["unauthorized", "limitExceeded", "rateLimited", "protocol", "tooBig", "tooSlow", "heartbeatTimeout"] {
+            for reason in [
+                "unauthorized", "limitExceeded", "rateLimited", "protocol", "tooBig", "tooSlow", "heartbeatTimeout",
+            ] {
                 #expect(freshText.contains("chat_rejections_total{reason=\"\(reason)\"} 0"))
             }
             _ = try? await exchange(harness, token: "", send: [Self.hello])  // a refusal, counted
             let client = try await harness.client("alice")
             _ = try await UserRepository(client: client).getUser(userId: "alice")
-            let (health, healthResponse) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/healthz")!)
+            let (health, healthResponse) = try await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(harness.port)/healthz")!)
             #expect((healthResponse as? HTTPURLResponse)?.statusCode == 200)
             #expect(String(decoding: health, as: UTF8.self) == "ok")
-            let (metrics, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
+            let (metrics, _) = try await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
             let text = String(decoding: metrics, as: UTF8.self)
             #expect(text.contains("chat_connections 1"))
             #expect(text.contains("chat_rejections_total{reason=\"unauthorized\"} 1"))

@@ -203,7 +203,6 @@ public struct Channel: Sendable, Hashable, Codable, Identifiable {
 
     public var id: String { channelId }
 
-
     /// Creates a channel value. Every field but `channelId` and `type` has a neutral default.
     public init(
         channelId: String,

@@ -87,7 +87,8 @@ extension JSON {
 
     private static func enter(_ depth: Int, maximumDepth: Int, field: String) throws(ChatError) {
         if depth > maximumDepth {
-            throw .invalidArgument(field: field, reason: "must not nest arrays and objects more than \(maximumDepth) deep")
+            throw .invalidArgument(
+                field: field, reason: "must not nest arrays and objects more than \(maximumDepth) deep")
         }
     }
 }

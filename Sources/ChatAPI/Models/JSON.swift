@@ -104,8 +104,10 @@ extension JSON: Codable {
             if encoder.codingPath.count > Self.maximumDecodingDepth {
                 // A placeholder, not the value: describing a hostile value would recurse too.
                 throw EncodingError.invalidValue(
-                    "(too deep to describe)", EncodingError.Context(
-                        codingPath: [], debugDescription: "JSON nested deeper than \(Self.maximumDecodingDepth) levels"))
+                    "(too deep to describe)",
+                    EncodingError.Context(
+                        codingPath: [], debugDescription: "JSON nested deeper than \(Self.maximumDecodingDepth) levels")
+                )
             }
         default:
             break

@@ -42,7 +42,8 @@ extension ModerationSettings {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             blockedWords: try container.decodeIfPresent([String].self, forKey: .blockedWords) ?? [],
-            blockedWordAction: try container.decodeIfPresent(BlockedWordAction.self, forKey: .blockedWordAction) ?? .refuse,
+            blockedWordAction: try container.decodeIfPresent(BlockedWordAction.self, forKey: .blockedWordAction)
+                ?? .refuse,
             allowedURLDomains: try container.decodeIfPresent([String].self, forKey: .allowedURLDomains))
     }
 }

@@ -26,7 +26,8 @@ extension Filter: Codable {
         if encoder.codingPath.count > JSON.maximumDecodingDepth {
             // A placeholder, not the value: describing a hostile value would recurse too.
             throw EncodingError.invalidValue(
-                "(too deep to describe)", EncodingError.Context(codingPath: [], debugDescription: "filter nested too deep to encode"))
+                "(too deep to describe)",
+                EncodingError.Context(codingPath: [], debugDescription: "filter nested too deep to encode"))
         }
         var container = encoder.container(keyedBy: Key.self)
         switch self {

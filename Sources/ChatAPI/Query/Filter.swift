@@ -93,8 +93,7 @@ public enum Filter: Sendable, Hashable {
     }
 
     /// The field is present (`exists == true`) or missing.
-    public static func exists<Value>(_ key: ChannelFilterKey<Value>, exists: Bool = true) -> Filter
-    {
+    public static func exists<Value>(_ key: ChannelFilterKey<Value>, exists: Bool = true) -> Filter {
         .condition(key.field, .exists(exists))
     }
 

@@ -41,7 +41,9 @@ public enum WireCloseCode: Int, Sendable, Hashable, CaseIterable {
         case .unauthorized?: return .connectionLost(.unauthorized("the server closed the connection\(detail)"))
         case .unsupportedProtocol?:
             return .connectionLost(.notAllowed("the server does not speak protocol \(WireProtocol.version)\(detail)"))
-        case let known?: return .connectionLost(.unavailable("the server closed the connection (\(known.rawValue) \(known))\(detail)"))
+        case let known?:
+            return .connectionLost(
+                .unavailable("the server closed the connection (\(known.rawValue) \(known))\(detail)"))
         case nil:
             if let code { return .connectionLost(.unavailable("the server closed the connection (\(code))\(detail)")) }
             return .connectionLost(.unavailable("the connection dropped\(detail)"))

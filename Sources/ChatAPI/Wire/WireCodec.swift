@@ -140,8 +140,11 @@ private struct DecodedFrame: Decodable {
             }
         }
         func id() -> Result<Int, WireDecodingError> {
-            guard let id = try? container.decode(Int.self, forKey: .id), (0...WireProtocol.maximumRequestId).contains(id) else {
-                return .failure(.badRequestId(container.contains(.id) ? "'id' is out of range or not an integer" : "no 'id'"))
+            guard let id = try? container.decode(Int.self, forKey: .id),
+                (0...WireProtocol.maximumRequestId).contains(id)
+            else {
+                return .failure(
+                    .badRequestId(container.contains(.id) ? "'id' is out of range or not an integer" : "no 'id'"))
             }
             return .success(id)
         }
@@ -170,7 +173,8 @@ private struct DecodedFrame: Decodable {
                 }
             }
         case "response":
-            return id().flatMap { id in field(.envelope, ResponseEnvelope.self).map { .response(id: id, envelope: $0) } }
+            return id().flatMap { id in field(.envelope, ResponseEnvelope.self).map { .response(id: id, envelope: $0) }
+            }
         case "failure":
             return id().flatMap { id in field(.error, ChatError.self).map { .failure(id: id, error: $0) } }
         case "event":

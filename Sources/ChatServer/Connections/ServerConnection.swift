@@ -45,7 +45,8 @@ final class ServerConnection: ChatTransport {
     }
 
     func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
-        let (result, ticket) = try linkId.withLock { (current: inout UInt64?) throws(ChatError) -> (ConnectResult, Int) in
+        let (result, ticket) = try linkId.withLock {
+            (current: inout UInt64?) throws(ChatError) -> (ConnectResult, Int) in
             let (result, id, ticket) = try engine.connect(
                 device, replacing: current, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence)
             current = id

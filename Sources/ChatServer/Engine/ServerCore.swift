@@ -34,7 +34,8 @@ struct ServerCore: Sendable {
         state = ServerState(configuration: configuration, restoring: stored)
         let base = stored.counters.eventSequenceCeiling
         hub = EventHub(
-            logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention, sequenceBase: base,
+            logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention,
+            sequenceBase: base,
             maxPendingEvents: configuration.maxPendingEvents)
         limits = ServerLimits(configuration: configuration)
         eventSequenceCeiling = base

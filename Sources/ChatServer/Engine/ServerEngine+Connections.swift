@@ -14,7 +14,8 @@ extension ServerEngine {
     ) throws(ChatError) -> (result: ConnectResult, linkId: UInt64, ticket: Int) {
         try InputCheck.id(device.userId, field: "userId")
         try InputCheck.id(device.deviceId, field: "deviceId")
-        let ((result, linkId), ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> (ConnectResult, UInt64) in
+        let ((result, linkId), ticket) = try withCore {
+            (core: inout ServerCore) throws(ChatError) -> (ConnectResult, UInt64) in
             if core.isClosed { throw Self.closedError }
             let now = clock.now
             if let error = core.faults.takeConnectFailure(for: device) { throw error }
@@ -51,7 +52,8 @@ extension ServerEngine {
     ///
     /// - Throws: `limitExceeded` as ``connect(_:replacing:mailbox:interrupt:resumingAfter:)`` would.
     func checkDeviceCap(of device: DeviceKey) throws(ChatError) {
-        try core.withLock { (core: inout ServerCore) throws(ChatError) in try Self.checkDeviceCap(of: device, in: core) }
+        try core.withLock { (core: inout ServerCore) throws(ChatError) in try Self.checkDeviceCap(of: device, in: core)
+        }
     }
 
     /// Ends connection `linkId` of `device` (no effect if it is not the current one).

@@ -16,11 +16,14 @@ extension ServerEngine {
     ///
     /// - Throws: `unavailable` when the connection has ended or the write failed; else the
     ///   request's error.
-    func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError) -> ResponseEnvelope {
+    func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError)
+        -> ResponseEnvelope
+    {
         let firstHold: Result<(result: Outcome, ticket: Int), ChatError>
         if requests.tryCombining() {
             // Nobody else's request runs: this one runs here, then whatever queued meanwhile.
-            firstHold = Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
+            firstHold = Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId)
+            }
             requests.finishCombining()
         } else {
             firstHold = await requests.run { [self] in
@@ -113,10 +116,13 @@ extension ServerEngine {
                 page = finished
                 #if DEBUG
                     // The steps' page equals the one a single hold gives now.
-                    let reference = try core.state.queryChannels(scan.query, after: scan.cursor, by: scan.caller, now: now)
+                    let reference = try core.state.queryChannels(
+                        scan.query, after: scan.cursor, by: scan.caller, now: now)
                     assert(
-                        finished.items.map(\.channelId) == reference.items.map(\.channelId) && finished.hasNext == reference.hasNext,
-                        "a stepped scan's page differs from a single hold's: \(finished.items.map(\.channelId)) vs \(reference.items.map(\.channelId))")
+                        finished.items.map(\.channelId) == reference.items.map(\.channelId)
+                            && finished.hasNext == reference.hasNext,
+                        "a stepped scan's page differs from a single hold's: \(finished.items.map(\.channelId)) vs \(reference.items.map(\.channelId))"
+                    )
                 #endif
             } else {
                 page = try core.state.queryChannels(scan.query, after: scan.cursor, by: scan.caller, now: now)
@@ -129,7 +135,8 @@ extension ServerEngine {
     }
 
     /// - Throws: `unavailable` when the server closed or the device's connection ended.
-    private static func checkStillConnected(_ device: DeviceKey, linkId: UInt64, in core: ServerCore) throws(ChatError) {
+    private static func checkStillConnected(_ device: DeviceKey, linkId: UInt64, in core: ServerCore) throws(ChatError)
+    {
         if core.isClosed { throw closedError }
         guard core.hub.linkId(of: device) == linkId else {
             throw .unavailable("the connection of device '\(device.deviceId)' has ended")

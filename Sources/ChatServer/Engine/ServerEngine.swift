@@ -55,7 +55,9 @@ final class ServerEngine: Sendable {
     /// on another thread while this one reads the messages.
     ///
     /// - Throws: the store's `ChatError` when it cannot be read.
-    convenience init(clock: any ServerClock, configuration: ServerConfiguration, store: SQLiteServerStore) throws(ChatError) {
+    convenience init(clock: any ServerClock, configuration: ServerConfiguration, store: SQLiteServerStore)
+        throws(ChatError)
+    {
         let stored = try store.loadState()
         let channelInfos = stored.channels.map(\.info)
         let rebuilt = Lock<ServerCore?>(nil, rank: .leaf)
@@ -72,7 +74,8 @@ final class ServerEngine: Sendable {
     }
 
     /// An engine on `store`, whose state `core` was restored from it (messages attached).
-    init(clock: any ServerClock, configuration: ServerConfiguration, store: any ServerStore, restored core: ServerCore) {
+    init(clock: any ServerClock, configuration: ServerConfiguration, store: any ServerStore, restored core: ServerCore)
+    {
         self.clock = clock
         self.configuration = configuration
         var core = core

@@ -12,4 +12,3 @@ enum Audience: Sendable, Hashable {
     /// Every user with a connection.
     case allUsers
 }
-

@@ -153,7 +153,8 @@ struct EventHub: Sendable {
             previous.interrupt?(.replaced)
         }
         if slots[device] == nil {
-            let log = NumberedLog<EventEnvelope>(capacity: logCapacity, restoring: [], lastSequence: sequenceBase, at: now)
+            let log = NumberedLog<EventEnvelope>(
+                capacity: logCapacity, restoring: [], lastSequence: sequenceBase, at: now)
             slots[device] = DeviceSlot(log: log)
             devicesByUser[device.userId, default: []].append(device)
         }
@@ -255,11 +256,13 @@ struct EventHub: Sendable {
             if let candidates = state.audienceCandidates(of: prepared, connectedUsers: devicesByUser.count) {
                 for userId in Self.unique(candidates) {
                     guard let devices = devicesByUser[userId] else { continue }
-                    publish(prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
+                    publish(
+                        prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
                 }
             } else {
                 for (userId, devices) in devicesByUser {
-                    publish(prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
+                    publish(
+                        prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
                 }
             }
         }

@@ -40,7 +40,9 @@ extension ServerState {
         case .users(let userIds):
             return userIds
         case .channelMembers(_, let also):
-            guard let channel = prepared.channel, channel.members.count + also.count < connectedUsers else { return nil }
+            guard let channel = prepared.channel, channel.members.count + also.count < connectedUsers else {
+                return nil
+            }
             return Array(channel.members.keys) + also
         case .channelViewers(_, let also):
             guard let channel = prepared.channel, channel.type == .conversation,

@@ -77,7 +77,8 @@ struct FaultPlan: Sendable {
         return eventDelays.filter { $0.target.matches(device) }.map(\.until).max()
     }
 
-    private static func take<Payload>(from queue: inout [Armed<Payload>], for device: ServerState.DeviceKey) -> Payload? {
+    private static func take<Payload>(from queue: inout [Armed<Payload>], for device: ServerState.DeviceKey) -> Payload?
+    {
         guard let index = queue.firstIndex(where: { $0.target.matches(device) }) else { return nil }
         let payload = queue[index].payload
         queue[index].remaining -= 1

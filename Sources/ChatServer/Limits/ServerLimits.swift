@@ -49,9 +49,11 @@ struct ServerLimits: Sendable {
         if wait == nil, let bucket = dependentBucket(of: request, userId: device.userId, now: now) {
             switch bucket {
             case .messages(let rate):
-                wait = messageBuckets[device.userId, default: TokenBucket(rate: rate, capacity: 2 * rate, now: now)].wait(now: now)
+                wait = messageBuckets[device.userId, default: TokenBucket(rate: rate, capacity: 2 * rate, now: now)]
+                    .wait(now: now)
             case .channels(let rate, let capacity):
-                wait = channelBuckets[device.userId, default: TokenBucket(rate: rate, capacity: capacity, now: now)].wait(now: now)
+                wait = channelBuckets[device.userId, default: TokenBucket(rate: rate, capacity: capacity, now: now)]
+                    .wait(now: now)
             }
         }
         guard let wait else {
@@ -86,7 +88,9 @@ struct ServerLimits: Sendable {
         case .sendMessage, .editMessage:
             return configuration.messagesPerSecond.map { .messages(rate: $0) }
         case .createChannel:
-            return configuration.channelsPerUserPerHour.map { .channels(rate: Double($0) / 3_600, capacity: Double($0)) }
+            return configuration.channelsPerUserPerHour.map {
+                .channels(rate: Double($0) / 3_600, capacity: Double($0))
+            }
         default:
             return nil
         }
@@ -98,9 +102,15 @@ struct ServerLimits: Sendable {
     private mutating func sweepIfDue(now: Date) {
         guard now >= nextSweep else { return }
         nextSweep = now + 60
-        requestBuckets = requestBuckets.filter { var bucket = $0.value; return !bucket.isFull(now: now) }
-        messageBuckets = messageBuckets.filter { var bucket = $0.value; return !bucket.isFull(now: now) }
-        channelBuckets = channelBuckets.filter { var bucket = $0.value; return !bucket.isFull(now: now) }
+        requestBuckets = requestBuckets.filter {
+            var bucket = $0.value; return !bucket.isFull(now: now)
+        }
+        messageBuckets = messageBuckets.filter {
+            var bucket = $0.value; return !bucket.isFull(now: now)
+        }
+        channelBuckets = channelBuckets.filter {
+            var bucket = $0.value; return !bucket.isFull(now: now)
+        }
         refusals = refusals.filter { requestBuckets[$0.key] != nil }
     }
 }

@@ -33,7 +33,10 @@ struct ChannelScan: Sendable {
     /// Whether every candidate has been tested.
     private(set) var isComplete = false
 
-    init(_ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, among candidates: Set<String>?, at revision: Int) {
+    init(
+        _ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, among candidates: Set<String>?,
+        at revision: Int
+    ) {
         self.query = query
         self.cursor = cursor
         self.caller = caller
@@ -125,7 +128,8 @@ extension ServerState {
         // A walk tests only the candidates it meets (a set lookup for the others): with
         // candidates known it may walk further in one hold.
         if sortIndexes.canWalk(query.sort),
-            let page = walkedPage(query, after: cursor, by: caller, among: candidates, budget: candidates == nil ? step * 4 : step * 16)
+            let page = walkedPage(
+                query, after: cursor, by: caller, among: candidates, budget: candidates == nil ? step * 4 : step * 16)
         {
             return .answered(page)
         }

@@ -82,7 +82,9 @@ struct ChannelSortIndexes: Sendable {
     ///
     /// - Complexity: O(log n) to start, then O(1) per channel visited (descending, plus
     ///   O(log n) per run of equal values longer than a few channels).
-    func forEach(sortedBy sort: [Sorting], after cursor: PageCursor?, _ body: (_ value: SortValue, _ id: String) -> Bool) {
+    func forEach(
+        sortedBy sort: [Sorting], after cursor: PageCursor?, _ body: (_ value: SortValue, _ id: String) -> Bool
+    ) {
         guard canWalk(sort), let index = index(of: sort[0].key) else {
             preconditionFailure("no index for the sort \(sort)")
         }

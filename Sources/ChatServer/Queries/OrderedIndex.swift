@@ -166,7 +166,8 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
     mutating func move(id: String, from old: Key, to new: Key) {
         guard old != new else { return }
         let position = lowerBound(old, id)
-        if position != endPosition, self[position].key == old, self[position].id == id, staysInPlace(position, as: new) {
+        if position != endPosition, self[position].key == old, self[position].id == id, staysInPlace(position, as: new)
+        {
             // The common move (a channel's newest message): the entry keeps its place between
             // its neighbours, so only its key changes.
             chunks[position.chunk][position.offset].key = new
@@ -230,7 +231,9 @@ struct OrderedIndex<Key: Comparable & Sendable>: Sendable {
     ///   run is found stepping back or by a binary search, then visited forward).
     func forEach(keysAscending: Bool, after start: (key: Key, id: String)?, _ body: (Entry) -> Bool) {
         guard keysAscending else { return forEachDescending(after: start, body) }
-        let first = start.map { start in partitionPoint { $0.key > start.key || ($0.key == start.key && $0.id > start.id) } }
+        let first = start.map { start in
+            partitionPoint { $0.key > start.key || ($0.key == start.key && $0.id > start.id) }
+        }
         visit(from: first ?? Position(chunk: 0, offset: 0), to: endPosition, body)
     }
 

@@ -66,7 +66,9 @@ struct PageSelection<Ordering: PageOrdering> where Ordering.Element: Sendable & 
 
     /// The page: the first `size` elements offered, mapped by `finish` (e.g. to the viewer's
     /// view), the cursor after the last one (or `cursor` when empty), and whether more follow.
-    func page(after cursor: PageCursor?, finish: (Ordering.Element) -> Ordering.Element = { $0 }) -> Page<Ordering.Element> {
+    func page(after cursor: PageCursor?, finish: (Ordering.Element) -> Ordering.Element = { $0 }) -> Page<
+        Ordering.Element
+    > {
         let selected = best.prefix(size).map(\.element)
         let next = selected.last.map { ordering.cursor(after: $0) } ?? cursor
         return Page(items: selected.map(finish), next: next, hasNext: best.count > size)

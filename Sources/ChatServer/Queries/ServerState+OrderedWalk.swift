@@ -14,7 +14,8 @@ extension ServerState {
     /// - Complexity: O(log n + w × filter size) for the w ≤ `budget` channels walked, plus
     ///   O(log pageSize) per match for several criteria.
     func walkedPage(
-        _ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, among candidates: Set<String>?, budget: Int
+        _ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, among candidates: Set<String>?,
+        budget: Int
     ) -> Page<Channel>? {
         let viewerDependent = query.dependsOnViewer
         let byRuns = query.sort.count > 1
@@ -49,7 +50,9 @@ extension ServerState {
             return found.count <= query.pageSize
         }
         if gaveUp { return nil }
-        let finish: (Channel) -> Channel = { viewerDependent ? $0 : self.render(self.channels[$0.channelId]!, for: caller.userId) }
+        let finish: (Channel) -> Channel = {
+            viewerDependent ? $0 : self.render(self.channels[$0.channelId]!, for: caller.userId)
+        }
         if byRuns { return selection.page(after: cursor, finish: finish) }
         let items = found.prefix(query.pageSize)
         let next = items.last.map { query.cursor(after: $0) } ?? cursor

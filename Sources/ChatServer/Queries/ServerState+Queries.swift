@@ -16,7 +16,9 @@ extension ServerState {
     /// - Complexity: walking: O(log n + w × filter size) for the w channels walked (about
     ///   pageSize / the share of channels that match, at most n); testing candidates:
     ///   O(candidates × filter size + matches × log pageSize).
-    func queryChannels(_ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, now: Date) throws(ChatError) -> Page<Channel> {
+    func queryChannels(_ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, now: Date)
+        throws(ChatError) -> Page<Channel>
+    {
         try Self.validated { try query.validate() }
         try Self.validated { try query.validate(cursor) }
         let candidates = candidateIds(for: query.filter, viewer: caller.userId)
@@ -26,7 +28,9 @@ extension ServerState {
             // them all once more.
             let budget = candidates?.count ?? Int.max
             let walkEstimate = candidates.map { (query.pageSize + 1) * (channels.count / max($0.count, 1)) } ?? 0
-            if walkEstimate < budget, let page = walkedPage(query, after: cursor, by: caller, among: candidates, budget: budget) {
+            if walkEstimate < budget,
+                let page = walkedPage(query, after: cursor, by: caller, among: candidates, budget: budget)
+            {
                 return page
             }
         }
@@ -37,7 +41,9 @@ extension ServerState {
     /// channel when `nil`) and keeping the first `pageSize` in the query's order.
     ///
     /// - Complexity: O(candidates × filter size + matches × log pageSize).
-    private func scannedPage(_ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, among candidates: Set<String>?) -> Page<Channel> {
+    private func scannedPage(
+        _ query: ChannelListQuery, after cursor: PageCursor?, by caller: Caller, among candidates: Set<String>?
+    ) -> Page<Channel> {
         var selection = PageSelection(ordering: query, size: query.pageSize)
         let viewerDependent = query.dependsOnViewer
         func consider(_ record: ChannelRecord) {
@@ -61,7 +67,9 @@ extension ServerState {
     /// stored value otherwise (only the page is rendered then).
     ///
     /// - Complexity: O(filter size).
-    func matchingValue(of record: ChannelRecord, for query: ChannelListQuery, by caller: Caller, viewerDependent: Bool) -> Channel? {
+    func matchingValue(of record: ChannelRecord, for query: ChannelListQuery, by caller: Caller, viewerDependent: Bool)
+        -> Channel?
+    {
         guard canSee(record, caller: caller) else { return nil }
         let value = viewerDependent ? render(record, for: caller.userId) : record.info
         return query.filter.matches(value, isMember: { record.members[$0] != nil }) ? value : nil
@@ -77,7 +85,9 @@ extension ServerState {
     /// - Throws: `invalidArgument`; `notFound` (channel unknown or invisible).
     /// - Complexity: walking: O(log n + w) for the w members walked; otherwise
     ///   O(members × log pageSize).
-    func queryMembers(_ query: MemberListQuery, after cursor: PageCursor?, by caller: Caller, now: Date) throws(ChatError) -> Page<ChannelMember> {
+    func queryMembers(_ query: MemberListQuery, after cursor: PageCursor?, by caller: Caller, now: Date)
+        throws(ChatError) -> Page<ChannelMember>
+    {
         try Self.validated { try query.validate() }
         try Self.validated { try query.validate(cursor) }
         let channel = try authorizedRecord(query.channelId, .view, by: caller, now: now)
@@ -100,7 +110,8 @@ extension ServerState {
 
     /// The page of `query` found by walking `order` from the cursor (`nil` past the budget).
     private func walkedMembers(
-        _ query: MemberListQuery, after cursor: PageCursor?, in channel: ChannelRecord, order: OrderedIndex<SortValue>, now: Date
+        _ query: MemberListQuery, after cursor: PageCursor?, in channel: ChannelRecord, order: OrderedIndex<SortValue>,
+        now: Date
     ) -> Page<ChannelMember>? {
         var found: [ChannelMember] = []
         var walked = 0

@@ -89,7 +89,9 @@ enum InputCheck {
         guard value == -1 || (value > 0 && value <= InputLimits.maxPeriod) else {
             throw .invalidArgument(
                 field: field,
-                reason: "must be a positive number of seconds up to \(Int(InputLimits.maxPeriod)) (ten years), or -1 for no end")
+                reason:
+                    "must be a positive number of seconds up to \(Int(InputLimits.maxPeriod)) (ten years), or -1 for no end"
+            )
         }
     }
 
@@ -150,7 +152,9 @@ enum InputCheck {
             if character.unicodeScalars.count > InputLimits.maxScalarsPerCharacter {
                 throw .invalidArgument(
                     field: field,
-                    reason: "a character may carry at most \(InputLimits.maxScalarsPerCharacter) Unicode scalars (combining marks)")
+                    reason:
+                        "a character may carry at most \(InputLimits.maxScalarsPerCharacter) Unicode scalars (combining marks)"
+                )
             }
         }
     }

@@ -31,7 +31,8 @@ extension ServerState {
             throw .notAllowed("\(name) was deleted")
         }
         if channel.type == .conversation, action.isRefusedInConversations {
-            throw .notAllowed("conversation channels have a fixed member set and no moderation; you cannot \(action.verb)")
+            throw .notAllowed(
+                "conversation channels have a fixed member set and no moderation; you cannot \(action.verb)")
         }
         guard let userId = caller.userId else { return }
         if action == .join, channel.isBanned(userId) {

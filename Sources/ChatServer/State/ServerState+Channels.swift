@@ -19,7 +19,9 @@ extension ServerState {
         _ draft: ChannelDraft, by caller: Caller, now: Date
     ) throws(ChatError) -> (channelId: String, created: Bool) {
         if caller != .console, !draft.type.isCreatableByClients {
-            throw .notAllowed("\(draft.type.rawValue) channels can only be created from the console; clients create community, live and conversation channels")
+            throw .notAllowed(
+                "\(draft.type.rawValue) channels can only be created from the console; clients create community, live and conversation channels"
+            )
         }
         if let id = draft.channelId { try InputCheck.id(id, field: "channelId") }
         try InputCheck.displayName(draft.displayName)

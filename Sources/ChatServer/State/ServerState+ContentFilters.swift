@@ -11,7 +11,8 @@ extension ServerState {
     /// A channel's content filters, for its moderators and admins.
     ///
     /// - Throws: `notFound`; `notAllowed` (conversation); `forbidden` (not a moderator).
-    func moderationSettings(of channelId: String, by caller: Caller, now: Date) throws(ChatError) -> ModerationSettings {
+    func moderationSettings(of channelId: String, by caller: Caller, now: Date) throws(ChatError) -> ModerationSettings
+    {
         try InputCheck.id(channelId, field: "channelId")
         return try filterableRecord(channelId, by: caller, now: now).moderationSettings
     }
@@ -34,16 +35,21 @@ extension ServerState {
             throw .invalidArgument(field: "blockedWords", reason: "at most \(ContentFilterLimits.maxEntries) words")
         }
         for word in clean.blockedWords where word.isEmpty || word.count > ContentFilterLimits.maxWordLength {
-            throw .invalidArgument(field: "blockedWords", reason: "each word has 1…\(ContentFilterLimits.maxWordLength) characters")
+            throw .invalidArgument(
+                field: "blockedWords", reason: "each word has 1…\(ContentFilterLimits.maxWordLength) characters")
         }
         if let domains = settings.allowedURLDomains {
             guard domains.count <= ContentFilterLimits.maxEntries else {
-                throw .invalidArgument(field: "allowedURLDomains", reason: "at most \(ContentFilterLimits.maxEntries) domains")
+                throw .invalidArgument(
+                    field: "allowedURLDomains", reason: "at most \(ContentFilterLimits.maxEntries) domains")
             }
             clean.allowedURLDomains = try domains.map { (domain: String) throws(ChatError) -> String in
                 let lowered = domain.lowercased()
-                guard !lowered.isEmpty, lowered.count <= 253, !lowered.contains(where: { "/: ".contains($0) || $0.isNewline }) else {
-                    throw .invalidArgument(field: "allowedURLDomains", reason: "'\(domain)' is not a bare domain such as example.com")
+                guard !lowered.isEmpty, lowered.count <= 253,
+                    !lowered.contains(where: { "/: ".contains($0) || $0.isNewline })
+                else {
+                    throw .invalidArgument(
+                        field: "allowedURLDomains", reason: "'\(domain)' is not a bare domain such as example.com")
                 }
                 return lowered
             }
@@ -70,7 +76,8 @@ extension ServerState {
             }
         }
         if let allowed = settings.allowedURLDomains {
-            for host in linkedHosts(in: result) where !allowed.contains(where: { host == $0 || host.hasSuffix("." + $0) }) {
+            for host in linkedHosts(in: result)
+            where !allowed.contains(where: { host == $0 || host.hasSuffix("." + $0) }) {
                 throw .invalidArgument(field: "text", reason: "links to \(host) are not allowed in this channel")
             }
         }
@@ -111,10 +118,13 @@ extension ServerState {
         }
     }
 
-    private func filterableRecord(_ channelId: String, by caller: Caller, now: Date) throws(ChatError) -> ChannelRecord {
+    private func filterableRecord(_ channelId: String, by caller: Caller, now: Date) throws(ChatError) -> ChannelRecord
+    {
         let channel = try authorizedRecord(channelId, .manageContentFilters, by: caller, now: now)
         guard channel.type == .community || channel.type == .live else {
-            throw .notAllowed("only community and live channels have content filters; channel '\(channelId)' is \(channel.type.rawValue)")
+            throw .notAllowed(
+                "only community and live channels have content filters; channel '\(channelId)' is \(channel.type.rawValue)"
+            )
         }
         return channel
     }

@@ -46,7 +46,9 @@ extension ServerState {
             channels[channelId]!.userFlags[flaggedId, default: []].insert(userId)
         } else {
             channels[channelId]!.userFlags[flaggedId]?.remove(userId)
-            if channels[channelId]!.userFlags[flaggedId]?.isEmpty == true { channels[channelId]!.userFlags[flaggedId] = nil }
+            if channels[channelId]!.userFlags[flaggedId]?.isEmpty == true {
+                channels[channelId]!.userFlags[flaggedId] = nil
+            }
         }
     }
 
@@ -71,7 +73,8 @@ extension ServerState {
     private func flaggableRecord(_ channelId: String, by userId: String, now: Date) throws(ChatError) -> ChannelRecord {
         let channel = try authorizedRecord(channelId, .flag, by: .user(userId), now: now)
         guard channel.type == .community || channel.type == .live else {
-            throw .notAllowed("only community and live channels have flagging; channel '\(channelId)' is \(channel.type.rawValue)")
+            throw .notAllowed(
+                "only community and live channels have flagging; channel '\(channelId)' is \(channel.type.rawValue)")
         }
         return channel
     }

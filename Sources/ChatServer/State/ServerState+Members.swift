@@ -7,7 +7,8 @@ extension ServerState {
     /// - Throws: `invalidArgument(field: "userIds")` for malformed or unknown ids; `notFound`;
     ///   `notAllowed` (conversation, deleted); `forbidden` (no permission, or a named user is
     ///   banned); `limitExceeded` (300,000 members).
-    mutating func addMembers(_ userIds: [String], to channelId: String, by caller: Caller, now: Date) throws(ChatError) {
+    mutating func addMembers(_ userIds: [String], to channelId: String, by caller: Caller, now: Date) throws(ChatError)
+    {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
         let channel = try authorizedRecord(channelId, .addMember, by: caller, now: now)
@@ -23,13 +24,16 @@ extension ServerState {
     /// Removes users from a channel. Users who are not members are skipped.
     ///
     /// - Throws: `invalidArgument(field: "userIds")`; `notFound`; `notAllowed`; `forbidden`.
-    mutating func removeMembers(_ userIds: [String], from channelId: String, by caller: Caller, now: Date) throws(ChatError) {
+    mutating func removeMembers(_ userIds: [String], from channelId: String, by caller: Caller, now: Date)
+        throws(ChatError)
+    {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
         let leaving = try authorizedRecord(channelId, .removeMember, by: caller, now: now).members(among: userIds)
         for userId in leaving {
             removeMember(userId, from: channelId, now: now)
-            emitMembershipChange(.memberRemoved(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
+            emitMembershipChange(
+                .memberRemoved(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
         }
     }
 

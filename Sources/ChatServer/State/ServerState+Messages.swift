@@ -79,9 +79,12 @@ extension ServerState {
     ///   message or channel); `forbidden` (not the sender nor a moderator); `invalidArgument`;
     ///   `limitExceeded`.
     @discardableResult
-    mutating func editMessage(_ messageId: String, _ draft: MessageDraft, by caller: Caller, now: Date) throws(ChatError) -> Message {
+    mutating func editMessage(_ messageId: String, _ draft: MessageDraft, by caller: Caller, now: Date)
+        throws(ChatError) -> Message
+    {
         try checkDraft(draft)
-        let location = try authorizeMessageChange(messageId, in: draft.channelId, other: .editAnyMessage, by: caller, now: now)
+        let location = try authorizeMessageChange(
+            messageId, in: draft.channelId, other: .editAnyMessage, by: caller, now: now)
         let mentions = Self.uniqueSorted(draft.mentionedUserIds.filter(channels[location.channelId]!.isMember))
         let text = try Self.filtered(draft.text, by: channels[location.channelId]!.moderationSettings)
         let edited = updateMessage(at: location) { message in
@@ -91,7 +94,9 @@ extension ServerState {
             message.editedAt = now
         }
         flagMentions(edited)
-        emit(.messageUpdated(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
+        emit(
+            .messageUpdated(channelId: location.channelId, sequence: location.sequence),
+            to: .channelMembers(location.channelId))
         return channels[location.channelId]!.messages[sequence: location.sequence]!
     }
 
@@ -100,9 +105,12 @@ extension ServerState {
     ///
     /// - Throws: as ``editMessage(_:_:by:now:)``.
     @discardableResult
-    mutating func deleteMessage(_ messageId: String, in channelId: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
+    mutating func deleteMessage(_ messageId: String, in channelId: String, by caller: Caller, now: Date)
+        throws(ChatError) -> Message
+    {
         try InputCheck.id(channelId, field: "channelId")
-        let location = try authorizeMessageChange(messageId, in: channelId, other: .deleteAnyMessage, by: caller, now: now)
+        let location = try authorizeMessageChange(
+            messageId, in: channelId, other: .deleteAnyMessage, by: caller, now: now)
         _ = updateMessage(at: location) { message in
             message.isDeleted = true
             message.text = ""
@@ -110,7 +118,9 @@ extension ServerState {
             message.metadata = [:]
             message.editedAt = now
         }
-        emit(.messageDeleted(channelId: location.channelId, sequence: location.sequence), to: .channelMembers(location.channelId))
+        emit(
+            .messageDeleted(channelId: location.channelId, sequence: location.sequence),
+            to: .channelMembers(location.channelId))
         return channels[location.channelId]!.messages[sequence: location.sequence]!
     }
 
@@ -133,11 +143,13 @@ extension ServerState {
         }
         var messages: [Message] = []
         if let archive, range.lowerBound < kept {
-            messages = try archive.messages(channelId: channel.id, in: range.lowerBound...min(range.upperBound, kept - 1))
+            messages = try archive.messages(
+                channelId: channel.id, in: range.lowerBound...min(range.upperBound, kept - 1))
         }
         messages += channel.messages.elements(in: range)
         return MessagePage(
-            messages: messages, hasPrevious: range.lowerBound > oldest, hasNext: range.upperBound < channel.info.lastSequence)
+            messages: messages, hasPrevious: range.lowerBound > oldest,
+            hasNext: range.upperBound < channel.info.lastSequence)
     }
 
     private func checkDraft(_ draft: MessageDraft) throws(ChatError) {

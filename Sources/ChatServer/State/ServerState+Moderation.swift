@@ -19,7 +19,8 @@ extension ServerState {
     ///
     /// - Throws: `invalidArgument(field: "userIds")`; `notFound`; `notAllowed` (conversation, or
     ///   the caller is the last moderator and bans themselves); `forbidden`.
-    mutating func banMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError) {
+    mutating func banMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError)
+    {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
         let channel = try authorizedRecord(channelId, .banMember, by: caller, now: now)
@@ -30,7 +31,8 @@ extension ServerState {
         for userId in newlyBanned {
             if leaving.contains(userId) { removeMember(userId, from: channelId, now: now) }
             channels[channelId]!.bans[userId] = BanRecord(userId: userId, bannedAt: now)
-            emitMembershipChange(.memberBanned(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
+            emitMembershipChange(
+                .memberBanned(channelId: channelId, userId: userId), channelId: channelId, userId: userId)
         }
     }
 
@@ -38,7 +40,9 @@ extension ServerState {
     /// always unban, themselves included.
     ///
     /// - Throws: as ``banMembers(_:in:by:now:)``.
-    mutating func unbanMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date) throws(ChatError) {
+    mutating func unbanMembers(_ userIds: [String], in channelId: String, by caller: Caller, now: Date)
+        throws(ChatError)
+    {
         try InputCheck.ids(userIds, field: "userIds")
         try requireKnownUsers(userIds, field: "userIds")
         let banned = Set(try authorizedRecord(channelId, .banMember, by: caller, now: now).bans.keys)
@@ -73,7 +77,8 @@ extension ServerState {
             }
             let change: StateChange =
                 until == nil
-                ? .memberUnmuted(channelId: channelId, userId: userId) : .memberMuted(channelId: channelId, userId: userId)
+                ? .memberUnmuted(channelId: channelId, userId: userId)
+                : .memberMuted(channelId: channelId, userId: userId)
             emit(change, to: .channelMembers(channelId))
         }
         trackDeadlines(of: channelId)
@@ -83,7 +88,9 @@ extension ServerState {
     /// admins can send meanwhile. `period == nil` unmutes.
     ///
     /// - Throws: `invalidArgument(field: "period")`; `notFound`; `notAllowed`; `forbidden`.
-    mutating func muteChannel(_ channelId: String, period: TimeInterval?, by caller: Caller, now: Date) throws(ChatError) {
+    mutating func muteChannel(_ channelId: String, period: TimeInterval?, by caller: Caller, now: Date)
+        throws(ChatError)
+    {
         if let period { try InputCheck.period(period, field: "period") }
         _ = try authorizedRecord(channelId, .muteChannel, by: caller, now: now)
         channels[channelId]!.mutedUntil = period.map { $0 == -1 ? Date.distantFuture : now + $0 }
@@ -131,7 +138,8 @@ extension ServerState {
         let channel = channels[channelId]!
         for userId in Set(userIds).sorted() where isAdmin(userId) || channel.members[userId]?.isModerator == true {
             throw .notAllowed(
-                "'\(userId)' moderates channel '\(channelId)' or is an admin, and may send whatever a mute says; remove the moderator role first")
+                "'\(userId)' moderates channel '\(channelId)' or is an admin, and may send whatever a mute says; remove the moderator role first"
+            )
         }
     }
 
@@ -139,13 +147,16 @@ extension ServerState {
     /// and leave the channel with no moderator among its members.
     ///
     /// - Throws: `notAllowed`.
-    private func refuseSelfBanOfLastModerator(_ userIds: [String], in channel: ChannelRecord, by caller: Caller) throws(ChatError) {
+    private func refuseSelfBanOfLastModerator(_ userIds: [String], in channel: ChannelRecord, by caller: Caller)
+        throws(ChatError)
+    {
         guard let userId = caller.userId, !isAdmin(userId), userIds.contains(userId) else { return }
         let banned = Set(userIds)
         let remaining = channel.members.values.contains { $0.isModerator && !banned.contains($0.userId) }
         if !remaining {
             throw .notAllowed(
-                "you are the last moderator of channel '\(channel.id)'; banning yourself would leave no member able to unban. Make another member a moderator first")
+                "you are the last moderator of channel '\(channel.id)'; banning yourself would leave no member able to unban. Make another member a moderator first"
+            )
         }
     }
 }

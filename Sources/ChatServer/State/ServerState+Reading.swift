@@ -68,11 +68,14 @@ extension ServerState {
     /// Moves a member's marker forward to `sequence` and tells the user's devices, and — with
     /// `tellingMembers`, in a channel of up to ``ServerConfiguration/maxMembersForReadEvents``
     /// members — every member (their member lists show it live).
-    mutating func moveReadMarker(of userId: String, in channelId: String, to sequence: Int, tellingMembers: Bool = true) {
+    mutating func moveReadMarker(of userId: String, in channelId: String, to sequence: Int, tellingMembers: Bool = true)
+    {
         guard let current = channels[channelId]?.members[userId]?.readSequence, sequence > current else { return }
         let memberCount = Self.setReadSequence(sequence, of: userId, in: &channels[channelId]!)
         let toEveryMember = tellingMembers && memberCount <= configuration.maxMembersForReadEvents
-        emit(.readMarkerMoved(channelId: channelId, userId: userId), to: toEveryMember ? .channelMembers(channelId) : .users([userId]))
+        emit(
+            .readMarkerMoved(channelId: channelId, userId: userId),
+            to: toEveryMember ? .channelMembers(channelId) : .users([userId]))
     }
 
     /// Moves a member's read marker in `record`; returns the channel's member count (one access

@@ -22,7 +22,8 @@ extension ServerState {
         /// A member's view.
         init(_ member: MemberRecord) {
             self.init(
-                membership: .member, readSequence: member.readSequence, hasMention: member.mentionSequence > member.readSequence)
+                membership: .member, readSequence: member.readSequence,
+                hasMention: member.mentionSequence > member.readSequence)
         }
     }
 
@@ -32,7 +33,8 @@ extension ServerState {
     func view(of channel: ChannelRecord, for viewer: String?) -> ChannelView {
         guard let viewer else { return .outsider }
         if let member = channel.members[viewer] { return ChannelView(member) }
-        return channel.isBanned(viewer) ? ChannelView(membership: .banned, readSequence: 0, hasMention: false) : .outsider
+        return channel.isBanned(viewer)
+            ? ChannelView(membership: .banned, readSequence: 0, hasMention: false) : .outsider
     }
 
     /// The channel as `viewer` sees it: the stored fields plus the viewer's membership, read

@@ -25,11 +25,11 @@ final class SQLiteServerStore: ServerStore {
     let path: String
     let epoch: String
     /// Lock order: `LockRank.storeConnection`, innermost but for leaves.
-    private let connection: Lock<SQLiteConnection?>
+    let connection: Lock<SQLiteConnection?>
     /// Lock order: `LockRank.storeWriter`, after the engine's lock, before ``connection``.
     private let state = Lock(CommitQueue(), rank: .storeWriter)
     private let queue = DispatchQueue(label: "LiveChannels.SQLiteServerStore.writer")
-    private let messagesPerChannel: Int
+    let messagesPerChannel: Int
 
     /// The number of transactions committed so far (each holds one or more batches).
     var commitCount: Int { state.withLock { $0.commits } }
@@ -41,7 +41,9 @@ final class SQLiteServerStore: ServerStore {
     /// - Throws: `ChatError.invalidArgument(field: "storage")` for a file that is not a server
     ///   store of ours (left untouched), a store written by a newer version, or a file another
     ///   server holds; `ChatError.unavailable` when the file cannot be opened or created.
-    init(url: URL, durability: StorageDurability, messagesPerChannel: Int, startsNewEpoch: Bool = false) throws(ChatError) {
+    init(url: URL, durability: StorageDurability, messagesPerChannel: Int, startsNewEpoch: Bool = false)
+        throws(ChatError)
+    {
         path = url.path
         self.messagesPerChannel = messagesPerChannel
         let (opened, epoch) = try Self.open(path: url.path, durability: durability, startsNewEpoch: startsNewEpoch)
@@ -51,7 +53,9 @@ final class SQLiteServerStore: ServerStore {
 
     /// Opens the file and returns it with its epoch number (drawn and stored now if the file
     /// has none: a new store, or one written before epochs).
-    private static func open(path: String, durability: StorageDurability, startsNewEpoch: Bool) throws(ChatError) -> (SQLiteConnection, Int) {
+    private static func open(path: String, durability: StorageDurability, startsNewEpoch: Bool) throws(ChatError) -> (
+        SQLiteConnection, Int
+    ) {
         // A file that is not an SQLite database is refused before SQLite touches it.
         if let handle = FileHandle(forReadingAtPath: path) {
             let header = (try? handle.read(upToCount: 16)) ?? Data()
@@ -76,7 +80,9 @@ final class SQLiteServerStore: ServerStore {
             if version > ServerStoreSchema.version {
                 throw ChatError.invalidArgument(
                     field: "storage",
-                    reason: "'\(path)' was written by a newer version (schema \(version), this build reads up to \(ServerStoreSchema.version)); it was left untouched")
+                    reason:
+                        "'\(path)' was written by a newer version (schema \(version), this build reads up to \(ServerStoreSchema.version)); it was left untouched"
+                )
             }
             try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
             try connection.execute("PRAGMA journal_mode = WAL")
@@ -102,120 +108,14 @@ final class SQLiteServerStore: ServerStore {
     }
 
     private static func notOurs(_ path: String, _ what: String) -> ChatError {
-        .invalidArgument(field: "storage", reason: "'\(path)' is not a LiveChannels server store (\(what)); it was left untouched")
+        .invalidArgument(
+            field: "storage", reason: "'\(path)' is not a LiveChannels server store (\(what)); it was left untouched")
     }
 
-    private func failure(_ error: any Error, while doing: String) -> ChatError {
+    func failure(_ error: any Error, while doing: String) -> ChatError {
         if let error = error as? ChatError { return error }
         let reason = (error as? SQLiteError)?.message ?? "\(error)"
         return .unavailable("the server's storage '\(path)' failed \(doing): \(reason)")
-    }
-
-    // MARK: Loading
-
-    func loadState() throws(ChatError) -> StoredState {
-        try reading { connection throws in try readState(from: connection) }
-    }
-
-    func loadMessages(of channels: [Channel]) throws(ChatError) -> StoredMessages {
-        try reading { connection throws in try readMessages(of: channels, from: connection) }
-    }
-
-    private func reading<Result: Sendable>(_ body: (SQLiteConnection) throws -> Result) throws(ChatError) -> Result {
-        do {
-            return try connection.withLock { connection throws -> Result in
-                guard let connection else { throw ChatError.unavailable("the server's storage '\(path)' is closed") }
-                return try body(connection)
-            }
-        } catch {
-            throw failure(error, while: "reading")
-        }
-    }
-
-    private func readState(from connection: SQLiteConnection) throws -> StoredState {
-        var stored = StoredState()
-        try connection.statement("SELECT key, value FROM meta").query { row in
-            let value = row.int(at: 1)
-            switch row.string(at: 0) {
-            case "revision": stored.counters.revision = value
-            case "nextChannelNumber": stored.counters.nextChannelNumber = value
-            case "nextMessageNumber": stored.counters.nextMessageNumber = value
-            case "eventSequenceCeiling": stored.counters.eventSequenceCeiling = value
-            default: break
-            }
-        }
-        try connection.statement("SELECT id, value FROM users").query { row in
-            stored.users.append(try row.withBlob(at: 1) { try decode(User.self, $0, "user '\(row.string(at: 0))'") })
-        }
-        var members: [String: [MemberRecord]] = [:]
-        try connection.statement("SELECT channel, value FROM members").query { row in
-            let channelId = row.string(at: 0)
-            let member = try row.withBlob(at: 1) { try decode(MemberRecord.self, $0, "a member of channel '\(channelId)'") }
-            members[channelId, default: []].append(member)
-        }
-        try connection.statement("SELECT id, info, extras FROM channels").query { row in
-            let channelId = row.string(at: 0)
-            let info = try row.withBlob(at: 1) { try decode(Channel.self, $0, "channel '\(channelId)'") }
-            let extras =
-                row.isNull(at: 2)
-                ? nil : try row.withBlob(at: 2) { try decode(ChannelExtras.self, $0, "the moderation state of channel '\(channelId)'") }
-            stored.channels.append(
-                StoredState.StoredChannel(info: info, extras: extras, members: members[info.channelId] ?? [], messages: emptyLog(of: info)))
-        }
-        return stored
-    }
-
-    /// The log of kept messages of a channel, before any is read: numbered to continue with its
-    /// oldest kept message.
-    private func emptyLog(of info: Channel) -> NumberedLog<Message> {
-        let first = max(1, info.lastSequence - messagesPerChannel + 1)
-        return NumberedLog(capacity: messagesPerChannel, restoring: [], lastSequence: first - 1, at: .distantPast)
-    }
-
-    private func readMessages(of channels: [Channel], from connection: SQLiteConnection) throws -> StoredMessages {
-        var logs = channels.map(emptyLog)
-        var locations: [String: ServerState.MessageLocation] = [:]
-        locations.reserveCapacity(channels.reduce(0) { $0 + min($1.lastSequence, messagesPerChannel) })
-        func append(_ row: SQLiteStatement, to index: Int, valueColumn: Int32) throws {
-            let channelId = channels[index].channelId
-            let message = try row.withBlob(at: valueColumn) { try decode(Message.self, $0, "a message of channel '\(channelId)'") }
-            guard message.sequence == logs[index].lastSequence + 1, message.channelId == channelId else {
-                throw ChatError.unavailable(
-                    "the server's storage '\(path)' is damaged: channel '\(channelId)' lacks message \(logs[index].lastSequence + 1)")
-            }
-            logs[index].append(at: .distantPast) { _ in message }
-            locations[message.messageId] = ServerState.MessageLocation(channelId: channelId, sequence: message.sequence)
-        }
-        // Every message ever sent is stored: when memory keeps most of them, one scan in key
-        // order (channel, sequence) reads them fastest; else each channel's newest are sought.
-        let total = channels.reduce(0) { $0 + $1.lastSequence }
-        if total <= 2 * locations.capacity {
-            let indexes = Dictionary(uniqueKeysWithValues: channels.indices.map { (channels[$0].channelId, $0) })
-            try connection.statement("SELECT channel, sequence, value FROM messages ORDER BY channel, sequence").query { row in
-                guard let index = indexes[row.string(at: 0)], row.int(at: 1) > logs[index].lastSequence else { return }
-                try append(row, to: index, valueColumn: 2)
-            }
-        } else {
-            let statement = try connection.statement(ServerStoreSchema.messagesInRange)
-            for index in channels.indices where channels[index].lastSequence > 0 {
-                try statement.query([channels[index].channelId, logs[index].lastSequence + 1, channels[index].lastSequence]) { row in
-                    try append(row, to: index, valueColumn: 0)
-                }
-            }
-        }
-        for (index, channel) in channels.enumerated() where logs[index].lastSequence != channel.lastSequence {
-            throw ChatError.unavailable(
-                "the server's storage '\(path)' is damaged: channel '\(channel.channelId)' lacks messages up to \(channel.lastSequence)")
-        }
-        return StoredMessages(logs: logs, locations: locations)
-    }
-
-    private func decode<Value: RowCodable>(_ type: Value.Type, _ bytes: UnsafeRawBufferPointer, _ what: String) throws -> Value {
-        do {
-            return try Value.decodeRow(bytes)
-        } catch {
-            throw ChatError.unavailable("the server's storage '\(path)' is damaged: \(what) cannot be read (\(error))")
-        }
     }
 
     // MARK: Reading history
@@ -229,7 +129,9 @@ final class SQLiteServerStore: ServerStore {
         do {
             try connection.withLock { connection throws in
                 guard let connection else { throw ChatError.unavailable("the server's storage '\(path)' is closed") }
-                try connection.statement(ServerStoreSchema.messagesInRange).query([channelId, range.lowerBound, range.upperBound]) { row in
+                try connection.statement(ServerStoreSchema.messagesInRange).query([
+                    channelId, range.lowerBound, range.upperBound,
+                ]) { row in
                     let message = try row.withBlob(at: 0) { try decode(Message.self, $0, "a message") }
                     found[message.sequence] = message
                 }
@@ -259,7 +161,8 @@ final class SQLiteServerStore: ServerStore {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = state.withLock { state in
                     state.outcome(
-                        of: ticket, closed: .unavailable("the server's storage '\(path)' is closed"), continuation: continuation)
+                        of: ticket, closed: .unavailable("the server's storage '\(path)' is closed"),
+                        continuation: continuation)
                 }
                 if let outcome { continuation.resume(with: outcome) }
             }
@@ -288,7 +191,9 @@ final class SQLiteServerStore: ServerStore {
             let result: Result<Void, ChatError>
             do {
                 try connection.withLock { connection throws in
-                    guard let connection else { throw ChatError.unavailable("the server's storage '\(path)' is closed") }
+                    guard let connection else {
+                        throw ChatError.unavailable("the server's storage '\(path)' is closed")
+                    }
                     try write(batch, to: connection)
                 }
                 result = .success(())
@@ -328,7 +233,11 @@ final class SQLiteServerStore: ServerStore {
             for (id, write) in batch.channels {
                 try channels.bind(id, at: 1)
                 try channels.bind(try encoded(write.info), at: 2)
-                if let extras = write.extras { try channels.bind(try encoded(extras), at: 3) } else { try channels.bindNull(at: 3) }
+                if let extras = write.extras {
+                    try channels.bind(try encoded(extras), at: 3)
+                } else {
+                    try channels.bindNull(at: 3)
+                }
                 try channels.runBound()
             }
             let members = try connection.statement(ServerStoreSchema.upsertMember)
@@ -341,7 +250,9 @@ final class SQLiteServerStore: ServerStore {
                 }
             }
             let messages = try connection.statement(ServerStoreSchema.upsertMessage)
-            for (key, message) in batch.messages { try messages.run([key.channelId, key.sequence, try encoded(message)]) }
+            for (key, message) in batch.messages {
+                try messages.run([key.channelId, key.sequence, try encoded(message)])
+            }
             if batch.countersChanged {
                 let meta = try connection.statement(ServerStoreSchema.upsertMeta)
                 let counters = batch.counters
@@ -382,7 +293,8 @@ final class SQLiteServerStore: ServerStore {
                     return state.takeWaiters()
                 }
                 for waiter in stranded {
-                    waiter.continuation.resume(throwing: ChatError.unavailable("the server's storage '\(self.path)' is closed"))
+                    waiter.continuation.resume(
+                        throwing: ChatError.unavailable("the server's storage '\(self.path)' is closed"))
                 }
                 self.connection.withLock { $0 = nil }
                 done.resume()

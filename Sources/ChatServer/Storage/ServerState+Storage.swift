@@ -27,7 +27,8 @@ extension ServerState {
         }
         for location in changedMessages {
             if let message = channels[location.channelId]?.messages[sequence: location.sequence] {
-                changes.messages[StorageChanges.MessageKey(channelId: location.channelId, sequence: location.sequence)] =
+                changes.messages[
+                    StorageChanges.MessageKey(channelId: location.channelId, sequence: location.sequence)] =
                     message
             }
         }

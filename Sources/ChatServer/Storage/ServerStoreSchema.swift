@@ -36,7 +36,8 @@ enum ServerStoreSchema {
         try connection.migrate(applicationId: applicationId, to: version, from: current, migrations: migrations)
     }
 
-    static let upsertUser = "INSERT INTO users(id, value) VALUES(?1, ?2) ON CONFLICT(id) DO UPDATE SET value = excluded.value"
+    static let upsertUser =
+        "INSERT INTO users(id, value) VALUES(?1, ?2) ON CONFLICT(id) DO UPDATE SET value = excluded.value"
     /// `?3` NULL keeps the stored extras.
     static let upsertChannel = """
         INSERT INTO channels(id, info, extras) VALUES(?1, ?2, ?3)
@@ -51,6 +52,8 @@ enum ServerStoreSchema {
         INSERT INTO messages(channel, sequence, value) VALUES(?1, ?2, ?3)
         ON CONFLICT(channel, sequence) DO UPDATE SET value = excluded.value
         """
-    static let upsertMeta = "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
-    static let messagesInRange = "SELECT value FROM messages WHERE channel = ?1 AND sequence BETWEEN ?2 AND ?3 ORDER BY sequence"
+    static let upsertMeta =
+        "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+    static let messagesInRange =
+        "SELECT value FROM messages WHERE channel = ?1 AND sequence BETWEEN ?2 AND ?3 ORDER BY sequence"
 }

@@ -51,7 +51,8 @@ public final class WireSession: Sendable {
     private let phase = Lock(Phase.awaitingHello, rank: .leaf)
     /// The requests being answered, whoever waits for them all to be, and whether new requests
     /// are ignored (the connection is closing for too many refusals). Lock order: a leaf.
-    private let answers = Lock((inFlight: 0, waiters: [CheckedContinuation<Void, Never>](), ignoring: false), rank: .leaf)
+    private let answers = Lock(
+        (inFlight: 0, waiters: [CheckedContinuation<Void, Never>](), ignoring: false), rank: .leaf)
 
     /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
     /// session asks (it may be called from several tasks at once); `record` hears what it did.
@@ -90,7 +91,9 @@ public final class WireSession: Sendable {
         switch (frame, phase.withLock { $0 }) {
         case (.hello(let version, let resumeAfter), .awaitingHello):
             guard version == WireProtocol.version else {
-                await close(code: WireCloseCode.unsupportedProtocol.rawValue, reason: "protocol \(version) is not supported; this server speaks \(WireProtocol.version)")
+                await close(
+                    code: WireCloseCode.unsupportedProtocol.rawValue,
+                    reason: "protocol \(version) is not supported; this server speaks \(WireProtocol.version)")
                 return
             }
             await open(resumingAfter: resumeAfter)
@@ -111,7 +114,8 @@ public final class WireSession: Sendable {
         case (_, .awaitingHello):
             await close(code: WireCloseCode.protocolError.rawValue, reason: "the first frame must be hello")
         default:
-            await close(code: WireCloseCode.protocolError.rawValue, reason: "a client does not send '\(frame.type)' here")
+            await close(
+                code: WireCloseCode.protocolError.rawValue, reason: "a client does not send '\(frame.type)' here")
         }
     }
 
@@ -231,7 +235,8 @@ public final class WireSession: Sendable {
         case .requested:
             return
         case .replaced:
-            await close(code: WireCloseCode.replaced.rawValue, reason: "another connection of this user and device took over")
+            await close(
+                code: WireCloseCode.replaced.rawValue, reason: "another connection of this user and device took over")
         case .connectionLost(.limitExceeded(let detail)):
             await close(code: WireCloseCode.tooSlow.rawValue, reason: detail)
         case .connectionLost(.rateLimited):

@@ -205,7 +205,11 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
                 wrote = true
                 if old == nil, let group { state.groups[group(value), default: []].append(key) }
                 if retentionLimit != nil {
-                    if old == nil { state.ledger.insert(key, scope: value.storedScope) } else { state.ledger.touch(value.storedScope) }
+                    if old == nil {
+                        state.ledger.insert(key, scope: value.storedScope)
+                    } else {
+                        state.ledger.touch(value.storedScope)
+                    }
                 }
                 state.newestVersion = max(state.newestVersion, value.version)
                 if recordsStores, old == nil || old!.version != value.version || old != value { stored.append(value) }
@@ -262,7 +266,9 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// no value, `.error` and `error`.
     func publishMissing(_ key: String, error: any Error) {
         let sources = state.withLock { state in (state.objects[key] ?? []).compactMap(\.object) }
-        for source in sources { source.publish(snapshot: .some(nil), dataStatus: .error, loadingStatus: .error, error: error) }
+        for source in sources {
+            source.publish(snapshot: .some(nil), dataStatus: .error, loadingStatus: .error, error: error)
+        }
     }
 
     // MARK: Retention

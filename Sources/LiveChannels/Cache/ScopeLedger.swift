@@ -66,7 +66,8 @@ struct ScopeLedger: Sendable {
             for (scope, list) in keys {
                 for key in list {
                     precondition(listed.insert(key).inserted, "key \(key) is listed twice")
-                    precondition(storedScope(key) == scope, "key \(key) is listed in scope \(scope), not where it is stored")
+                    precondition(
+                        storedScope(key) == scope, "key \(key) is listed in scope \(scope), not where it is stored")
                 }
             }
             precondition(touched.values.allSatisfy { $0 <= counter }, "a scope touched after the last touch")

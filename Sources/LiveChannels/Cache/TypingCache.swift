@@ -30,7 +30,8 @@ final class TypingCache: Sendable {
 
     /// Starts showing the users typing in `channelId`, except `excluded`, in `source`; returns
     /// the value to show first. Atomic with respect to events.
-    func register(_ source: LiveObjectSource<Set<String>>, channelId: String, excluding excluded: String) -> Set<String> {
+    func register(_ source: LiveObjectSource<Set<String>>, channelId: String, excluding excluded: String) -> Set<String>
+    {
         state.withLock { state in
             state.viewers[channelId, default: []].removeAll { $0.source.object == nil }
             state.viewers[channelId, default: []].append(Viewer(source: WeakReference(source), excluded: excluded))

@@ -13,7 +13,9 @@ extension ChatClient {
 extension ChatClient {
     /// A client keeping `messageRetention` messages in memory beyond what live handles show
     /// (`nil`: every message), for benchmarks that compare the two.
-    @_spi(Benchmarks) public static func withMessageRetention(_ messageRetention: Int?, transport: any ChatTransport) -> ChatClient {
+    @_spi(Benchmarks) public static func withMessageRetention(_ messageRetention: Int?, transport: any ChatTransport)
+        -> ChatClient
+    {
         ChatClient(transport: transport, messageRetention: messageRetention)
     }
 

@@ -145,9 +145,11 @@ public final class ChatClient: Sendable {
         }
         connection.publish(snapshot: .connecting)
         await sync.restoration.wait()
-        let resumeAfter = session.withLock { $0.hasConnected } ? await sync.appliedSequence : await sync.restoredSequence
+        let resumeAfter =
+            session.withLock { $0.hasConnected } ? await sync.appliedSequence : await sync.restoredSequence
         do {
-            try await Self.attach(transport: transport, sync: sync, connection: connection, resumingAfter: resumeAfter) {
+            try await Self.attach(transport: transport, sync: sync, connection: connection, resumingAfter: resumeAfter)
+            {
                 session.withLock { session in
                     session.hasConnected = true
                     if session.eventLoop == nil { session.eventLoop = startEventLoop() }

@@ -19,10 +19,17 @@ public protocol ChatChannelControllerDelegate: DataControllerStateDelegate {
 }
 
 extension ChatChannelControllerDelegate {
-    public func channelController(_ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>) {}
-    public func channelController(_ channelController: ChatChannelController, didUpdateMessages changes: [ListChange<Message>]) {}
-    public func channelController(_ channelController: ChatChannelController, didChangeTypingUsers typingUsers: Set<User>) {}
-    public func channelController(_ channelController: ChatChannelController, didReceiveMemberEvent event: MemberEvent) {}
+    public func channelController(
+        _ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>
+    ) {}
+    public func channelController(
+        _ channelController: ChatChannelController, didUpdateMessages changes: [ListChange<Message>]
+    ) {}
+    public func channelController(
+        _ channelController: ChatChannelController, didChangeTypingUsers typingUsers: Set<User>
+    ) {}
+    public func channelController(_ channelController: ChatChannelController, didReceiveMemberEvent event: MemberEvent)
+    {}
 }
 
 /// One channel as one object (Stream's `ChatChannelController`): the channel, its messages
@@ -89,7 +96,9 @@ public final class ChatChannelController: DataController {
         self.channelId = channelId
         self.directMessageDraft = directMessageDraft
         self.messagesPageSize = messagesPageSize
-        messageBinding.didChange = { [unowned self] changes in delegate?.channelController(self, didUpdateMessages: changes) }
+        messageBinding.didChange = { [unowned self] changes in
+            delegate?.channelController(self, didUpdateMessages: changes)
+        }
         channelBinding.didDeliver = { [unowned self] object in channelDidChange(object) }
         lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }
@@ -134,9 +143,11 @@ public final class ChatChannelController: DataController {
             throw ChatError.invalidArgument(field: "channelId", reason: "no channel")
         }
         channelBinding.start(ChannelRepository(client: client).getChannel(channelId))
-        messageBinding.start(MessageRepository(client: client).pagedMessages(channelId: channelId, pageSize: messagesPageSize))
+        messageBinding.start(
+            MessageRepository(client: client).pagedMessages(channelId: channelId, pageSize: messagesPageSize))
 
-        typingToken = MessageRepository(client: client).getTypingUsers(channelId: channelId).observe { [weak self] typing, _ in
+        typingToken = MessageRepository(client: client).getTypingUsers(channelId: channelId).observe {
+            [weak self] typing, _ in
             self?.typingIdsDidChange(typing.snapshot ?? [])
         }
 
@@ -247,7 +258,8 @@ public final class ChatChannelController: DataController {
     ) {
         Task { @MainActor in
             do {
-                let messageId = try await sendMessage(text: text, mentionedUserIds: mentionedUserIds, extraData: extraData)
+                let messageId = try await sendMessage(
+                    text: text, mentionedUserIds: mentionedUserIds, extraData: extraData)
                 completion?(.success(messageId))
             } catch {
                 completion?(.failure(error))

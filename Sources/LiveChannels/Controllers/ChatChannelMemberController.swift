@@ -8,7 +8,8 @@ public protocol ChatChannelMemberControllerDelegate: DataControllerStateDelegate
     /// The member appeared (`.create`: the first value, or the user became a member again),
     /// changed (`.update`: roles, mute, read marker, profile or presence) or is no longer a
     /// member (`.remove`: left, removed or banned); `controller.member` already shows it.
-    func memberController(_ controller: ChatChannelMemberController, didUpdateMember change: EntityChange<ChannelMember>)
+    func memberController(
+        _ controller: ChatChannelMemberController, didUpdateMember change: EntityChange<ChannelMember>)
 }
 
 extension ChatChannelMemberControllerDelegate {

@@ -47,7 +47,8 @@ public final class ChatChannelMemberListController: DataController {
     init(client: ChatClient, query: ChannelMemberListQuery) {
         self.client = client
         self.query = query
-        binding.didChange = { [unowned self] changes in delegate?.memberListController(self, didChangeMembers: changes) }
+        binding.didChange = { [unowned self] changes in delegate?.memberListController(self, didChangeMembers: changes)
+        }
         binding.didDeliver = { [unowned self] list, _ in lifecycle.follow(list) }
         lifecycle.didChangeState = { [unowned self] state in delegate?.controller(self, didChangeState: state) }
     }

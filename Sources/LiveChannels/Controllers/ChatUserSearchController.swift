@@ -75,7 +75,9 @@ public final class ChatUserSearchController: DataController {
         }
         if !previous.isEmpty {
             // The old results leave (the new search's first delivery inserts into an empty list).
-            let removals = previous.indices.reversed().map { ListChange.remove(previous[$0], index: ListChange<User>.row($0)) }
+            let removals = previous.indices.reversed().map {
+                ListChange.remove(previous[$0], index: ListChange<User>.row($0))
+            }
             delegate?.controller(self, didChangeUsers: removals)
         }
         binding.start(UserRepository(client: client).pagedSearch(term: term, pageSize: pageSize))

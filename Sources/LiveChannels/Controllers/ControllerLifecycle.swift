@@ -85,7 +85,8 @@ final class ControllerLifecycle {
     /// A list controller's `synchronize()`: starts showing the list `makeList` makes (once) and
     /// loads its first page, then as ``synchronize(client:start:settled:failure:)``.
     func synchronize<Item>(
-        _ binding: LiveListBinding<Item>, client: ChatClient, list makeList: @escaping @MainActor () -> PagedLiveList<Item>
+        _ binding: LiveListBinding<Item>, client: ChatClient,
+        list makeList: @escaping @MainActor () -> PagedLiveList<Item>
     ) async throws {
         try await synchronize(
             client: client,

@@ -13,8 +13,12 @@ public protocol CurrentChatUserControllerDelegate: DataControllerStateDelegate {
 }
 
 extension CurrentChatUserControllerDelegate {
-    public func currentUserController(_ controller: CurrentChatUserController, didChangeCurrentUser change: EntityChange<User>) {}
-    public func currentUserController(_ controller: CurrentChatUserController, didChangeCurrentUserUnreadCount count: Int) {}
+    public func currentUserController(
+        _ controller: CurrentChatUserController, didChangeCurrentUser change: EntityChange<User>
+    ) {}
+    public func currentUserController(
+        _ controller: CurrentChatUserController, didChangeCurrentUserUnreadCount count: Int
+    ) {}
 }
 
 /// The signed-in user (Stream's `CurrentChatUserController`): their profile and total unread

@@ -48,7 +48,8 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         channelScope = spec.channelScope
         storageKey = client.store == nil ? nil : spec.storageKey
         shared = Lock(
-            Shared(query: LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize)), rank: .liveQuery)
+            Shared(query: LiveQueryState(spec: spec, context: client.queryContext, pageSize: pageSize)),
+            rank: .liveQuery)
     }
 
     /// A live list of what `spec` selects: matching cached entities at once (`.local`), then
@@ -219,7 +220,9 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             let loadsAgain = state.shouldLoadAgain(after: changed)
             guard let change = total else { return (loadsAgain, nil) }
             let entries = state.entries
-            return (loadsAgain, { [weak source] in source?.publish(elements: entries, as: { $0.element }, change: change) })
+            return (
+                loadsAgain, { [weak source] in source?.publish(elements: entries, as: { $0.element }, change: change) }
+            )
         }
         // The scope its first page did not find exists now: load it (on the engine, after
         // this change).
@@ -252,7 +255,8 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
                 let loadingStatus = self?.currentLoadingStatus
                 if let change {
                     source?.publish(
-                        elements: entries, as: { $0.element }, change: change, dataStatus: .fresh, loadingStatus: loadingStatus,
+                        elements: entries, as: { $0.element }, change: change, dataStatus: .fresh,
+                        loadingStatus: loadingStatus,
                         hasNext: hasNext, hasPrevious: hasPrevious)
                 } else {
                     source?.publish(
@@ -277,12 +281,15 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
             // and then reconnects or calls `synchronize()` finds it (a retry started now waits for
             // this lock, so it sees the load ended).
             sync.retries.add(startedIn: connection) { [weak self] in await self?.retry() }
-            return ((), { [weak self, weak source] in
-                guard let source else { return }
-                // Data shown stays as it is (`.local` from the cache, or `.fresh`).
-                let dataStatus: DataStatus? = source.collection.dataStatus == .notExist ? .error : nil
-                source.publish(dataStatus: dataStatus, loadingStatus: self?.currentLoadingStatus, error: error)
-            })
+            return (
+                (),
+                { [weak self, weak source] in
+                    guard let source else { return }
+                    // Data shown stays as it is (`.local` from the cache, or `.fresh`).
+                    let dataStatus: DataStatus? = source.collection.dataStatus == .notExist ? .error : nil
+                    source.publish(dataStatus: dataStatus, loadingStatus: self?.currentLoadingStatus, error: error)
+                }
+            )
         }
     }
 

@@ -125,7 +125,8 @@ extension LiveQueryState {
             values.append(value)
         }
         if newestCachedVersion > revision {
-            for value in newer() where value.version > revision && !paged.contains(value.id) && isInScope(value) && matches(value) {
+            for value in newer()
+            where value.version > revision && !paged.contains(value.id) && isInScope(value) && matches(value) {
                 values.append(value)
             }
         }

@@ -87,7 +87,8 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     /// - Complexity: O(count · log n).
     func leadingItems(_ count: Int) -> [Entity] {
         let entries = window.entries
-        let range = spec.growth == .forward ? 0..<min(count, entries.count) : max(0, entries.count - count)..<entries.count
+        let range =
+            spec.growth == .forward ? 0..<min(count, entries.count) : max(0, entries.count - count)..<entries.count
         return range.map { entries[$0].element }
     }
 

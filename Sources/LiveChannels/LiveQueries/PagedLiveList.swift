@@ -16,7 +16,9 @@ struct PagedLiveList<Item: Identifiable & Equatable & Sendable>: Sendable {
 extension LiveQuery {
     /// A list of `spec`'s results that loads nothing until its ``PagedLiveList/loadPage`` is
     /// called (see ``start(client:spec:pageSize:cache:)``).
-    static func paged(client: ChatClient, spec: Spec, pageSize: Int, cache: EntityCache<Entity>) -> PagedLiveList<Entity> {
+    static func paged(client: ChatClient, spec: Spec, pageSize: Int, cache: EntityCache<Entity>) -> PagedLiveList<
+        Entity
+    > {
         let (collection, query) = start(client: client, spec: spec, pageSize: pageSize, cache: cache)
         var loadPage: (@Sendable (Int?) async -> Void)?
         if let query {

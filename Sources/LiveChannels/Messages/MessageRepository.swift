@@ -35,7 +35,8 @@ public final class MessageRepository: Sendable {
     public func sendMessage(
         channelId: String, text: String, mentionedUserIds: [String], metadata: [String: JSON] = [:]
     ) async throws -> Message {
-        let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
+        let draft = MessageDraft(
+            channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
         return try await client.message(answering: .sendMessage(draft))
     }
 
@@ -49,7 +50,8 @@ public final class MessageRepository: Sendable {
         channelId: String, messageId: String, text: String, mentionedUserIds: [String] = [],
         metadata: [String: JSON] = [:]
     ) async throws -> Message {
-        let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
+        let draft = MessageDraft(
+            channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
         return try await client.message(answering: .editMessage(messageId: messageId, draft: draft))
     }
 
@@ -71,7 +73,8 @@ public final class MessageRepository: Sendable {
     ) {
         Task {
             do {
-                let message = try await sendMessage(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds)
+                let message = try await sendMessage(
+                    channelId: channelId, text: text, mentionedUserIds: mentionedUserIds)
                 await completion?(message, nil)
             } catch {
                 await completion?(nil, error)

@@ -69,7 +69,8 @@ public final class ChannelParticipation: Sendable {
     func pagedMembers(_ query: MemberListQuery) -> PagedLiveList<ChannelMember> {
         var query = query
         query.channelId = channelId
-        return LiveQuery.paged(client: client, spec: MemberListSpec(query: query), pageSize: query.pageSize, cache: client.sync.members)
+        return LiveQuery.paged(
+            client: client, spec: MemberListSpec(query: query), pageSize: query.pageSize, cache: client.sync.members)
     }
 
     /// Adds users as members (users who are members already are skipped).
@@ -119,7 +120,9 @@ public final class ChannelParticipation: Sendable {
     /// `try await participation.startReading()`, which reports failures. (In top-level code
     /// Swift 6.3 resolves the name to this form whatever is written, so the attribute turns that
     /// silent mistake into a compile error; call it from inside an `async` function or a `Task`.)
-    @available(*, noasync, message: "fire-and-forget: drops errors; use 'try await startReading()' from an async function")
+    @available(
+        *, noasync, message: "fire-and-forget: drops errors; use 'try await startReading()' from an async function"
+    )
     public func startReading() {
         readingRequests.submit { [self] in try await sendStartReading() }
     }
@@ -135,7 +138,9 @@ public final class ChannelParticipation: Sendable {
     /// is and the unread count grows again with new messages. Fire-and-forget; ordered with the
     /// other reading calls. Unavailable from asynchronous contexts: there, write
     /// `try await participation.stopReading()`.
-    @available(*, noasync, message: "fire-and-forget: drops errors; use 'try await stopReading()' from an async function")
+    @available(
+        *, noasync, message: "fire-and-forget: drops errors; use 'try await stopReading()' from an async function"
+    )
     public func stopReading() {
         readingRequests.submit { [self] in try await sendStopReading() }
     }

@@ -19,7 +19,8 @@ extension CacheStore {
         let target = limits.totalBytes / 10 * 9
         for kind in StoredKind.evictionOrder {
             let statement = try connection.statement(
-                "DELETE FROM \(kind.table) WHERE rowid IN (SELECT rowid FROM \(kind.table) WHERE pinned = 0 ORDER BY rowid LIMIT 256)")
+                "DELETE FROM \(kind.table) WHERE rowid IN (SELECT rowid FROM \(kind.table) WHERE pinned = 0 ORDER BY rowid LIMIT 256)"
+            )
             while try bytes() > target {
                 try statement.run()
                 if connection.changes == 0 { break }

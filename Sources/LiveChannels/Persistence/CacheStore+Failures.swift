@@ -18,7 +18,8 @@ extension CacheStore {
     func handle(_ error: any Error, in state: inout FileState) -> Bool {
         let isDamage = error is StoreDamage || (error as? SQLiteError)?.code == SQLITE_CORRUPT
         guard isDamage else {
-            state.lastError = (error as? SQLiteError)?.chatError(path: path)
+            state.lastError =
+                (error as? SQLiteError)?.chatError(path: path)
                 ?? .invalidArgument(field: "persistence", reason: "the cache file '\(path)' failed: \(error)")
             return true
         }
@@ -28,7 +29,8 @@ extension CacheStore {
         do {
             state.connection = try Self.rebuild(path, sizeChange: sizeChange)
         } catch {
-            state.lastError = (error as? SQLiteError)?.chatError(path: path)
+            state.lastError =
+                (error as? SQLiteError)?.chatError(path: path)
                 ?? .invalidArgument(field: "persistence", reason: "the cache file '\(path)' failed: \(error)")
         }
         return false

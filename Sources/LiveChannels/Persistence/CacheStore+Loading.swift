@@ -12,7 +12,8 @@ extension CacheStore {
                 guard let connection = state.connection else { return nil }
                 do {
                     let statement = try connection.statement(
-                        "SELECT rowid, key, value FROM \(Entity.storedKind.table) WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")
+                        "SELECT rowid, key, value FROM \(Entity.storedKind.table) WHERE rowid > ?1 ORDER BY rowid LIMIT ?2"
+                    )
                     var values: [Entity] = []
                     var last = rowid
                     try statement.query([rowid, Self.chunkSize]) { row in

@@ -25,7 +25,9 @@ extension CacheStore {
             if !isEmpty && application != CacheSchema.applicationId {
                 throw ChatError.invalidArgument(
                     field: "persistence",
-                    reason: "'\(path)' is not a LiveChannels cache (an SQLite database of something else); it was left untouched")
+                    reason:
+                        "'\(path)' is not a LiveChannels cache (an SQLite database of something else); it was left untouched"
+                )
             }
             if connection.isReadOnly {
                 throw SQLiteError(code: SQLITE_READONLY, message: "the file opened read-only")

@@ -9,16 +9,21 @@ extension CacheStore {
     /// Reads the sequence, the remembered lists and the values they show.
     static func readStart(_ connection: SQLiteConnection) throws -> Start {
         var start = Start()
-        try connection.statement("SELECT value FROM meta WHERE key = 'sequence'").query { start.sequence = $0.int(at: 0) }
+        try connection.statement("SELECT value FROM meta WHERE key = 'sequence'").query {
+            start.sequence = $0.int(at: 0)
+        }
         try connection.statement("SELECT value FROM meta WHERE key = 'epoch'").query { start.epoch = $0.int(at: 0) }
         var keysByKind: [StoredKind: [String]] = [:]
         var seen: Set<String> = []
-        try connection.statement("SELECT key, kind, keys FROM lists ORDER BY touched DESC LIMIT \(listCapacity)").query { row in
+        try connection.statement("SELECT key, kind, keys FROM lists ORDER BY touched DESC LIMIT \(listCapacity)").query
+        { row in
             guard let kind = StoredKind(rawValue: row.string(at: 1)),
                 let keys = try? row.withBlob(at: 2, Self.decodeKeys)
             else { throw StoreDamage.undecodable(kind: "list", key: row.string(at: 0)) }
             start.lists[row.string(at: 0)] = keys
-            for key in keys where seen.insert(kind.rawValue + "/" + key).inserted { keysByKind[kind, default: []].append(key) }
+            for key in keys where seen.insert(kind.rawValue + "/" + key).inserted {
+                keysByKind[kind, default: []].append(key)
+            }
         }
         start.channels = try values(Channel.self, keys: keysByKind[.channels] ?? [], in: connection)
         start.members = try values(ChannelMember.self, keys: keysByKind[.members] ?? [], in: connection)

@@ -144,7 +144,9 @@ extension CacheStore {
             try statement.bind(row.bytes.count, at: 6)
             // The key and the row are bound without a copy: SQLite reads them while it runs.
             try statement.withBorrowed(value.cacheKey, at: 1) {
-                try row.bytes.withUnsafeBytes { bytes in try statement.withBorrowed(bytes, at: 7) { try statement.runBound() } }
+                try row.bytes.withUnsafeBytes { bytes in
+                    try statement.withBorrowed(bytes, at: 7) { try statement.runBound() }
+                }
             }
         }
         func upsert(_ value: Entity) throws {

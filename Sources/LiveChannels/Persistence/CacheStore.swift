@@ -137,7 +137,8 @@ final class CacheStore: Sendable {
             failure = error
         } catch {
             connection = nil
-            failure = .invalidArgument(field: "persistence", reason: "the cache file '\(path)' cannot be used: \(error)")
+            failure = .invalidArgument(
+                field: "persistence", reason: "the cache file '\(path)' cannot be used: \(error)")
         }
         self.failure = failure
         self.start = start

@@ -18,11 +18,15 @@ extension SQLiteError {
                 field: "persistence",
                 reason: "'\(path)' is not a LiveChannels cache (not an SQLite database, or damaged beyond recognition)")
         case SQLITE_FULL:
-            return .limitExceeded("the disk holding the cache file '\(path)' is full (\(message)); what could not be written is kept and written once there is room")
+            return .limitExceeded(
+                "the disk holding the cache file '\(path)' is full (\(message)); what could not be written is kept and written once there is room"
+            )
         case SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN, SQLITE_AUTH:
             return .invalidArgument(
                 field: "persistence",
-                reason: "the cache file '\(path)' cannot be written: a read-only file or file system, or no permission (\(message))")
+                reason:
+                    "the cache file '\(path)' cannot be written: a read-only file or file system, or no permission (\(message))"
+            )
         default:
             return .invalidArgument(field: "persistence", reason: "the cache file '\(path)' failed: \(message)")
         }

@@ -103,7 +103,8 @@ public final class ChannelRepository: Sendable {
 
     /// The same live list, loading nothing until its first page is asked for (controllers).
     func pagedChannels(query: ChannelListQuery) -> PagedLiveList<Channel> {
-        LiveQuery.paged(client: client, spec: ChannelListSpec(query: query), pageSize: query.pageSize, cache: client.sync.channels)
+        LiveQuery.paged(
+            client: client, spec: ChannelListSpec(query: query), pageSize: query.pageSize, cache: client.sync.channels)
     }
 
     /// Creates the channel `draft` describes (or opens the conversation it names) and returns

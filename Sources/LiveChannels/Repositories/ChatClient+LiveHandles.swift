@@ -81,7 +81,8 @@ extension ChatClient {
 
     /// A live list of the channels matching `query`, loading its first page now.
     func liveChannelList(_ query: ChannelListQuery) -> LiveCollection<Channel> {
-        LiveQuery.make(client: self, spec: ChannelListSpec(query: query), pageSize: query.pageSize, cache: sync.channels)
+        LiveQuery.make(
+            client: self, spec: ChannelListSpec(query: query), pageSize: query.pageSize, cache: sync.channels)
     }
 
     // MARK: Users and messages

@@ -9,7 +9,9 @@ extension ChatResponse {
     /// ```swift
     /// let page = try response.expected(\.channelsValue, answering: "a channel query")
     /// ```
-    func expected<Value>(_ accessor: (ChatResponse) -> Value?, answering request: @autoclosure () -> String) throws(ChatError) -> Value {
+    func expected<Value>(_ accessor: (ChatResponse) -> Value?, answering request: @autoclosure () -> String)
+        throws(ChatError) -> Value
+    {
         guard let value = accessor(self) else {
             throw ChatError.unavailable("the server answered \(request()) with something else")
         }

@@ -15,7 +15,8 @@ final class RequestSequence: Sendable {
     /// Submits `operation`; returns its task (awaiting it is optional).
     /// - Complexity: O(1); the operation waits for the one before it only.
     @discardableResult
-    func submit<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) -> Task<Result, any Error> {
+    func submit<Result: Sendable>(_ operation: @escaping @Sendable () async throws -> Result) -> Task<Result, any Error>
+    {
         tail.withLock { tail in
             let previous = tail
             let task = Task {

@@ -64,7 +64,8 @@ extension SyncEngine {
     /// so it leaves every list and the unread total.
     func refetch(_ channel: Channel) async {
         do {
-            _ = try await entity(answering: .getChannel(channelId: channel.channelId), in: channels, value: \.channelValue)
+            _ = try await entity(
+                answering: .getChannel(channelId: channel.channelId), in: channels, value: \.channelValue)
         } catch ChatError.notFound {
             var gone = channel
             gone.currentUserMembership = .none

@@ -3,7 +3,7 @@ import Foundation
 import Locking
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A ``WebSocketConnector`` on URLSession's WebSocket task: the default connector of
@@ -42,7 +42,8 @@ public struct URLSessionWebSocketConnector: WebSocketConnector {
                 throw status == 401
                     ? ChatError.unauthorized("the server refused the token (HTTP 401)")
                     : ChatError.limitExceeded("too many devices connected for this user (HTTP 429)")
-            default: throw ChatError.unavailable("cannot open a WebSocket to \(request.url): \(error.localizedDescription)")
+            default:
+                throw ChatError.unavailable("cannot open a WebSocket to \(request.url): \(error.localizedDescription)")
             }
         }
         return URLSessionWebSocketConnection(task: task, pingInterval: request.pingInterval)
@@ -116,7 +117,11 @@ private final class URLSessionWebSocketConnection: WebSocketConnection {
     }
 
     private func end(code: Int?, reason: String) {
-        guard ended.withLock({ (ended: inout Bool) -> Bool in defer { ended = true }; return !ended }) else { return }
+        guard
+            ended.withLock({ (ended: inout Bool) -> Bool in
+                defer { ended = true }; return !ended
+            })
+        else { return }
         continuation.yield(.closed(code: code, reason: reason))
         continuation.finish()
     }
@@ -126,6 +131,7 @@ private final class URLSessionWebSocketConnection: WebSocketConnection {
     }
 
     func close(code: Int, reason: String) async {
-        task.cancel(with: URLSessionWebSocketTask.CloseCode(rawValue: code) ?? .normalClosure, reason: Data(reason.utf8))
+        task.cancel(
+            with: URLSessionWebSocketTask.CloseCode(rawValue: code) ?? .normalClosure, reason: Data(reason.utf8))
     }
 }

@@ -1,7 +1,7 @@
 import ChatAPI
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension WebSocketRequest {

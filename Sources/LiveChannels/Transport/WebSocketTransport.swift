@@ -119,7 +119,8 @@ public final class WebSocketTransport: ChatTransport {
             throw ChatError.unauthorized("the token provider failed: \(error)")
         }
         if state.withLock({ $0.refusedToken == token }) {
-            throw ChatError.unauthorized("the server refused this token before; the token provider must return a new one")
+            throw ChatError.unauthorized(
+                "the server refused this token before; the token provider must return a new one")
         }
         await disconnect()
         let connection = try await open(with: token)
@@ -141,7 +142,8 @@ public final class WebSocketTransport: ChatTransport {
         guard let target = components?.url else {
             throw ChatError.invalidArgument(field: "url", reason: "\(url) cannot take a device query")
         }
-        let request = WebSocketRequest(url: target, headers: ["Authorization": "Bearer \(token)"], pingInterval: pingInterval)
+        let request = WebSocketRequest(
+            url: target, headers: ["Authorization": "Bearer \(token)"], pingInterval: pingInterval)
         do {
             return try await connector.connect(request)
         } catch let error as ChatError {
@@ -169,7 +171,8 @@ public final class WebSocketTransport: ChatTransport {
         }
         // A server that refuses the connection closes it at once (4001): hello may fail to go
         // out, and the close that follows says why.
-        try? await connection.send(WireCodec.encode(.hello(protocolVersion: WireProtocol.version, resumeAfter: resumeAfter)))
+        try? await connection.send(
+            WireCodec.encode(.hello(protocolVersion: WireProtocol.version, resumeAfter: resumeAfter)))
         for await item in connection.inbound {
             switch item {
             case .text(let text):
@@ -213,7 +216,8 @@ public final class WebSocketTransport: ChatTransport {
                 case .failure(let id, let error):
                     state.withLock { $0.pending.removeValue(forKey: id) }?.resume(throwing: error)
                 case .hello, .welcome, .request:
-                    await protocolViolation(connection, generation: generation, handshake: &handshake, "unexpected '\(frame.type)'")
+                    await protocolViolation(
+                        connection, generation: generation, handshake: &handshake, "unexpected '\(frame.type)'")
                     return
                 }
             case .closed(let code, let reason):
@@ -245,7 +249,10 @@ public final class WebSocketTransport: ChatTransport {
         switch code.flatMap(WireCloseCode.init(rawValue:)) {
         case .unauthorized?: .unauthorized(reason.isEmpty ? "the server refused the token" : reason)
         case .unsupportedProtocol?: .notAllowed("the server does not speak protocol \(WireProtocol.version)")
-        default: .unavailable("the server closed the connection during the handshake (\(code.map(String.init) ?? "no code")) \(reason)")
+        default:
+            .unavailable(
+                "the server closed the connection during the handshake (\(code.map(String.init) ?? "no code")) \(reason)"
+            )
         }
     }
 

@@ -102,7 +102,8 @@ struct ChangeComposition {
             case (nil, let to?): insertions.append(to.c)
             case (let from?, nil): deletions.append(from.a)
             case (let from?, let to?):
-                items.append(Item(a: from.a, c: to.c, weight: 1, isRun: false, isModified: from.modified || to.modified))
+                items.append(
+                    Item(a: from.a, c: to.c, weight: 1, isRun: false, isModified: from.modified || to.modified))
             }
         }
         addRuns(from: previous + 1, to: nil, into: &items)

@@ -44,7 +44,10 @@ public struct CollectionChange: Sendable, Hashable {
         @usableFromInline let modificationsInNew: [Int]
         @usableFromInline let moves: [Move]
 
-        init(_ deletions: [Int], _ insertions: [Int], _ modifications: [Int], _ modificationsInNew: [Int], _ moves: [Move]) {
+        init(
+            _ deletions: [Int], _ insertions: [Int], _ modifications: [Int], _ modificationsInNew: [Int],
+            _ moves: [Move]
+        ) {
             self.deletions = deletions
             self.insertions = insertions
             self.modifications = modifications

@@ -109,7 +109,8 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
         let publishes = shared.parts.withLock { parts in
             let before = parts.total
             for (key, value) in updates {
-                let old = value == nil ? parts.values.removeValue(forKey: key) : parts.values.updateValue(value!, forKey: key)
+                let old =
+                    value == nil ? parts.values.removeValue(forKey: key) : parts.values.updateValue(value!, forKey: key)
                 parts.total = parts.total - (old ?? .zero) + (value ?? .zero)
             }
             guard parts.total != before else { return false }
@@ -133,7 +134,9 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
             if let loadingStatus { parts.loadingStatus = loadingStatus }
             if let error {
                 parts.error = error
-            } else if dataStatus != nil || loadingStatus != nil, parts.dataStatus == .fresh, parts.loadingStatus != .error {
+            } else if dataStatus != nil || loadingStatus != nil, parts.dataStatus == .fresh,
+                parts.loadingStatus != .error
+            {
                 parts.error = nil  // recovered, as a source's error clears
             }
             parts.isPending = true

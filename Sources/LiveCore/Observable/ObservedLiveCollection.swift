@@ -52,9 +52,10 @@ public final class ObservedLiveCollection<Element: Identifiable & Equatable & Se
         error = collection.error
         hasNext = collection.hasNext
         hasPrevious = collection.hasPrevious
-        slot.set(collection.observe { [weak self] collection, _, _ in
-            self?.apply(collection)
-        })
+        slot.set(
+            collection.observe { [weak self] collection, _, _ in
+                self?.apply(collection)
+            })
     }
 
     deinit {

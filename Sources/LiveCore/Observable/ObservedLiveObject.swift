@@ -38,9 +38,10 @@ public final class ObservedLiveObject<Value: Sendable> {
         dataStatus = object.dataStatus
         loadingStatus = object.loadingStatus
         error = object.error
-        slot.set(object.observe { [weak self] object, _ in
-            self?.apply(object)
-        })
+        slot.set(
+            object.observe { [weak self] object, _ in
+                self?.apply(object)
+            })
     }
 
     deinit {

@@ -56,7 +56,9 @@ struct LiveState: Sendable {
         if let loadingStatus { self.loadingStatus = loadingStatus }
         if let error {
             self.error = error
-        } else if self.error != nil, dataStatus != nil || loadingStatus != nil, self.dataStatus == .fresh, self.loadingStatus != .error {
+        } else if self.error != nil, dataStatus != nil || loadingStatus != nil, self.dataStatus == .fresh,
+            self.loadingStatus != .error
+        {
             self.error = nil
         }
     }

@@ -12,14 +12,18 @@ func nestedJSON(depth: Int, leaf: JSON = 1) -> JSON {
 @Suite struct JSONValidationTests {
     @Test func valuesUpToTheDepthLimitPassDeeperOnesAreRefusedWithoutOverflow() throws {
         try nestedJSON(depth: JSON.maximumDepth).validate(field: "metadata")
-        #expect(throws: ChatError.invalidArgument(field: "metadata", reason: "must not nest arrays and objects more than 32 deep")) {
+        #expect(
+            throws: ChatError.invalidArgument(
+                field: "metadata", reason: "must not nest arrays and objects more than 32 deep")
+        ) {
             try nestedJSON(depth: JSON.maximumDepth + 1).validate(field: "metadata")
         }
         // About 18 KB encoded, far under the size limit: it used to overflow the stack in the
         // size check (JSONEncoder).
         let hostile = nestedJSON(depth: 3_000)
         let error = chatErrorOf { try JSON.validateMetadata(["deep": hostile]) }
-        #expect(error == .invalidArgument(field: "metadata", reason: "must not nest arrays and objects more than 32 deep"))
+        #expect(
+            error == .invalidArgument(field: "metadata", reason: "must not nest arrays and objects more than 32 deep"))
     }
 
     @Test func nonFiniteNumbersAreRefusedAnywhereInTheValue() {
@@ -37,7 +41,8 @@ func nestedJSON(depth: Int, leaf: JSON = 1) -> JSON {
             return
         }
         // Structure first: a big value with a NaN is invalid, not merely big.
-        #expect(chatErrorOf { try JSON.validateMetadata(["big": .string(big), "n": .number(.nan)]) }?.field == "metadata")
+        #expect(
+            chatErrorOf { try JSON.validateMetadata(["big": .string(big), "n": .number(.nan)]) }?.field == "metadata")
     }
 
     @Test func encodingOrDescribingAHostileDeepValueDoesNotOverflow() {

@@ -20,7 +20,9 @@ func nestedFilter(depth: Int) -> Filter {
 
     @Test func operandsMustBeFiniteAndShallow() {
         #expect(chatErrorOf { try Filter.equal("score", to: .number(.nan)).validate() }?.field == "metadata.score")
-        #expect(chatErrorOf { try Filter.condition(.memberCount, .greater(.number(.infinity))).validate() }?.field == "memberCount")
+        #expect(
+            chatErrorOf { try Filter.condition(.memberCount, .greater(.number(.infinity))).validate() }?.field
+                == "memberCount")
         #expect(chatErrorOf { try Filter.in("x", values: [1, .number(-.infinity)]).validate() }?.field == "metadata.x")
         let deep = nestedJSON(depth: 500)
         #expect(chatErrorOf { try Filter.equal("x", to: deep).validate() }?.field == "metadata.x")

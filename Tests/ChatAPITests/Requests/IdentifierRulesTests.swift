@@ -37,14 +37,18 @@ import Testing
     @Test func theAsciiShortcutAgreesWithTheGeneralRules() {
         let seed = SeededGenerator.testSeed(2026)
         var generator = SeededGenerator(seed: seed)
-        let pieces: [String] = ["a", "Z", "0", "-", "_", ".", "~", " ", "\t", "\u{7F}", "\u{1}", "é", "e\u{301}", "\u{200B}", "😀", "ß"]
+        let pieces: [String] = [
+            "a", "Z", "0", "-", "_", ".", "~", " ", "\t", "\u{7F}", "\u{1}", "é", "e\u{301}", "\u{200B}", "😀", "ß",
+        ]
         for _ in 0..<20_000 {
             let length = [0, 1, 2, 5, 127, 128, 129].randomElement(using: &generator)!
             let asciiOnly = Bool.random(using: &generator)
-            let id = String((0..<length).map { _ in
-                asciiOnly ? Character(UnicodeScalar(UInt8.random(in: 0x20..<0x7F, using: &generator)))
-                    : Character(pieces.randomElement(using: &generator)!)
-            }.map(String.init).joined())
+            let id = String(
+                (0..<length).map { _ in
+                    asciiOnly
+                        ? Character(UnicodeScalar(UInt8.random(in: 0x20..<0x7F, using: &generator)))
+                        : Character(pieces.randomElement(using: &generator)!)
+                }.map(String.init).joined())
             let shortcut = chatErrorOf { try IdentifierRules.validate(id, field: "id") }
             let general = chatErrorOf { try IdentifierRules.validateInGeneral(id, field: "id") }
             #expect(shortcut == general, "seed \(seed): \(id.unicodeScalars.map { String($0.value, radix: 16) })")

@@ -104,7 +104,10 @@ enum Fixtures {
         .user(user),
         .users(Page(items: [user], next: userQuery.cursor(after: user), hasNext: false)),
         .bool(true),
-        .flagReports([FlagReport(subject: .message(messageId: "m1"), flaggedBy: ["bob"]), FlagReport(subject: .user(userId: "carol"), flaggedBy: [])]),
+        .flagReports([
+            FlagReport(subject: .message(messageId: "m1"), flaggedBy: ["bob"]),
+            FlagReport(subject: .user(userId: "carol"), flaggedBy: []),
+        ]),
         .moderationSettings(ModerationSettings(blockedWords: ["x"])),
     ]
 

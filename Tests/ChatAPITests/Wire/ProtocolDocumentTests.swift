@@ -55,12 +55,14 @@ import Testing
         // Every case declared in ChatRequest.swift.
         let source = try String(
             contentsOf: Self.root.appendingPathComponent("Sources/ChatAPI/Requests/ChatRequest.swift"), encoding: .utf8)
-        let declared = Set(source.split(separator: "\n").compactMap { line -> String? in
-            let trimmed = line.drop { $0 == " " }
-            guard trimmed.hasPrefix("case ") else { return nil }
-            return String(trimmed.dropFirst(5).prefix { $0.isLetter || $0.isNumber })
-        })
+        let declared = Set(
+            source.split(separator: "\n").compactMap { line -> String? in
+                let trimmed = line.drop { $0 == " " }
+                guard trimmed.hasPrefix("case ") else { return nil }
+                return String(trimmed.dropFirst(5).prefix { $0.isLetter || $0.isNumber })
+            })
         #expect(declared.count >= 39)
-        #expect(declared.subtracting(shown).isEmpty, "requests without an example: \(declared.subtracting(shown).sorted())")
+        #expect(
+            declared.subtracting(shown).isEmpty, "requests without an example: \(declared.subtracting(shown).sorted())")
     }
 }

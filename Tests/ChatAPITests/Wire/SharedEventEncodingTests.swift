@@ -12,11 +12,16 @@ import TestSupport
     private static func event(_ random: inout SeededGenerator) -> ChatEvent {
         func text() -> String {
             let pieces = ["a", "ü", "\"", "\\", "/", "\n", "💬", "x y", "\u{7}", "é"]
-            return (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            return (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
         }
-        func date() -> Date { Date(timeIntervalSince1970: Double(Int.random(in: 0...2_000_000_000, using: &random)) + 0.25) }
+        func date() -> Date {
+            Date(timeIntervalSince1970: Double(Int.random(in: 0...2_000_000_000, using: &random)) + 0.25)
+        }
         func metadata() -> [String: JSON] {
-            Bool.random(using: &random) ? [:] : ["k\(text())": .object(["n": .number(1.5), "a": .array([.null, .bool(true), .string(text())])])]
+            Bool.random(using: &random)
+                ? [:]
+                : ["k\(text())": .object(["n": .number(1.5), "a": .array([.null, .bool(true), .string(text())])])]
         }
         var channel = Channel(
             channelId: "c\(Int.random(in: 0...9, using: &random))", type: .community, metadata: metadata(),
@@ -28,7 +33,8 @@ import TestSupport
             userId: "u", text: text(), mentionedUserIds: ["b"], metadata: metadata(), createdAt: date(),
             editedAt: Bool.random(using: &random) ? date() : nil)
         message.version = Int.random(in: 0...1_000_000, using: &random)
-        var user = User(userId: "u\(text())", displayName: text(), metadata: metadata(), createdAt: date(), lastActiveAt: date())
+        var user = User(
+            userId: "u\(text())", displayName: text(), metadata: metadata(), createdAt: date(), lastActiveAt: date())
         user.version = Int.random(in: 0...1_000_000, using: &random)
         var member = ChannelMember(
             channelId: channel.channelId, userId: user.userId, roles: ["moderator"], mutedUntil: date(), isMuted: true,
@@ -71,15 +77,19 @@ import TestSupport
             }
             // Unshared, the same frame.
             let alone = EventEnvelope(sequence: 7, event: event)
-            #expect(try object(WireCodec.encode(.event(alone))) == object(WireCodec.encodeWhole(.event(alone))), "seed \(seed)")
+            #expect(
+                try object(WireCodec.encode(.event(alone))) == object(WireCodec.encodeWhole(.event(alone))),
+                "seed \(seed)")
         }
     }
 
     @Test func anEnvelopeWhoseEventIsReplacedStopsSharing() throws {
         let shared = SharedEventEncoding()
-        let first = EventEnvelope(sequence: 1, event: .typingStarted(channelId: "ops", userId: "alice"), sharing: shared)
+        let first = EventEnvelope(
+            sequence: 1, event: .typingStarted(channelId: "ops", userId: "alice"), sharing: shared)
         _ = try WireCodec.encode(.event(first))  // the shared JSON now holds alice's event
-        var second = EventEnvelope(sequence: 2, event: .typingStarted(channelId: "ops", userId: "alice"), sharing: shared)
+        var second = EventEnvelope(
+            sequence: 2, event: .typingStarted(channelId: "ops", userId: "alice"), sharing: shared)
         second.event = .typingStopped(channelId: "ops", userId: "bob")
         #expect(second.sharedEncoding == nil)
         #expect(try WireCodec.decode(WireCodec.encode(.event(second))) == .event(second))

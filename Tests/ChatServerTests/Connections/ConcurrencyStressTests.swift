@@ -21,12 +21,14 @@ import TestSupport
             for (userIndex, user) in users.enumerated() {
                 for deviceId in ["phone", "laptop"] {
                     group.addTask {
-                        var random = SeededGenerator(seed: seed &+ UInt64(userIndex * 2 + (deviceId == "phone" ? 0 : 1)))
+                        var random = SeededGenerator(
+                            seed: seed &+ UInt64(userIndex * 2 + (deviceId == "phone" ? 0 : 1)))
                         var device = TestDevice(server, user, deviceId)
                         try await device.connect()
                         for index in 0..<messagesPerDevice {
                             let channel = channels.randomElement(using: &random)!
-                            try await device.send(.sendMessage(MessageDraft(channelId: channel, text: "\(user)/\(deviceId)/\(index)")))
+                            try await device.send(
+                                .sendMessage(MessageDraft(channelId: channel, text: "\(user)/\(deviceId)/\(index)")))
                             switch Int.random(in: 0..<4, using: &random) {
                             case 0: try await device.send(.queryChannels(ChannelListQuery(pageSize: 5), after: nil))
                             case 1: try await device.send(.startReading(channelId: channel))

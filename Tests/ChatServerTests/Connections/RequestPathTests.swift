@@ -28,7 +28,8 @@ import Testing
     @Test func publicChannelUpdatesReachEveryone() async throws {
         let room = try await Room.make(drained: true)
         var carol = try await connected(room.server, "carol")
-        try await room.alice.send(.updateChannel(ChannelChanges(channelId: "c", displayName: "Renamed", metadata: ["state": "LA"])))
+        try await room.alice.send(
+            .updateChannel(ChannelChanges(channelId: "c", displayName: "Renamed", metadata: ["state": "LA"])))
         guard case .channelUpdated(let channel)? = await carol.drainEvents().first else {
             Issue.record("carol was not told")
             return
@@ -52,7 +53,8 @@ import Testing
     @Test func consoleBroadcastAndDeleteReachMembers() async throws {
         let (server, _) = try await makeServer()
         var bob = try await connected(server, "bob")
-        try await server.createChannel(type: .broadcast, channelId: "news", displayName: "News", userIds: ["bob", "boss"])
+        try await server.createChannel(
+            type: .broadcast, channelId: "news", displayName: "News", userIds: ["bob", "boss"])
         try await server.sendMessage(as: "boss", channelId: "news", text: "launch")
         #expect(server.unreadCount(userId: "bob", channelId: "news") == 1)
         try await server.deleteChannel("news")

@@ -46,7 +46,8 @@ import Testing
                 #expect(reason.contains("console"))
             }
         }
-        let news = try await server.createChannel(type: .broadcast, channelId: "news", displayName: "News", userIds: ["alice"])
+        let news = try await server.createChannel(
+            type: .broadcast, channelId: "news", displayName: "News", userIds: ["alice"])
         #expect(news.type == .broadcast && news.memberCount == 1)
     }
 
@@ -96,8 +97,11 @@ import Testing
         try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c")))
         for index in 1...7 { try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "\(index)"))) }
         let latest = try await alice.send(.queryMessages(MessagePageQuery(channelId: "c", limit: 3))).messagesValue
-        #expect(latest?.messages.map(\.sequence) == [5, 6, 7] && latest?.hasPrevious == true && latest?.hasNext == false)
-        let before = try await alice.send(.queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 5), limit: 3))).messagesValue
+        #expect(
+            latest?.messages.map(\.sequence) == [5, 6, 7] && latest?.hasPrevious == true && latest?.hasNext == false)
+        let before = try await alice.send(
+            .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 5), limit: 3))
+        ).messagesValue
         #expect(before?.messages.map(\.text) == ["2", "3", "4"])
         var carol = TestDevice(server, "carol")
         try await carol.connect()
@@ -109,9 +113,12 @@ import Testing
         try await server.registerUser(id: "alicia", displayName: "Álicia")
         var bob = TestDevice(server, "bob")
         try await bob.connect()
-        let page = try await bob.send(.searchUsers(UserSearchQuery(displayNamePrefix: "ali", pageSize: 1), after: nil)).usersValue
+        let page = try await bob.send(.searchUsers(UserSearchQuery(displayNamePrefix: "ali", pageSize: 1), after: nil))
+            .usersValue
         #expect(page?.items.map(\.userId) == ["alice"] && page?.hasNext == true)
-        let next = try await bob.send(.searchUsers(UserSearchQuery(displayNamePrefix: "ali", pageSize: 1), after: page?.next)).usersValue
+        let next = try await bob.send(
+            .searchUsers(UserSearchQuery(displayNamePrefix: "ali", pageSize: 1), after: page?.next)
+        ).usersValue
         #expect(next?.items.map(\.userId) == ["alicia"] && next?.hasNext == false)
         let me = try await bob.send(.updateCurrentUser(displayName: "Robert", metadata: ["team": "ios"])).userValue
         #expect(me?.displayName == "Robert" && server.user("bob")?.metadata == ["team": "ios"])

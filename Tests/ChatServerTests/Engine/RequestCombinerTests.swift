@@ -65,7 +65,9 @@ import TestSupport
         #expect(answers.count == tasks * perTask)
         #expect(answers.allSatisfy { $0.1 == $0.0 &* 31 }, "a caller got another request's outcome, seed \(seed)")
         let order = ledger.order
-        #expect(order.count == tasks * perTask && Set(order).count == order.count, "a request ran twice or never, seed \(seed)")
+        #expect(
+            order.count == tasks * perTask && Set(order).count == order.count,
+            "a request ran twice or never, seed \(seed)")
         for task in 0..<tasks {
             let mine = order.filter { $0 / perTask == task }
             #expect(mine == mine.sorted(), "task \(task)'s requests ran out of order, seed \(seed)")

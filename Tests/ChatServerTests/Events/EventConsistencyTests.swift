@@ -18,7 +18,8 @@ import TestSupport
         ]
         let rooms = ["r0", "r1", "r2"]
         for room in rooms {
-            try await devices[0].send(.createChannel(ChannelDraft(type: .community, channelId: room, userIds: ["bob", "carol"])))
+            try await devices[0].send(
+                .createChannel(ChannelDraft(type: .community, channelId: room, userIds: ["bob", "carol"])))
         }
         var views: [[String: Channel]] = Array(repeating: [:], count: devices.count)
         for _ in 0..<300 {

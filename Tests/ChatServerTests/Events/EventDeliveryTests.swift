@@ -43,7 +43,8 @@ import Testing
             return
         }
         #expect(message.sequence == 1)
-        #expect(bobView.lastSequence == 1 && bobView.readSequence == 0 && bobView.unreadCount == 1 && bobView.hasMention)
+        #expect(
+            bobView.lastSequence == 1 && bobView.readSequence == 0 && bobView.unreadCount == 1 && bobView.hasMention)
         let aliceEvents = await room.alice.drainEvents()
         guard case .messageNew(_, let aliceView) = aliceEvents[1] else {
             Issue.record("alice got no messageNew")
@@ -63,11 +64,13 @@ import Testing
         var bobTablet = try await connected(server, "bob", "tablet")
         var carol = try await connected(server, "carol")
         var boss = try await connected(server, "boss")
-        try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob", "carol", "boss"])))
+        try await alice.send(
+            .createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob", "carol", "boss"])))
         try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "one")))
         try await carol.send(.startReading(channelId: "c"))
         try await carol.send(.stopReading(channelId: "c"))
-        _ = await alice.drain(); _ = await bob.drain(); _ = await bobTablet.drain(); _ = await carol.drain(); _ = await boss.drain()
+        _ = await alice.drain(); _ = await bob.drain(); _ = await bobTablet.drain(); _ = await carol.drain();
+        _ = await boss.drain()
         try await boss.send(.sendMessage(MessageDraft(channelId: "c", text: "two @bob", mentionedUserIds: ["bob"])))
 
         struct Unexpected: Error { var text: String }
@@ -78,11 +81,14 @@ import Testing
             }
             // Its frame is its own: its sequence, its view, the same JSON object as unshared.
             let text = try WireCodec.encode(.event(envelope))
-            guard case .event(let decoded) = try WireCodec.decode(text), case .messageNew(_, let seen) = decoded.event else {
+            guard case .event(let decoded) = try WireCodec.decode(text), case .messageNew(_, let seen) = decoded.event
+            else {
                 throw Unexpected(text: text)
             }
             #expect(decoded == envelope && decoded.sequence == envelope.sequence)
-            #expect(seen.readSequence == channel.readSequence && seen.hasMention == channel.hasMention && seen.version == channel.version)
+            #expect(
+                seen.readSequence == channel.readSequence && seen.hasMention == channel.hasMention
+                    && seen.version == channel.version)
             return (envelope, channel)
         }
         let (toAlice, aliceView) = try await messageNew(&alice)

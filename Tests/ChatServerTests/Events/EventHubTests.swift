@@ -10,7 +10,9 @@ import TestSupport
         let seed = SeededGenerator.testSeed(0xA0D1)
         var random = SeededGenerator(seed: seed)
         for _ in 0..<2_000 {
-            let ids = (0..<Int.random(in: 0...20, using: &random)).map { _ in "u\(Int.random(in: 0..<12, using: &random))" }
+            let ids = (0..<Int.random(in: 0...20, using: &random)).map { _ in
+                "u\(Int.random(in: 0..<12, using: &random))"
+            }
             let unique = EventHub.unique(ids)
             #expect(unique.count == Set(unique).count, "a repeat is left: \(unique), seed \(seed)")
             #expect(Set(unique) == Set(ids), "an id is lost: \(ids) → \(unique), seed \(seed)")

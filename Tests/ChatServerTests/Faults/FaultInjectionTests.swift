@@ -37,7 +37,9 @@ import Testing
             server.faults.failNext(1, with: .unavailable("round \(round)"), userId: "bob")
             // Alice's requests pass the armed plan without using bob's fault.
             try await alice.send(.getChannel(channelId: "c"))
-            await #expect(throws: ChatError.unavailable("round \(round)")) { try await bob.send(.getChannel(channelId: "c")) }
+            await #expect(throws: ChatError.unavailable("round \(round)")) {
+                try await bob.send(.getChannel(channelId: "c"))
+            }
             try await bob.send(.getChannel(channelId: "c"))
         }
         let failures = 200

@@ -70,7 +70,8 @@ import Testing
         }
         let edit = server.messages(channelId: "room")[0]
         await #expect(throws: ChatError.rateLimited(retryAfter: 1)) {
-            try await tablet.send(.editMessage(messageId: edit.messageId, draft: MessageDraft(channelId: "room", text: "edited")))
+            try await tablet.send(
+                .editMessage(messageId: edit.messageId, draft: MessageDraft(channelId: "room", text: "edited")))
         }
         try await tablet.send(.getChannel(channelId: "room"))  // other requests pass
         var ben = TestDevice(server, "ben")
@@ -126,7 +127,9 @@ import Testing
         let metadata: [String: JSON] = ["note": .string(String(repeating: "m", count: 40))]
         try await ann.send(.sendMessage(MessageDraft(channelId: "room", text: String(repeating: "t", count: 50))))
         await #expect {
-            try await ann.send(.sendMessage(MessageDraft(channelId: "room", text: String(repeating: "t", count: 50), metadata: metadata)))
+            try await ann.send(
+                .sendMessage(
+                    MessageDraft(channelId: "room", text: String(repeating: "t", count: 50), metadata: metadata)))
         } throws: { error in
             guard case ChatError.limitExceeded(let reason) = error else { return false }
             return reason.contains("limit is 100")

@@ -10,7 +10,9 @@ import Testing
         var bucket = TokenBucket(rate: 10, capacity: 20, now: start)
         for _ in 0..<20 { #expect(bucket.take(now: start) == nil) }
         let wait = bucket.take(now: start)
-        #expect(wait.map { abs($0 - 0.1) < 1e-9 } == true, "one token comes in a tenth of a second: \(String(describing: wait))")
+        #expect(
+            wait.map { abs($0 - 0.1) < 1e-9 } == true,
+            "one token comes in a tenth of a second: \(String(describing: wait))")
         #expect(bucket.take(now: start + 0.05) == 0.05, "half a token is not a token")
         #expect(bucket.take(now: start + 0.0999) == 0.001, "the wait rounds up to the millisecond")
         #expect(bucket.take(now: start + 0.1) == nil)

@@ -14,16 +14,21 @@ import TestSupport
         try await alice.send(.createChannel(ChannelDraft(type: .live, channelId: "hidden")))
         try await alice.send(.sendMessage(MessageDraft(channelId: "joined", text: "hi")))
 
-        let mine = try await bob.send(.queryChannels(ChannelListQuery(filter: ChannelQueryFilter.userIsMember.filter), after: nil))
+        let mine = try await bob.send(
+            .queryChannels(ChannelListQuery(filter: ChannelQueryFilter.userIsMember.filter), after: nil))
         #expect(mine.channelsValue?.items.map(\.channelId) == ["joined"])
         #expect(mine.channelsValue?.items.first?.unreadCount == 1)
-        let all = try await bob.send(.queryChannels(ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)]), after: nil))
+        let all = try await bob.send(
+            .queryChannels(ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)]), after: nil))
         #expect(all.channelsValue?.items.map(\.channelId) == ["joined", "open"])
-        let unread = try await bob.send(.queryChannels(ChannelListQuery(filter: .equal(.hasUnread, to: true)), after: nil))
+        let unread = try await bob.send(
+            .queryChannels(ChannelListQuery(filter: .equal(.hasUnread, to: true)), after: nil))
         #expect(unread.channelsValue?.items.map(\.channelId) == ["joined"])
-        let aliceUnread = try await alice.send(.queryChannels(ChannelListQuery(filter: .equal(.hasUnread, to: true)), after: nil))
+        let aliceUnread = try await alice.send(
+            .queryChannels(ChannelListQuery(filter: .equal(.hasUnread, to: true)), after: nil))
         #expect(aliceUnread.channelsValue?.items.isEmpty == true)
-        let withBob = try await alice.send(.queryChannels(ChannelListQuery(filter: .containMembers(userIds: ["bob"])), after: nil))
+        let withBob = try await alice.send(
+            .queryChannels(ChannelListQuery(filter: .containMembers(userIds: ["bob"])), after: nil))
         #expect(withBob.channelsValue?.items.map(\.channelId) == ["joined"])
     }
 
@@ -34,8 +39,10 @@ import TestSupport
         let alice = try await connected(server, "alice")
         for index in 0..<60 {
             let tags = index % 3 == 0 ? ["blue"] : ["red"]
-            let metadata: [String: JSON] = Bool.random(using: &random) ? ["score": .number(Double(Int.random(in: 0..<5, using: &random)))] : [:]
-            try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c\(index)", tags: tags, metadata: metadata)))
+            let metadata: [String: JSON] =
+                Bool.random(using: &random) ? ["score": .number(Double(Int.random(in: 0..<5, using: &random)))] : [:]
+            try await alice.send(
+                .createChannel(ChannelDraft(type: .community, channelId: "c\(index)", tags: tags, metadata: metadata)))
         }
         let query = ChannelListQuery(
             filter: .contains(.tags, value: "red"),
@@ -50,7 +57,10 @@ import TestSupport
         } while true
         #expect(seen.count == 40, "seed \(seed)")
         #expect(Set(seen).count == seen.count, "seed \(seed)")
-        let sorted = try #require(try await alice.send(.queryChannels(ChannelListQuery(filter: query.filter, sort: query.sort, pageSize: 100), after: nil)).channelsValue)
+        let sorted = try #require(
+            try await alice.send(
+                .queryChannels(ChannelListQuery(filter: query.filter, sort: query.sort, pageSize: 100), after: nil)
+            ).channelsValue)
         #expect(sorted.items.map(\.channelId) == seen, "seed \(seed)")
     }
 
@@ -60,7 +70,8 @@ import TestSupport
         await #expect(throws: ChatError.self) {
             try await alice.send(.queryChannels(ChannelListQuery(pageSize: 0), after: nil))
         }
-        let other = ChannelListQuery(sort: [Sorting(key: .createdAt)]).cursor(after: Channel(channelId: "x", type: .community))
+        let other = ChannelListQuery(sort: [Sorting(key: .createdAt)]).cursor(
+            after: Channel(channelId: "x", type: .community))
         await #expect(throws: ChatError.self) {
             try await alice.send(.queryChannels(ChannelListQuery(), after: other))
         }
@@ -76,13 +87,18 @@ import TestSupport
         }
         try await alice.send(.muteMembers(channelId: "c", userIds: ["carol"], period: 60))
         try await alice.send(.banMembers(channelId: "c", userIds: ["bob"]))
-        let all = try await alice.send(.queryMembers(MemberListQuery(channelId: "c", sortBy: .lastCreated), after: nil)).memberPageValue
+        let all = try await alice.send(.queryMembers(MemberListQuery(channelId: "c", sortBy: .lastCreated), after: nil))
+            .memberPageValue
         #expect(all?.items.map(\.userId) == ["carol", "alice"])
-        let muted = try await alice.send(.queryMembers(MemberListQuery(channelId: "c", filter: .mute), after: nil)).memberPageValue
+        let muted = try await alice.send(.queryMembers(MemberListQuery(channelId: "c", filter: .mute), after: nil))
+            .memberPageValue
         #expect(muted?.items.map(\.userId) == ["carol"])
-        let banned = try await alice.send(.queryMembers(MemberListQuery(channelId: "c", filter: .ban), after: nil)).memberPageValue
+        let banned = try await alice.send(.queryMembers(MemberListQuery(channelId: "c", filter: .ban), after: nil))
+            .memberPageValue
         #expect(banned?.items.map(\.userId) == ["bob"])
-        let moderators = try await alice.send(.queryMembers(MemberListQuery(channelId: "c", roles: ["moderator"]), after: nil)).memberPageValue
+        let moderators = try await alice.send(
+            .queryMembers(MemberListQuery(channelId: "c", roles: ["moderator"]), after: nil)
+        ).memberPageValue
         #expect(moderators?.items.map(\.userId) == ["alice"])
     }
 }

@@ -18,9 +18,14 @@ import TestSupport
             let creator = users.randomElement(using: &random)!
             let members = users.filter { $0 != creator && Bool.random(using: &random) }
             let draft = ChannelDraft(
-                type: type, channelId: "c\(index)", userIds: members, displayName: "Room \(Int.random(in: 0..<50, using: &random))",
-                metadata: ["score": .number(Double(Int.random(in: 0..<20, using: &random))), "team": .string(["red", "blue"].randomElement(using: &random)!)])
-            _ = try fixture.state.createChannel(draft, by: type == .broadcast ? .console : .user(creator), now: fixture.now)
+                type: type, channelId: "c\(index)", userIds: members,
+                displayName: "Room \(Int.random(in: 0..<50, using: &random))",
+                metadata: [
+                    "score": .number(Double(Int.random(in: 0..<20, using: &random))),
+                    "team": .string(["red", "blue"].randomElement(using: &random)!),
+                ])
+            _ = try fixture.state.createChannel(
+                draft, by: type == .broadcast ? .console : .user(creator), now: fixture.now)
         }
         _ = fixture.state.drainOutbox()
         return fixture
@@ -30,12 +35,15 @@ import TestSupport
         // A sort by a metadata path: no index, always scanned.
         ChannelListQuery(filter: .all, sort: [Sorting(key: .metadata("score"), isAscending: false)], pageSize: 7),
         ChannelListQuery(
-            filter: .equal(.metadata("team"), to: .string("red")), sort: [Sorting(key: .metadata("score"), isAscending: true)], pageSize: 5),
+            filter: .equal(.metadata("team"), to: .string("red")),
+            sort: [Sorting(key: .metadata("score"), isAscending: true)], pageSize: 5),
         // A range no index answers, sorted by an indexed key that rarely matches early.
         ChannelListQuery(
             filter: .and([.greater(.metadata("score"), than: 17), .containMembers(userIds: ["carol"])]),
             sort: [Sorting(key: .displayName, isAscending: true)], pageSize: 4),
-        ChannelListQuery(filter: .containMembers(userIds: ["alice"]), sort: [Sorting(key: .unreadCount, isAscending: false)], pageSize: 6),
+        ChannelListQuery(
+            filter: .containMembers(userIds: ["alice"]), sort: [Sorting(key: .unreadCount, isAscending: false)],
+            pageSize: 6),
     ]
 
     /// Changes the state as clients do between two steps of a scan.
@@ -45,10 +53,14 @@ import TestSupport
         fixture.advance(1)
         switch Int.random(in: 0..<7, using: &random) {
         case 0:
-            let changes = ChannelChanges(channelId: id, metadata: ["score": .number(Double(Int.random(in: 0..<20, using: &random))), "team": .string("red")])
+            let changes = ChannelChanges(
+                channelId: id,
+                metadata: ["score": .number(Double(Int.random(in: 0..<20, using: &random))), "team": .string("red")])
             _ = try? fixture.state.updateChannel(changes, by: .console, now: fixture.now)
         case 1:
-            _ = try? fixture.state.updateChannel(ChannelChanges(channelId: id, displayName: "Room \(Int.random(in: 0..<50, using: &random))"), by: .console, now: fixture.now)
+            _ = try? fixture.state.updateChannel(
+                ChannelChanges(channelId: id, displayName: "Room \(Int.random(in: 0..<50, using: &random))"),
+                by: .console, now: fixture.now)
         case 2:
             try? fixture.state.joinChannel(id, userId: user, now: fixture.now)
         case 3:
@@ -79,7 +91,8 @@ import TestSupport
                 let viewer = Self.users.randomElement(using: &random)!
                 var cursor: PageCursor?
                 for _ in 0..<12 {  // page on (bounded)
-                    let plan = try fixture.state.planChannelQuery(query, after: cursor, by: .user(viewer), now: fixture.now, step: 8)
+                    let plan = try fixture.state.planChannelQuery(
+                        query, after: cursor, by: .user(viewer), now: fixture.now, step: 8)
                     let page: Page<Channel>
                     switch plan {
                     case .answered(let answered):
@@ -88,22 +101,28 @@ import TestSupport
                         scanned += 1
                         while !scan.isComplete {
                             scan.step(in: fixture.state, limit: 8)
-                            for _ in 0..<Int.random(in: 0...2, using: &random) { Self.change(&fixture, &random, created: &created) }
+                            for _ in 0..<Int.random(in: 0...2, using: &random) {
+                                Self.change(&fixture, &random, created: &created)
+                            }
                         }
                         if let finished = scan.finish(in: fixture.state) {
                             page = finished
                         } else {
                             // The engine answers in one hold then.
                             fellBack += 1
-                            page = try fixture.state.queryChannels(query, after: cursor, by: .user(viewer), now: fixture.now)
+                            page = try fixture.state.queryChannels(
+                                query, after: cursor, by: .user(viewer), now: fixture.now)
                         }
                     }
-                    let reference = try fixture.state.queryChannels(query, after: cursor, by: .user(viewer), now: fixture.now)
-                    guard page.items.map(\.channelId) == reference.items.map(\.channelId), page.hasNext == reference.hasNext,
+                    let reference = try fixture.state.queryChannels(
+                        query, after: cursor, by: .user(viewer), now: fixture.now)
+                    guard page.items.map(\.channelId) == reference.items.map(\.channelId),
+                        page.hasNext == reference.hasNext,
                         page.items == reference.items
                     else {
                         Issue.record(
-                            "seed \(seed &+ UInt64(run)), \(query.sort): stepped \(page.items.map(\.channelId)) (more: \(page.hasNext)) ≠ one hold \(reference.items.map(\.channelId)) (more: \(reference.hasNext))")
+                            "seed \(seed &+ UInt64(run)), \(query.sort): stepped \(page.items.map(\.channelId)) (more: \(page.hasNext)) ≠ one hold \(reference.items.map(\.channelId)) (more: \(reference.hasNext))"
+                        )
                         return
                     }
                     guard page.hasNext else { break }

@@ -14,11 +14,15 @@ import TestSupport
         var random = SeededGenerator(seed: seed)
         var fixture = StateFixture()
         let users = (0..<1_400).map { "user\($0)" }
-        for userId in users { try fixture.state.registerUser(id: userId, displayName: nil, isAdmin: false, now: fixture.now) }
+        for userId in users {
+            try fixture.state.registerUser(id: userId, displayName: nil, isAdmin: false, now: fixture.now)
+        }
         let channelId = try fixture.create(.community, id: "big", by: "alice")
         for batch in stride(from: 0, to: users.count, by: 100) {
             // Joins in batches at one time: runs of equal join times, told apart by user id.
-            try fixture.state.addMembers(Array(users[batch..<batch + 100]).shuffled(using: &random), to: channelId, by: .user("alice"), now: fixture.now)
+            try fixture.state.addMembers(
+                Array(users[batch..<batch + 100]).shuffled(using: &random), to: channelId, by: .user("alice"),
+                now: fixture.now)
             fixture.advance(Double(Int.random(in: 0...2, using: &random)))
         }
         for _ in 0..<300 {
@@ -28,8 +32,11 @@ import TestSupport
             case 0: try? fixture.state.leaveChannel(channelId, userId: user, now: fixture.now)
             case 1: try? fixture.state.joinChannel(channelId, userId: user, now: fixture.now)
             case 2: try? fixture.state.banMembers([user], in: channelId, by: .user("alice"), now: fixture.now)
-            case 3: try? fixture.state.muteMembers([user], period: nil, in: channelId, by: .user("alice"), now: fixture.now)
-            case 4: try? fixture.state.setRole("helper", granted: true, for: [user], in: channelId, by: .user("alice"), now: fixture.now)
+            case 3:
+                try? fixture.state.muteMembers([user], period: nil, in: channelId, by: .user("alice"), now: fixture.now)
+            case 4:
+                try? fixture.state.setRole(
+                    "helper", granted: true, for: [user], in: channelId, by: .user("alice"), now: fixture.now)
             default: try? fixture.state.removeMembers([user], from: channelId, by: .user("alice"), now: fixture.now)
             }
         }

@@ -39,7 +39,9 @@ import TestSupport
                 reference[old] = key
             } else {
                 // While growing, half the removals name an absent entry.
-                let victim = !growing || Bool.random(using: &random) ? reference.randomElement(using: &random).map { Item(key: $0.value, id: $0.key) } : nil
+                let victim =
+                    !growing || Bool.random(using: &random)
+                    ? reference.randomElement(using: &random).map { Item(key: $0.value, id: $0.key) } : nil
                 let target = victim ?? Item(key: key, id: id)
                 let present = reference[target.id] == target.key
                 let removed = index.remove(key: target.key, id: target.id)
@@ -52,7 +54,9 @@ import TestSupport
                 let inOrder = index.entries.map { Item(key: $0.key, id: $0.id) } == sorted
                 #expect(inOrder, "seed \(seed), step \(step)")
                 #expect(index.chunks.allSatisfy { !$0.isEmpty && $0.count <= maximum }, "seed \(seed)")
-                let fenced = index.fences.map { Item(key: $0.key, id: $0.id) } == index.chunks.map { Item(key: $0.last!.key, id: $0.last!.id) }
+                let fenced =
+                    index.fences.map { Item(key: $0.key, id: $0.id) }
+                    == index.chunks.map { Item(key: $0.last!.key, id: $0.last!.id) }
                 #expect(fenced, "seed \(seed), step \(step)")
                 if index.chunks.count > 1 {
                     #expect(index.chunks.allSatisfy { $0.count >= maximum / 4 }, "seed \(seed), step \(step)")
@@ -95,7 +99,9 @@ import TestSupport
             if step % 500 == 0 || step == 19_999 {
                 let sorted = reference.map { Item(key: $0.value, id: $0.key) }.sorted()
                 #expect(index.entries.map { Item(key: $0.key, id: $0.id) } == sorted, "seed \(seed), step \(step)")
-                let fenced = index.fences.map { Item(key: $0.key, id: $0.id) } == index.chunks.map { Item(key: $0.last!.key, id: $0.last!.id) }
+                let fenced =
+                    index.fences.map { Item(key: $0.key, id: $0.id) }
+                    == index.chunks.map { Item(key: $0.last!.key, id: $0.last!.id) }
                 #expect(fenced, "seed \(seed), step \(step)")
                 #expect(index.count == reference.count, "seed \(seed)")
             }
@@ -124,7 +130,10 @@ import TestSupport
                     switch Int.random(in: 0..<4, using: &random) {
                     case 0: nil
                     case 1: order.randomElement(using: &random)
-                    default: Item(key: Int.random(in: -1...61, using: &random), id: "e\(Int.random(in: 0..<3_000, using: &random))x")
+                    default:
+                        Item(
+                            key: Int.random(in: -1...61, using: &random),
+                            id: "e\(Int.random(in: 0..<3_000, using: &random))x")
                     }
                 let expected = order.filter { item in
                     guard let start else { return true }

@@ -62,7 +62,8 @@ import TestSupport
 
     /// Pages through `query` for `viewer`, changing the state between pages now and then.
     private static func expectEveryPage(
-        of query: ChannelListQuery, viewer: String?, _ fixture: inout StateFixture, _ random: inout SeededGenerator, seed: UInt64
+        of query: ChannelListQuery, viewer: String?, _ fixture: inout StateFixture, _ random: inout SeededGenerator,
+        seed: UInt64
     ) throws {
         let caller: Caller = viewer.map { .user($0) } ?? .console
         var cursor: PageCursor?
@@ -110,12 +111,14 @@ import TestSupport
         func state(_ body: (inout ServerState) throws -> Void) { _ = try? body(&fixture.state) }
         switch choice {
         case 0:
-            let type = [ChannelType.community, .live, .private, .broadcast, .conversation].randomElement(using: &random)!
+            let type = [ChannelType.community, .live, .private, .broadcast, .conversation].randomElement(
+                using: &random)!
             var members = users.filter { _ in Bool.random(using: &random) }
             if type == .conversation, members.count < 2 { members = ["alice", "bob"] }
             let draft = ChannelDraft(
                 type: type, channelId: "c\(fixture.state.channels.count)", userIds: members,
-                displayName: names.randomElement(using: &random)!, tags: tags.filter { _ in Bool.random(using: &random) })
+                displayName: names.randomElement(using: &random)!,
+                tags: tags.filter { _ in Bool.random(using: &random) })
             state { _ = try $0.createChannel(draft, by: .console, now: now) }
         case 1, 2:
             let member = fixture.state.channels[channelId]!.members.keys.sorted().randomElement(using: &random) ?? user
@@ -131,7 +134,9 @@ import TestSupport
         case 7: state { try $0.leaveChannel(channelId, userId: user, now: now) }
         default:
             // Deletions are rarer: a deleted channel changes no more.
-            if Int.random(in: 0..<3, using: &random) == 0 { state { try $0.deleteChannel(channelId, by: .console, now: now) } }
+            if Int.random(in: 0..<3, using: &random) == 0 {
+                state { try $0.deleteChannel(channelId, by: .console, now: now) }
+            }
         }
         _ = fixture.state.drainOutbox()
     }

@@ -16,23 +16,43 @@ func deepJSON(_ depth: Int, leaf: JSON = 1) -> JSON {
     /// Every metadata path, given the metadata to send.
     static func metadataPaths(_ room: Room) -> [(name: String, attempt: ([String: JSON]) async throws -> Void)] {
         [
-            ("createChannel", { try await room.alice.send(.createChannel(ChannelDraft(type: .community, metadata: $0))) }),
-            ("updateChannel", { try await room.alice.send(.updateChannel(ChannelChanges(channelId: "c", metadata: $0))) }),
-            ("sendMessage", { try await room.alice.send(.sendMessage(MessageDraft(channelId: "c", text: "hi", metadata: $0))) }),
-            ("editMessage", { try await room.alice.send(.editMessage(messageId: "message-1", draft: MessageDraft(channelId: "c", text: "hi", metadata: $0))) }),
+            (
+                "createChannel",
+                { try await room.alice.send(.createChannel(ChannelDraft(type: .community, metadata: $0))) }
+            ),
+            (
+                "updateChannel",
+                { try await room.alice.send(.updateChannel(ChannelChanges(channelId: "c", metadata: $0))) }
+            ),
+            (
+                "sendMessage",
+                { try await room.alice.send(.sendMessage(MessageDraft(channelId: "c", text: "hi", metadata: $0))) }
+            ),
+            (
+                "editMessage",
+                {
+                    try await room.alice.send(
+                        .editMessage(
+                            messageId: "message-1", draft: MessageDraft(channelId: "c", text: "hi", metadata: $0)))
+                }
+            ),
             ("updateCurrentUser", { try await room.alice.send(.updateCurrentUser(displayName: nil, metadata: $0)) }),
             ("console createChannel", { try await room.server.createChannel(type: .broadcast, metadata: $0) }),
-            ("console updateChannel", { try await room.server.updateChannel(ChannelChanges(channelId: "c", metadata: $0)) }),
+            (
+                "console updateChannel",
+                { try await room.server.updateChannel(ChannelChanges(channelId: "c", metadata: $0)) }
+            ),
         ]
     }
 
     static let deep: [String: JSON] = ["deep": deepJSON(3_000)]  // about 18 KB encoded
     static let big: [String: JSON] = ["big": .string(String(repeating: "x", count: InputLimits.maxMetadataBytes))]
 
-    @Test(arguments: [
-        ("deep", deep), ("NaN", ["n": .number(.nan)]), ("+infinity", ["n": [1, .number(.infinity)]]),
-        ("-infinity", ["a": ["b": .number(-.infinity)]]), ("33 deep", ["d": deepJSON(InputLimits.maxJSONDepth)]),
-    ] as [(String, [String: JSON])])
+    @Test(
+        arguments: [
+            ("deep", deep), ("NaN", ["n": .number(.nan)]), ("+infinity", ["n": [1, .number(.infinity)]]),
+            ("-infinity", ["a": ["b": .number(-.infinity)]]), ("33 deep", ["d": deepJSON(InputLimits.maxJSONDepth)]),
+        ] as [(String, [String: JSON])])
     func malformedMetadataIsInvalidArgumentOnEveryPath(label: String, metadata: [String: JSON]) async throws {
         let room = try await Room.make(drained: true)
         try await room.aliceSays("first")
@@ -40,7 +60,8 @@ func deepJSON(_ depth: Int, leaf: JSON = 1) -> JSON {
             let before = ServerSnapshot(room.server, devices: [("alice", "default"), ("bob", "default")])
             let error = await thrownChatError { try await attempt(metadata) }
             #expect(error?.kind == "invalidArgument(metadata)", "\(label) via \(name): \(String(describing: error))")
-            #expect(ServerSnapshot(room.server, devices: [("alice", "default"), ("bob", "default")]) == before, "\(name)")
+            #expect(
+                ServerSnapshot(room.server, devices: [("alice", "default"), ("bob", "default")]) == before, "\(name)")
         }
     }
 
@@ -71,7 +92,8 @@ func deepJSON(_ depth: Int, leaf: JSON = 1) -> JSON {
         }
         #expect(error?.kind == "invalidArgument(filter)")
         let nan = await thrownChatError {
-            try await room.alice.send(.queryChannels(ChannelListQuery(filter: .equal("score", to: .number(.nan))), after: nil))
+            try await room.alice.send(
+                .queryChannels(ChannelListQuery(filter: .equal("score", to: .number(.nan))), after: nil))
         }
         #expect(nan?.kind == "invalidArgument(metadata.score)")
     }

@@ -12,14 +12,60 @@ import Testing
         let now = fixture.now
         let longId = String(repeating: "i", count: InputLimits.maxIdLength + 1)
         let cases: [(field: String, attempt: (inout ServerState) throws -> Void)] = [
-            ("channelId", { _ = try $0.createChannel(ChannelDraft(type: .community, channelId: ""), by: .user("alice"), now: now) }),
-            ("channelId", { _ = try $0.createChannel(ChannelDraft(type: .community, channelId: longId), by: .user("alice"), now: now) }),
-            ("channelId", { _ = try $0.createChannel(ChannelDraft(type: .community, channelId: "a\u{7}b"), by: .user("alice"), now: now) }),
-            ("displayName", { _ = try $0.createChannel(ChannelDraft(type: .community, displayName: String(repeating: "n", count: 257)), by: .user("alice"), now: now) }),
-            ("displayName", { try $0.updateChannel(id, ChannelChanges(channelId: "", displayName: "a\nb"), by: .user("alice"), now: now) }),
-            ("tags", { _ = try $0.createChannel(ChannelDraft(type: .community, tags: (0...20).map { "t\($0)" }), by: .user("alice"), now: now) }),
-            ("tags", { try $0.updateChannel(id, ChannelChanges(channelId: "", tags: [""]), by: .user("alice"), now: now) }),
-            ("userIds", { _ = try $0.createChannel(ChannelDraft(type: .community, userIds: ["ghost"]), by: .user("alice"), now: now) }),
+            (
+                "channelId",
+                {
+                    _ = try $0.createChannel(
+                        ChannelDraft(type: .community, channelId: ""), by: .user("alice"), now: now)
+                }
+            ),
+            (
+                "channelId",
+                {
+                    _ = try $0.createChannel(
+                        ChannelDraft(type: .community, channelId: longId), by: .user("alice"), now: now)
+                }
+            ),
+            (
+                "channelId",
+                {
+                    _ = try $0.createChannel(
+                        ChannelDraft(type: .community, channelId: "a\u{7}b"), by: .user("alice"), now: now)
+                }
+            ),
+            (
+                "displayName",
+                {
+                    _ = try $0.createChannel(
+                        ChannelDraft(type: .community, displayName: String(repeating: "n", count: 257)),
+                        by: .user("alice"), now: now)
+                }
+            ),
+            (
+                "displayName",
+                {
+                    try $0.updateChannel(
+                        id, ChannelChanges(channelId: "", displayName: "a\nb"), by: .user("alice"), now: now)
+                }
+            ),
+            (
+                "tags",
+                {
+                    _ = try $0.createChannel(
+                        ChannelDraft(type: .community, tags: (0...20).map { "t\($0)" }), by: .user("alice"), now: now)
+                }
+            ),
+            (
+                "tags",
+                { try $0.updateChannel(id, ChannelChanges(channelId: "", tags: [""]), by: .user("alice"), now: now) }
+            ),
+            (
+                "userIds",
+                {
+                    _ = try $0.createChannel(
+                        ChannelDraft(type: .community, userIds: ["ghost"]), by: .user("alice"), now: now)
+                }
+            ),
             ("userIds", { try $0.addMembers(["bob", "ghost"], to: id, by: .user("alice"), now: now) }),
             ("userIds", { try $0.banMembers([""], in: id, by: .user("alice"), now: now) }),
             ("period", { try $0.muteMembers(["bob"], period: -5, in: id, by: .user("alice"), now: now) }),

@@ -39,7 +39,8 @@ import Testing
         for userId in ["bob", "carol"] { _ = try await server.registerUser(id: userId) }
         var alice = TestDevice(server, "alice")
         _ = try await alice.connect()
-        _ = try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob", "carol"])))
+        _ = try await alice.send(
+            .createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob", "carol"])))
         _ = try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "d")))
         _ = try await alice.send(.muteMembers(channelId: "c", userIds: ["bob"], period: InputLimits.maxPeriod))
         _ = try await alice.send(.muteMembers(channelId: "c", userIds: ["carol"], period: -1))
@@ -49,13 +50,16 @@ import Testing
                 channelId: "c", period: InputLimits.maxPeriod, limit: InputLimits.maxRateLimitMessages,
                 window: InputLimits.maxRateLimitWindow))
         _ = try await alice.send(
-            .queryMessages(MessagePageQuery(channelId: "c", position: .after(sequence: InputLimits.maxSequence), limit: 100)))
+            .queryMessages(
+                MessagePageQuery(channelId: "c", position: .after(sequence: InputLimits.maxSequence), limit: 100)))
         _ = try await alice.send(
-            .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: InputLimits.maxSequence), limit: 100)))
+            .queryMessages(
+                MessagePageQuery(channelId: "c", position: .before(sequence: InputLimits.maxSequence), limit: 100)))
         await server.close()
 
         let reopened = try ChatServer(storage: .sqlite(directory.file))
-        let muted = Dictionary(uniqueKeysWithValues: reopened.members(channelId: "c").map { ($0.userId, $0.mutedUntil) })
+        let muted = Dictionary(
+            uniqueKeysWithValues: reopened.members(channelId: "c").map { ($0.userId, $0.mutedUntil) })
         #expect(muted["bob"]??.timeIntervalSinceNow ?? 0 > InputLimits.maxPeriod - 3_600)
         #expect(muted["carol"]! != nil)
         #expect(reopened.channel("d")?.isMuted == true)

@@ -8,7 +8,9 @@ import Testing
     @Test func broadcastSendIsAdminOnly() throws {
         var fixture = StateFixture()
         let news = try fixture.create(.broadcast, by: nil, members: ["alice", "boss"])
-        #expect(chatError { _ = try fixture.state.sendMessage("hi", to: news, by: "alice", now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { _ = try fixture.state.sendMessage("hi", to: news, by: "alice", now: fixture.now) }?.kind
+                == "forbidden")
         let message = try fixture.state.sendMessage("news", to: news, by: "boss", now: fixture.now)
         #expect(message.sequence == 1)
     }
@@ -38,11 +40,15 @@ import Testing
         let channel = fixture.state.channels[id]!
         let allowed: Set<ServerAction> = [.view, .join, .leave, .read, .sendMessage, .addMember, .flag]
         for action in ServerAction.allCases {
-            #expect(fixture.state.isAllowed(action, by: .user("bob"), in: channel, now: fixture.now) == allowed.contains(action), "\(action)")
+            #expect(
+                fixture.state.isAllowed(action, by: .user("bob"), in: channel, now: fixture.now)
+                    == allowed.contains(action), "\(action)")
         }
-        #expect(chatError {
-            try fixture.state.updateChannel(id, ChannelChanges(channelId: "", displayName: "x"), by: .user("bob"), now: fixture.now)
-        }?.kind == "forbidden")
+        #expect(
+            chatError {
+                try fixture.state.updateChannel(
+                    id, ChannelChanges(channelId: "", displayName: "x"), by: .user("bob"), now: fixture.now)
+            }?.kind == "forbidden")
     }
 
     @Test func nonMembersOnlyViewAndJoin() throws {
@@ -51,9 +57,13 @@ import Testing
         let channel = fixture.state.channels[id]!
         let allowed: Set<ServerAction> = [.view, .join, .leave]
         for action in ServerAction.allCases {
-            #expect(fixture.state.isAllowed(action, by: .user("carol"), in: channel, now: fixture.now) == allowed.contains(action), "\(action)")
+            #expect(
+                fixture.state.isAllowed(action, by: .user("carol"), in: channel, now: fixture.now)
+                    == allowed.contains(action), "\(action)")
         }
-        #expect(chatError { _ = try fixture.state.sendMessage("x", to: id, by: "carol", now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { _ = try fixture.state.sendMessage("x", to: id, by: "carol", now: fixture.now) }?.kind
+                == "forbidden")
     }
 
     @Test func conversationMembersEditButNeverModerate() throws {
@@ -72,13 +82,19 @@ import Testing
         let id = try fixture.create(.community, members: ["bob", "carol"])
         try fixture.state.muteMembers(["carol"], period: 60, in: id, by: .user("alice"), now: fixture.now)
         for user in ["alice", "bob", "carol", "dave", "boss"] {
-            let allowed = fixture.state.isAllowed(.sendMessage, by: .user(user), in: fixture.state.channels[id]!, now: fixture.now)
+            let allowed = fixture.state.isAllowed(
+                .sendMessage, by: .user(user), in: fixture.state.channels[id]!, now: fixture.now)
             var copy = fixture.state
             let succeeded = (try? copy.sendMessage("x", to: id, by: user, now: fixture.now)) != nil
             #expect(allowed == succeeded, "\(user)")
             var editCopy = fixture.state
-            let edited = (try? editCopy.updateChannel(id, ChannelChanges(channelId: "", tags: ["t"]), by: .user(user), now: fixture.now)) != nil
-            #expect(fixture.state.isAllowed(.editChannel, by: .user(user), in: fixture.state.channels[id]!, now: fixture.now) == edited, "\(user)")
+            let edited =
+                (try? editCopy.updateChannel(
+                    id, ChannelChanges(channelId: "", tags: ["t"]), by: .user(user), now: fixture.now)) != nil
+            #expect(
+                fixture.state.isAllowed(
+                    .editChannel, by: .user(user), in: fixture.state.channels[id]!, now: fixture.now) == edited,
+                "\(user)")
         }
     }
 }

@@ -19,8 +19,11 @@ import Testing
         let live = try fixture.create(.live, members: ["bob"])
         #expect(throws: Never.self) { try fixture.state.getChannel(live, by: .user("bob"), now: fixture.now) }
         #expect(throws: Never.self) { try fixture.state.getChannel(live, by: .user("boss"), now: fixture.now) }
-        #expect(chatError { _ = try fixture.state.getChannel(live, by: .user("carol"), now: fixture.now) }?.kind == "notFound")
-        #expect(chatError { try fixture.state.joinChannel(live, userId: "carol", now: fixture.now) }?.kind == "notFound")
+        #expect(
+            chatError { _ = try fixture.state.getChannel(live, by: .user("carol"), now: fixture.now) }?.kind
+                == "notFound")
+        #expect(
+            chatError { try fixture.state.joinChannel(live, userId: "carol", now: fixture.now) }?.kind == "notFound")
     }
 
     @Test func conversationIsVisibleToMembersOnly() throws {
@@ -28,7 +31,9 @@ import Testing
         let id = try fixture.create(.conversation, members: ["bob"])
         #expect(throws: Never.self) { try fixture.state.getChannel(id, by: .user("bob"), now: fixture.now) }
         for outsider in ["carol", "boss"] {
-            #expect(chatError { _ = try fixture.state.getChannel(id, by: .user(outsider), now: fixture.now) }?.kind == "notFound")
+            #expect(
+                chatError { _ = try fixture.state.getChannel(id, by: .user(outsider), now: fixture.now) }?.kind
+                    == "notFound")
         }
     }
 
@@ -40,7 +45,10 @@ import Testing
         let attempts: [() throws -> Void] = [
             { _ = try state.sendMessage("hi", to: live, by: "carol", now: now) },
             { try state.addMembers(["dave"], to: live, by: .user("carol"), now: now) },
-            { try state.updateChannel(live, ChannelChanges(channelId: "", displayName: "x"), by: .user("carol"), now: now) },
+            {
+                try state.updateChannel(
+                    live, ChannelChanges(channelId: "", displayName: "x"), by: .user("carol"), now: now)
+            },
             { try state.startReading(live, userId: "carol", deviceId: "d", now: now) },
             { try state.startTyping(live, userId: "carol", now: now) },
         ]

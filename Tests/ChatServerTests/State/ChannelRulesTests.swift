@@ -117,12 +117,16 @@ import Testing
     @Test func deletedChannelIsMarkedAndRefusesChanges() throws {
         var fixture = StateFixture()
         let id = try fixture.create(.community, members: ["bob"])
-        #expect(chatError { try fixture.state.deleteChannel(id, by: .user("alice"), now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { try fixture.state.deleteChannel(id, by: .user("alice"), now: fixture.now) }?.kind == "forbidden"
+        )
         _ = try fixture.state.sendMessage("x", to: id, by: "alice", now: fixture.now)
         try fixture.state.deleteChannel(id, by: .user("boss"), now: fixture.now)
         #expect(fixture.channel(id, for: "bob").unreadCount == 0)
         #expect(fixture.channel(id, for: "bob").isDeleted)
-        #expect(chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind == "notAllowed")
+        #expect(
+            chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind
+                == "notAllowed")
         #expect(chatError { try fixture.state.startTyping(id, userId: "bob", now: fixture.now) }?.kind == "notAllowed")
         #expect(fixture.state.totalUnreadCount(userId: "bob") == 0)
         // Its members can still read what was sent.

@@ -10,11 +10,15 @@ import Testing
         let id = try fixture.create(.community)
         for index in 1..<InputLimits.maxMembers {
             let userId = "u\(index)"
-            fixture.state.channels[id]!.members[userId] = MemberRecord(userId: userId, joinedAt: fixture.now, readSequence: 0)
+            fixture.state.channels[id]!.members[userId] = MemberRecord(
+                userId: userId, joinedAt: fixture.now, readSequence: 0)
         }
         fixture.state.channels[id]!.info.memberCount = InputLimits.maxMembers
-        #expect(chatError { try fixture.state.joinChannel(id, userId: "bob", now: fixture.now) }?.kind == "limitExceeded")
-        #expect(chatError { try fixture.state.addMembers(["bob"], to: id, by: .user("alice"), now: fixture.now) }?.kind == "limitExceeded")
+        #expect(
+            chatError { try fixture.state.joinChannel(id, userId: "bob", now: fixture.now) }?.kind == "limitExceeded")
+        #expect(
+            chatError { try fixture.state.addMembers(["bob"], to: id, by: .user("alice"), now: fixture.now) }?.kind
+                == "limitExceeded")
         #expect(fixture.state.channels[id]!.members["bob"] == nil)
     }
 
@@ -22,13 +26,16 @@ import Testing
         var fixture = StateFixture()
         let id = try fixture.create(.community, members: ["bob"])
         try fixture.state.setRole("helper", granted: true, for: ["bob"], in: id, by: .user("alice"), now: fixture.now)
-        try fixture.state.setRole(ChannelRole.moderator, granted: true, for: ["bob"], in: id, by: .user("alice"), now: fixture.now)
+        try fixture.state.setRole(
+            ChannelRole.moderator, granted: true, for: ["bob"], in: id, by: .user("alice"), now: fixture.now)
         #expect(fixture.state.channels[id]!.members["bob"]!.roles == ["helper", "moderator"])
         try fixture.state.setRole("helper", granted: false, for: ["bob"], in: id, by: .user("alice"), now: fixture.now)
         #expect(fixture.state.channels[id]!.members["bob"]!.roles == ["moderator"])
-        #expect(chatError {
-            try fixture.state.setRole("x", granted: true, for: ["carol"], in: id, by: .user("alice"), now: fixture.now)
-        }?.kind == "invalidArgument(userIds)")
+        #expect(
+            chatError {
+                try fixture.state.setRole(
+                    "x", granted: true, for: ["carol"], in: id, by: .user("alice"), now: fixture.now)
+            }?.kind == "invalidArgument(userIds)")
     }
 
     @Test func banRemovesMembershipAndBlocksRejoinUntilUnban() throws {
@@ -38,7 +45,9 @@ import Testing
         #expect(fixture.channel(id, for: "bob").currentUserMembership == .banned)
         #expect(fixture.channel(id, for: "bob").memberCount == 1)
         #expect(chatError { try fixture.state.joinChannel(id, userId: "bob", now: fixture.now) }?.kind == "forbidden")
-        #expect(chatError { try fixture.state.addMembers(["bob"], to: id, by: .user("alice"), now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { try fixture.state.addMembers(["bob"], to: id, by: .user("alice"), now: fixture.now) }?.kind
+                == "forbidden")
         try fixture.state.banMembers(["boss"], in: id, by: .user("alice"), now: fixture.now)
         #expect(chatError { try fixture.state.joinChannel(id, userId: "boss", now: fixture.now) }?.kind == "forbidden")
         try fixture.state.unbanMembers(["bob"], in: id, by: .user("alice"), now: fixture.now)
@@ -52,12 +61,16 @@ import Testing
         let id = try fixture.create(.community, members: ["bob"])
         try fixture.state.muteMembers(["bob"], period: 600, in: id, by: .user("alice"), now: fixture.now)
         #expect(fixture.state.renderMember("bob", in: fixture.state.channels[id]!, now: fixture.now)?.isMuted == true)
-        #expect(chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind
+                == "forbidden")
         fixture.advance(600)
         _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now)
         try fixture.state.muteMembers(["bob"], period: -1, in: id, by: .user("alice"), now: fixture.now)
         fixture.advance(1e9)
-        #expect(chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind
+                == "forbidden")
         try fixture.state.muteMembers(["bob"], period: nil, in: id, by: .user("alice"), now: fixture.now)
         _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now)
     }
@@ -67,7 +80,9 @@ import Testing
         let id = try fixture.create(.community, members: ["bob"])
         try fixture.state.muteChannel(id, period: 60, by: .user("alice"), now: fixture.now)
         #expect(fixture.channel(id, for: "bob").isMuted)
-        #expect(chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind
+                == "forbidden")
         _ = try fixture.state.sendMessage("mod", to: id, by: "alice", now: fixture.now)
         fixture.advance(60)
         #expect(!fixture.channel(id, for: "bob").isMuted)

@@ -15,7 +15,9 @@ import Testing
     static func channel(sending count: Int) throws -> (fixture: StateFixture, messages: [Message]) {
         var fixture = StateFixture(configuration: configuration)
         try fixture.create(.community, id: "c", members: ["bob"])
-        let messages = try (1...count).map { try fixture.state.sendMessage("m\($0)", to: "c", by: "alice", now: fixture.now) }
+        let messages = try (1...count).map {
+            try fixture.state.sendMessage("m\($0)", to: "c", by: "alice", now: fixture.now)
+        }
         return (fixture, messages)
     }
 
@@ -31,7 +33,9 @@ import Testing
     @Test func unreadCountsAndMentionsCountWhatWasDroppedToo() throws {
         var fixture = try Self.channel(sending: 1).fixture
         _ = try fixture.state.sendMessage("hey bob", mentionedUserIds: ["bob"], to: "c", by: "alice", now: fixture.now)
-        for text in ["a", "b", "c", "d"] { _ = try fixture.state.sendMessage(text, to: "c", by: "alice", now: fixture.now) }
+        for text in ["a", "b", "c", "d"] {
+            _ = try fixture.state.sendMessage(text, to: "c", by: "alice", now: fixture.now)
+        }
         #expect(fixture.state.unreadCount(userId: "bob", channelId: "c") == 6)
         // The mention's message is gone; the flag stays until bob reads past it.
         #expect(fixture.channel("c", for: "bob").hasMention)
@@ -67,9 +71,19 @@ import Testing
         #expect(
             try fixture.state.flagReports(in: "c", by: .user("alice"), now: fixture.now)
                 == [FlagReport(subject: .user(userId: "bob"), flaggedBy: ["alice"])])
-        #expect(chatError { try fixture.state.editMessage(first.messageId, text: "edited", by: .user("bob"), now: fixture.now) }?.kind == "notFound")
-        #expect(chatError { _ = try fixture.state.deleteMessage(first.messageId, in: "c", by: .user("bob"), now: fixture.now) }?.kind == "notFound")
-        #expect(chatError { try fixture.state.setMessageFlag(first.messageId, in: "c", isFlagged: true, by: "alice", now: fixture.now) }?.kind == "notFound")
+        #expect(
+            chatError {
+                try fixture.state.editMessage(first.messageId, text: "edited", by: .user("bob"), now: fixture.now)
+            }?.kind == "notFound")
+        #expect(
+            chatError {
+                _ = try fixture.state.deleteMessage(first.messageId, in: "c", by: .user("bob"), now: fixture.now)
+            }?.kind == "notFound")
+        #expect(
+            chatError {
+                try fixture.state.setMessageFlag(
+                    first.messageId, in: "c", isFlagged: true, by: "alice", now: fixture.now)
+            }?.kind == "notFound")
     }
 
     @Test func keptMessagesStillChange() throws {
@@ -85,9 +99,11 @@ import Testing
         var fixture = StateFixture(configuration: Self.configuration)
         for id in ["c1", "c2"] { try fixture.create(.community, id: id, members: ["bob"]) }
         for index in 0..<500 {
-            let message = try fixture.state.sendMessage("m\(index)", to: index.isMultiple(of: 2) ? "c1" : "c2", by: "alice", now: fixture.now)
+            let message = try fixture.state.sendMessage(
+                "m\(index)", to: index.isMultiple(of: 2) ? "c1" : "c2", by: "alice", now: fixture.now)
             if index.isMultiple(of: 7) {
-                try fixture.state.setMessageFlag(message.messageId, in: message.channelId, isFlagged: true, by: "bob", now: fixture.now)
+                try fixture.state.setMessageFlag(
+                    message.messageId, in: message.channelId, isFlagged: true, by: "bob", now: fixture.now)
             }
         }
         #expect(fixture.state.messageLocations.count == 6)

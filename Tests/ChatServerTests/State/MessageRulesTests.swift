@@ -11,7 +11,8 @@ import Testing
         let b = try fixture.create(.community, members: ["bob"])
         let first = try fixture.state.sendMessage("1", to: a, by: "alice", now: fixture.now)
         let other = try fixture.state.sendMessage("x", to: b, by: "bob", now: fixture.now)
-        let second = try fixture.state.sendMessage("hi @bob", mentionedUserIds: ["bob", "bob"], to: a, by: "carol", now: fixture.now)
+        let second = try fixture.state.sendMessage(
+            "hi @bob", mentionedUserIds: ["bob", "bob"], to: a, by: "carol", now: fixture.now)
         #expect([first.sequence, second.sequence, other.sequence] == [Int]([1, 2, 1]))
         #expect(second.mentionedUserIds == ["bob"])
         #expect(first.messageId != other.messageId)
@@ -27,16 +28,26 @@ import Testing
         var fixture = StateFixture()
         let id = try fixture.create(.community, members: ["bob", "carol"])
         let message = try fixture.state.sendMessage("typo", to: id, by: "bob", now: fixture.now)
-        #expect(chatError { try fixture.state.editMessage(message.messageId, text: "x", by: .user("carol"), now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError {
+                try fixture.state.editMessage(message.messageId, text: "x", by: .user("carol"), now: fixture.now)
+            }?.kind == "forbidden")
         let edited = try fixture.state.editMessage(message.messageId, text: "fixed", by: .user("bob"), now: fixture.now)
         #expect(edited.text == "fixed")
         #expect(edited.editedAt == fixture.now)
         try fixture.state.editMessage(message.messageId, text: "moderated", by: .user("alice"), now: fixture.now)
-        #expect(chatError { try fixture.state.deleteMessage(message.messageId, by: .user("carol"), now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { try fixture.state.deleteMessage(message.messageId, by: .user("carol"), now: fixture.now) }?.kind
+                == "forbidden")
         let deleted = try fixture.state.deleteMessage(message.messageId, by: .user("alice"), now: fixture.now)
         #expect(deleted.isDeleted && deleted.text.isEmpty && deleted.sequence == 1)
-        #expect(chatError { try fixture.state.editMessage(message.messageId, text: "x", by: .user("bob"), now: fixture.now) }?.kind == "notAllowed")
-        #expect(chatError { try fixture.state.deleteMessage("nope", by: .user("bob"), now: fixture.now) }?.kind == "notFound")
+        #expect(
+            chatError {
+                try fixture.state.editMessage(message.messageId, text: "x", by: .user("bob"), now: fixture.now)
+            }?.kind == "notAllowed")
+        #expect(
+            chatError { try fixture.state.deleteMessage("nope", by: .user("bob"), now: fixture.now) }?.kind
+                == "notFound")
         #expect(fixture.channel(id, for: "carol").unreadCount == 1)
     }
 

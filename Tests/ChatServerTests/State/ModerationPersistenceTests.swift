@@ -12,14 +12,18 @@ import Testing
         try fixture.state.muteMembers(["bob"], period: 600, in: id, by: .user("alice"), now: fixture.now)
         try fixture.state.leaveChannel(id, userId: "bob", now: fixture.now)
         try fixture.state.joinChannel(id, userId: "bob", now: fixture.now)
-        #expect(chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind
+                == "forbidden")
         #expect(fixture.state.renderMember("bob", in: fixture.state.channels[id]!, now: fixture.now)?.isMuted == true)
         // Removed and re-added, banned and unbanned: still muted.
         try fixture.state.removeMembers(["bob"], from: id, by: .user("alice"), now: fixture.now)
         try fixture.state.banMembers(["bob"], in: id, by: .user("alice"), now: fixture.now)
         try fixture.state.unbanMembers(["bob"], in: id, by: .user("alice"), now: fixture.now)
         try fixture.state.addMembers(["bob"], to: id, by: .user("alice"), now: fixture.now)
-        #expect(chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now) }?.kind
+                == "forbidden")
         fixture.advance(600)
         _ = try fixture.state.sendMessage("x", to: id, by: "bob", now: fixture.now)
     }
@@ -43,7 +47,10 @@ import Testing
         _ = try fixture.state.sendMessage("2", to: id, by: "bob", now: fixture.now)
         try fixture.state.leaveChannel(id, userId: "bob", now: fixture.now)
         try fixture.state.joinChannel(id, userId: "bob", now: fixture.now)
-        guard case .rateLimited(let retryAfter)? = chatError({ _ = try fixture.state.sendMessage("3", to: id, by: "bob", now: fixture.now) })
+        guard
+            case .rateLimited(let retryAfter)? = chatError({
+                _ = try fixture.state.sendMessage("3", to: id, by: "bob", now: fixture.now)
+            })
         else {
             Issue.record("leaving and rejoining reset the rate-limit window")
             return
@@ -57,18 +64,24 @@ import Testing
         var fixture = StateFixture()
         let id = try fixture.create(.community, members: ["bob"])  // alice is the only moderator
         let before = fixture.state.channels[id]!.members
-        let error = chatError { try fixture.state.banMembers(["alice", "bob"], in: id, by: .user("alice"), now: fixture.now) }
+        let error = chatError {
+            try fixture.state.banMembers(["alice", "bob"], in: id, by: .user("alice"), now: fixture.now)
+        }
         #expect(error?.kind == "notAllowed")
         #expect(fixture.state.channels[id]!.members == before && fixture.state.channels[id]!.bans.isEmpty)
         // With another moderator left, they may.
-        try fixture.state.setRole(ChannelRole.moderator, granted: true, for: ["bob"], in: id, by: .user("alice"), now: fixture.now)
+        try fixture.state.setRole(
+            ChannelRole.moderator, granted: true, for: ["bob"], in: id, by: .user("alice"), now: fixture.now)
         try fixture.state.banMembers(["alice"], in: id, by: .user("alice"), now: fixture.now)
         #expect(fixture.state.channels[id]!.isBanned("alice"))
         // …but not both moderators at once.
         try fixture.state.unbanMembers(["alice"], in: id, by: .user("bob"), now: fixture.now)
         try fixture.state.joinChannel(id, userId: "alice", now: fixture.now)
-        try fixture.state.setRole(ChannelRole.moderator, granted: true, for: ["alice"], in: id, by: .user("bob"), now: fixture.now)
-        #expect(chatError { try fixture.state.banMembers(["alice", "bob"], in: id, by: .user("bob"), now: fixture.now) }?.kind == "notAllowed")
+        try fixture.state.setRole(
+            ChannelRole.moderator, granted: true, for: ["alice"], in: id, by: .user("bob"), now: fixture.now)
+        #expect(
+            chatError { try fixture.state.banMembers(["alice", "bob"], in: id, by: .user("bob"), now: fixture.now) }?
+                .kind == "notAllowed")
     }
 
     @Test func adminsCanAlwaysUnbanAndModerateEvenWhenBannedThemselves() throws {

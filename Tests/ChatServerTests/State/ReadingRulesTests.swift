@@ -39,6 +39,8 @@ import Testing
         try fixture.state.startReading(id, userId: "bob", deviceId: "phone", now: fixture.now)
         try fixture.state.leaveChannel(id, userId: "bob", now: fixture.now)
         #expect(fixture.state.readingByDevice.isEmpty)
-        #expect(chatError { try fixture.state.startReading(id, userId: "bob", deviceId: "phone", now: fixture.now) }?.kind == "forbidden")
+        #expect(
+            chatError { try fixture.state.startReading(id, userId: "bob", deviceId: "phone", now: fixture.now) }?.kind
+                == "forbidden")
     }
 }

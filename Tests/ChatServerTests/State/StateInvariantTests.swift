@@ -43,7 +43,8 @@ import TestSupport
             case 13: try? state.startTyping(channel, userId: user, now: now)
             case 14:
                 let newTags = tags.filter { _ in Bool.random(using: &random) }
-                _ = try? state.updateChannel(channel, ChannelChanges(channelId: "", tags: newTags), by: .user(user), now: now)
+                _ = try? state.updateChannel(
+                    channel, ChannelChanges(channelId: "", tags: newTags), by: .user(user), now: now)
             default: try? state.deleteChannel(channel, by: .user(user), now: now)
             }
             fixture.state = state
@@ -54,9 +55,13 @@ import TestSupport
         for (id, record) in state.channels {
             #expect(record.info.memberCount == record.members.count, "seed \(seed): \(id)")
             #expect(Set(record.members.keys).isDisjoint(with: record.bans.keys), "seed \(seed): \(id)")
-            #expect(record.messages.elements.map(\.sequence) == Array(record.messages.firstSequence..<record.messages.lastSequence + 1), "seed \(seed)")
+            #expect(
+                record.messages.elements.map(\.sequence)
+                    == Array(record.messages.firstSequence..<record.messages.lastSequence + 1), "seed \(seed)")
             #expect(record.info.lastSequence == record.messages.lastSequence, "seed \(seed): \(id)")
-            #expect(state.messageLocations.values.filter { $0.channelId == id }.count == record.messages.count, "seed \(seed)")
+            #expect(
+                state.messageLocations.values.filter { $0.channelId == id }.count == record.messages.count,
+                "seed \(seed)")
             for message in record.messages.elements {
                 #expect(state.messageLocations[message.messageId]?.sequence == message.sequence, "seed \(seed): \(id)")
             }
@@ -66,10 +71,14 @@ import TestSupport
             for (userId, devices) in record.readers {
                 #expect(record.isMember(userId), "seed \(seed): reader \(userId) of \(id) is a member")
                 for device in devices {
-                    #expect(state.readingByDevice[.init(userId: userId, deviceId: device)]?.contains(id) == true, "seed \(seed)")
+                    #expect(
+                        state.readingByDevice[.init(userId: userId, deviceId: device)]?.contains(id) == true,
+                        "seed \(seed)")
                 }
             }
-            for member in record.members.values { #expect(member.readSequence <= record.info.lastSequence, "seed \(seed)") }
+            for member in record.members.values {
+                #expect(member.readSequence <= record.info.lastSequence, "seed \(seed)")
+            }
         }
         for (tag, ids) in state.channelsByTag {
             for id in ids { #expect(state.channels[id]?.info.tags.contains(tag) == true, "seed \(seed): \(tag) \(id)") }

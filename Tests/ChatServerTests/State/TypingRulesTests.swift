@@ -26,9 +26,10 @@ import Testing
         try fixture.state.startTyping(id, userId: "alice", now: fixture.now)
         try fixture.state.stopTyping(id, userId: "alice", now: fixture.now)
         try fixture.state.stopTyping(id, userId: "alice", now: fixture.now)
-        #expect(fixture.state.drainOutbox().map(\.change) == [
-            .typingStarted(channelId: id, userId: "alice"), .typingStopped(channelId: id, userId: "alice"),
-        ])
+        #expect(
+            fixture.state.drainOutbox().map(\.change) == [
+                .typingStarted(channelId: id, userId: "alice"), .typingStopped(channelId: id, userId: "alice"),
+            ])
     }
 
     @Test func sendingAMessageStopsTyping() throws {

@@ -73,14 +73,17 @@ import TestSupport
         let before = database.commits
         let ids = try await withThrowingTaskGroup(of: String.self) { group in
             for number in 0..<200 {
-                group.addTask { try await server.sendMessage(as: "ann", channelId: "room", text: "\(number)").messageId }
+                group.addTask {
+                    try await server.sendMessage(as: "ann", channelId: "room", text: "\(number)").messageId
+                }
             }
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
         let commits = database.commits - before
         #expect(commits < 200, "\(commits) commits for 200 concurrent sends")
         await server.close()
-        let reopened = try await ChatServer(configuration: ServerConfiguration(messagesPerChannel: 1_000), database: database)
+        let reopened = try await ChatServer(
+            configuration: ServerConfiguration(messagesPerChannel: 1_000), database: database)
         #expect(Set(reopened.messages(channelId: "room").map(\.messageId)) == Set(ids))
         await reopened.close()
     }
@@ -95,7 +98,9 @@ import TestSupport
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         let first = try await server.sendMessage(as: "ann", channelId: "room", text: "before")
         database.setFailing(true)
-        let error = await thrownChatError { _ = try await server.sendMessage(as: "ann", channelId: "room", text: "during") }
+        let error = await thrownChatError {
+            _ = try await server.sendMessage(as: "ann", channelId: "room", text: "during")
+        }
         guard case .unavailable(let reason)? = error else {
             Issue.record("not unavailable: \(String(describing: error))")
             return
@@ -137,7 +142,9 @@ import TestSupport
             let server = try await ChatServer(database: database)
             for number in 0..<30 {
                 try await server.createChannel(type: .community, channelId: "room\(number)", userIds: ["ann"])
-                for text in ["a", "b", "c"] { try await server.sendMessage(as: "ann", channelId: "room\(number)", text: text) }
+                for text in ["a", "b", "c"] {
+                    try await server.sendMessage(as: "ann", channelId: "room\(number)", text: text)
+                }
             }
             await server.close()
             database.removeMessage(channelId: "room17", sequence: 2, damaging: damaging)

@@ -52,7 +52,9 @@ final class MemoryDatabase: ServerDatabase, Sendable {
             return ServerDatabaseContents(
                 epoch: tables.epoch!, counters: tables.counters,
                 users: tables.users.map { ServerRow.User(userId: $0.key, value: $0.value) },
-                channels: tables.channels.map { ServerRow.Channel(channelId: $0.key, info: $0.value.info, extras: $0.value.extras) },
+                channels: tables.channels.map {
+                    ServerRow.Channel(channelId: $0.key, info: $0.value.info, extras: $0.value.extras)
+                },
                 members: tables.members.map { ServerRow.Member(key: $0.key, value: $0.value) })
         }
     }

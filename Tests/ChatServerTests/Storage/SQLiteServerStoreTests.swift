@@ -68,7 +68,8 @@ import TestSupport
         var ann = TestDevice(server, "ann")
         try await ann.connect()
         let message = try await server.sendMessage(as: "ann", channelId: "gone", text: "first")
-        try await ann.send(.editMessage(messageId: message.messageId, draft: MessageDraft(channelId: "gone", text: "fixed")))
+        try await ann.send(
+            .editMessage(messageId: message.messageId, draft: MessageDraft(channelId: "gone", text: "fixed")))
         let other = try await server.sendMessage(as: "ann", channelId: "gone", text: "second")
         try await ann.send(.deleteMessage(channelId: "gone", messageId: other.messageId))
         try await server.deleteChannel(channel.channelId)
@@ -102,7 +103,9 @@ import TestSupport
             try await ann.connect()
             let texts = try await ann.historyTexts(of: "long", limit: 8)
             #expect(texts == (1...30).map { "m\($0)" }, "restart: \(restart)")
-            guard case .messages(let after) = try await ann.send(.queryMessages(MessagePageQuery(channelId: "long", position: .after(sequence: 2), limit: 3)))
+            guard
+                case .messages(let after) = try await ann.send(
+                    .queryMessages(MessagePageQuery(channelId: "long", position: .after(sequence: 2), limit: 3)))
             else { Issue.record("not a page"); return }
             #expect(after.messages.map(\.sequence) == [3, 4, 5])
         }
@@ -144,7 +147,9 @@ import TestSupport
         try await ann.connect()
         await server.close()
         await server.close()
-        await #expect(throws: ChatError.self) { try await server.sendMessage(as: "ann", channelId: "room", text: "late") }
+        await #expect(throws: ChatError.self) {
+            try await server.sendMessage(as: "ann", channelId: "room", text: "late")
+        }
         await #expect(throws: ChatError.self) { try await ann.send(.getChannel(channelId: "room")) }
         var ben = TestDevice(server, "ben")
         await #expect(throws: ChatError.self) { try await ben.connect() }
@@ -159,7 +164,10 @@ import TestSupport
         let directory = StoreDirectory()
         defer { directory.remove() }
         let server = try ChatServer(storage: .sqlite(directory.file))
-        #expect(throws: ChatError.invalidArgument(field: "storage", reason: "'\(directory.file.path)' is in use by another server")) {
+        #expect(
+            throws: ChatError.invalidArgument(
+                field: "storage", reason: "'\(directory.file.path)' is in use by another server")
+        ) {
             _ = try ChatServer(storage: .sqlite(directory.file))
         }
         await server.close()
@@ -176,7 +184,8 @@ import TestSupport
         let other = directory.url.appendingPathComponent("other.sqlite")
         let cache = directory.url.appendingPathComponent("cache.sqlite")
         try makeSQLiteFile(at: other, sql: "CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES('keep me');")
-        try makeSQLiteFile(at: cache, sql: "PRAGMA application_id = 1279477832; PRAGMA user_version = 2; CREATE TABLE meta(key TEXT);")
+        try makeSQLiteFile(
+            at: cache, sql: "PRAGMA application_id = 1279477832; PRAGMA user_version = 2; CREATE TABLE meta(key TEXT);")
         for file in [random, other, cache] {
             let bytes = try Data(contentsOf: file)
             #expect {
@@ -187,7 +196,8 @@ import TestSupport
             }
             #expect(try Data(contentsOf: file) == bytes, "\(file.lastPathComponent) unchanged")
             for suffix in ["-wal", "-shm", "-journal"] {
-                #expect(!FileManager.default.fileExists(atPath: file.path + suffix), "\(file.lastPathComponent)\(suffix)")
+                #expect(
+                    !FileManager.default.fileExists(atPath: file.path + suffix), "\(file.lastPathComponent)\(suffix)")
             }
         }
     }
@@ -218,7 +228,9 @@ import TestSupport
         await server.close()
         let bytes = try Data(contentsOf: directory.file)
         guard ReadOnlyFile.protect(directory.file) else {
-            print("aReadOnlyStoreIsRefusedWithAClearError: this machine cannot make a file read-only for this user; not run")
+            print(
+                "aReadOnlyStoreIsRefusedWithAClearError: this machine cannot make a file read-only for this user; not run"
+            )
             return
         }
         defer { ReadOnlyFile.release(directory.file) }
@@ -245,7 +257,8 @@ import TestSupport
         var failure: ChatError?
         for number in 0..<2_000 {
             do {
-                let message = try await server.sendMessage(as: "ann", channelId: "room", text: String(repeating: "x", count: 500) + "\(number)")
+                let message = try await server.sendMessage(
+                    as: "ann", channelId: "room", text: String(repeating: "x", count: 500) + "\(number)")
                 acknowledged.append(message.messageId)
             } catch let error as ChatError {
                 failure = error
@@ -278,7 +291,9 @@ import TestSupport
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         let ids = try await withThrowingTaskGroup(of: String.self) { group in
             for number in 0..<200 {
-                group.addTask { try await server.sendMessage(as: "ann", channelId: "room", text: "\(number)").messageId }
+                group.addTask {
+                    try await server.sendMessage(as: "ann", channelId: "room", text: "\(number)").messageId
+                }
             }
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }

@@ -7,9 +7,9 @@ import TestSupport
 @testable import ChatServer
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A server process killed with SIGKILL while writing under load loses no acknowledged change:
@@ -36,7 +36,9 @@ import Darwin
         var generator = SeededGenerator(seed: seed)
         var acknowledged: Set<String> = []
         for run in 0..<20 {
-            let killAfter = [1, 5, 20, 100, 400, 1_500].randomElement(using: &generator)! + Int.random(in: 0..<50, using: &generator)
+            let killAfter =
+                [1, 5, 20, 100, 400, 1_500].randomElement(using: &generator)!
+                + Int.random(in: 0..<50, using: &generator)
             let process = Process()
             process.executableURL = probe
             process.arguments = [directory.file.path, "\(Int.random(in: 1...16, using: &generator))"]

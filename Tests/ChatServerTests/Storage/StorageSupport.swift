@@ -25,7 +25,8 @@ extension TestDevice {
         var texts: [String] = []
         var position = MessagePageQuery.Position.latest
         while true {
-            let answer = try await send(.queryMessages(MessagePageQuery(channelId: channelId, position: position, limit: limit)))
+            let answer = try await send(
+                .queryMessages(MessagePageQuery(channelId: channelId, position: position, limit: limit)))
             guard case .messages(let page) = answer else { throw ChatError.unavailable("not a page: \(answer)") }
             texts = page.messages.map(\.text) + texts
             guard page.hasPrevious, let first = page.messages.first else { return texts }

@@ -30,7 +30,9 @@ struct StorageWorkload {
                     record(response)
                 }
             }
-            if Int.random(in: 0..<10, using: &generator) == 0 { clock.advance(by: Double.random(in: 0...30, using: &generator)) }
+            if Int.random(in: 0..<10, using: &generator) == 0 {
+                clock.advance(by: Double.random(in: 0...30, using: &generator))
+            }
         }
         for transport in transports.values { await transport.disconnect() }
     }
@@ -55,7 +57,8 @@ struct StorageWorkload {
             return .createChannel(
                 ChannelDraft(
                     type: type, userIds: some, displayName: "Room \(Int.random(in: 0..<100, using: &generator))",
-                    tags: Bool.random(using: &generator) ? ["fun"] : [], metadata: ["n": .number(Double(channelIds.count))]))
+                    tags: Bool.random(using: &generator) ? ["fun"] : [],
+                    metadata: ["n": .number(Double(channelIds.count))]))
         }
         let message = messageIds[channel]?.randomElement(using: &generator)
         switch Int.random(in: 0..<22, using: &generator) {
@@ -64,23 +67,29 @@ struct StorageWorkload {
                 MessageDraft(
                     channelId: channel, text: "hello \(Int.random(in: 0..<1000, using: &generator))",
                     mentionedUserIds: Bool.random(using: &generator) ? [some[0]] : []))
-        case 7: return message.map { .editMessage(messageId: $0, draft: MessageDraft(channelId: channel, text: "edited")) }
+        case 7:
+            return message.map { .editMessage(messageId: $0, draft: MessageDraft(channelId: channel, text: "edited")) }
         case 8: return message.map { .deleteMessage(channelId: channel, messageId: $0) }
         case 9: return .joinChannel(channelId: channel)
         case 10: return .leaveChannel(channelId: channel)
         case 11: return .banMembers(channelId: channel, userIds: [some[0]])
         case 12: return .unbanMembers(channelId: channel, userIds: [some[0]])
-        case 13: return .muteMembers(channelId: channel, userIds: [some[0]], period: Bool.random(using: &generator) ? 60 : -1)
+        case 13:
+            return .muteMembers(
+                channelId: channel, userIds: [some[0]], period: Bool.random(using: &generator) ? 60 : -1)
         case 14: return .addRole("moderator", channelId: channel, userIds: [some[0]])
         case 15: return message.map { .flagMessage(channelId: channel, messageId: $0) }
         case 16: return .flagUser(channelId: channel, userId: some[0])
-        case 17: return .setModerationSettings(channelId: channel, ModerationSettings(blockedWords: ["darn"], blockedWordAction: .mask))
+        case 17:
+            return .setModerationSettings(
+                channelId: channel, ModerationSettings(blockedWords: ["darn"], blockedWordAction: .mask))
         case 18: return .muteChannel(channelId: channel, period: 45)
         case 19: return .setRateLimit(channelId: channel, period: 120, limit: 3, window: 10)
         case 20: return .startReading(channelId: channel)
         default:
             return Bool.random(using: &generator)
-                ? .updateCurrentUser(displayName: "\(user) \(Int.random(in: 0..<9, using: &generator))", metadata: ["k": .bool(true)])
+                ? .updateCurrentUser(
+                    displayName: "\(user) \(Int.random(in: 0..<9, using: &generator))", metadata: ["k": .bool(true)])
                 : .updateChannel(ChannelChanges(channelId: channel, displayName: "Renamed", tags: ["news"]))
         }
     }

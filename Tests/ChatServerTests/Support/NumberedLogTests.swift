@@ -56,8 +56,12 @@ import Testing
         #expect(log.oldest == nil && !log.isFull && log[sequence: 1] == nil)
         for letter in ["a", "b", "c", "d"] { log.append(at: .distantPast) { "\(letter)\($0)" } }
         #expect(log.isFull && log.oldest == "b2")
-        #expect(log[sequence: 1] == nil && log[sequence: 2] == "b2" && log[sequence: 4] == "d4" && log[sequence: 5] == nil)
-        #expect(log.modify(sequence: 3) { $0 += "!"; return $0.count } == 3)
+        #expect(
+            log[sequence: 1] == nil && log[sequence: 2] == "b2" && log[sequence: 4] == "d4" && log[sequence: 5] == nil)
+        #expect(
+            log.modify(sequence: 3) {
+                $0 += "!"; return $0.count
+            } == 3)
         #expect(log.modify(sequence: 1) { $0 = "x" } == nil)
         #expect(log.elements == ["b2", "c3!", "d4"])
     }

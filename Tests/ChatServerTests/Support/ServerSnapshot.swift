@@ -39,7 +39,8 @@ struct ServerSnapshot: Equatable {
         users = state.users.entries
         channels = state.channels.entries.mapValues { record in
             ChannelSnapshot(
-                info: record.info, members: record.members.entries, bans: record.bans, messages: record.messages.elements,
+                info: record.info, members: record.members.entries, bans: record.bans,
+                messages: record.messages.elements,
                 typing: record.typing, readers: record.readers, mutes: record.mutes, timedMutes: record.timedMutes,
                 mutedUntil: record.mutedUntil, rateLimit: record.rateLimit, recentSends: record.recentSends)
         }
@@ -52,6 +53,8 @@ struct ServerSnapshot: Equatable {
         revision = state.revision
         pendingChanges = state.outbox.count
         eventSequences = Dictionary(
-            uniqueKeysWithValues: devices.map { ("\($0.0)/\($0.1)", server.lastEventSequence(userId: $0.0, deviceId: $0.1)) })
+            uniqueKeysWithValues: devices.map {
+                ("\($0.0)/\($0.1)", server.lastEventSequence(userId: $0.0, deviceId: $0.1))
+            })
     }
 }

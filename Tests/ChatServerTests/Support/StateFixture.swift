@@ -73,11 +73,14 @@ extension ServerState {
     mutating func sendMessage(
         _ text: String, mentionedUserIds: [String] = [], to channelId: String, by userId: String, now: Date
     ) throws(ChatError) -> Message {
-        try sendMessage(MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds), by: userId, now: now)
+        try sendMessage(
+            MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds), by: userId, now: now)
     }
 
     @discardableResult
-    mutating func editMessage(_ messageId: String, text: String, by caller: Caller, now: Date) throws(ChatError) -> Message {
+    mutating func editMessage(_ messageId: String, text: String, by caller: Caller, now: Date) throws(ChatError)
+        -> Message
+    {
         let channelId = messageLocations[messageId]?.channelId ?? "unknown"
         return try editMessage(messageId, MessageDraft(channelId: channelId, text: text), by: caller, now: now)
     }
@@ -88,7 +91,9 @@ extension ServerState {
     }
 
     @discardableResult
-    mutating func updateChannel(_ channelId: String, _ changes: ChannelChanges, by caller: Caller, now: Date) throws(ChatError) -> Channel {
+    mutating func updateChannel(_ channelId: String, _ changes: ChannelChanges, by caller: Caller, now: Date)
+        throws(ChatError) -> Channel
+    {
         var changes = changes
         changes.channelId = channelId
         return try updateChannel(changes, by: caller, now: now)

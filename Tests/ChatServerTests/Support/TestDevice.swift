@@ -84,7 +84,9 @@ func makeServer(configuration: ServerConfiguration = ServerConfiguration()) asyn
 }
 
 /// A connected device of `userId`.
-func connected(_ server: ChatServer, _ userId: String, _ deviceId: String = ChatServer.defaultDeviceId) async throws -> TestDevice {
+func connected(_ server: ChatServer, _ userId: String, _ deviceId: String = ChatServer.defaultDeviceId) async throws
+    -> TestDevice
+{
     var device = TestDevice(server, userId, deviceId)
     try await device.connect()
     return device
@@ -99,10 +101,13 @@ struct Room {
     var bob: TestDevice
 
     /// - Parameter drained: whether the devices have already read the creation events.
-    static func make(configuration: ServerConfiguration = ServerConfiguration(), drained: Bool = false) async throws -> Room {
+    static func make(configuration: ServerConfiguration = ServerConfiguration(), drained: Bool = false) async throws
+        -> Room
+    {
         let (server, clock) = try await makeServer(configuration: configuration)
         var room = Room(
-            server: server, clock: clock, alice: try await connected(server, "alice"), bob: try await connected(server, "bob"))
+            server: server, clock: clock, alice: try await connected(server, "alice"),
+            bob: try await connected(server, "bob"))
         try await room.alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob"])))
         if drained {
             _ = await room.alice.drain()

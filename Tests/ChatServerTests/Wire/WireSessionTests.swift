@@ -75,17 +75,24 @@ import Testing
         let (session, output) = session()
         await session.receive(try hello())
         await session.receive(#"{"type":"request","id":7,"request":{"nope":{}}}"#)
-        await session.receive(try WireCodec.encode(.request(id: 8, request: .createChannel(ChannelDraft(type: .community, channelId: "ops")))))
+        await session.receive(
+            try WireCodec.encode(
+                .request(id: 8, request: .createChannel(ChannelDraft(type: .community, channelId: "ops")))))
         await session.receive(try WireCodec.encode(.request(id: 9, request: .getChannel(channelId: "missing"))))
         #expect(await output.wait { $0.frames.filter { if case .response = $0 { true } else { false } }.count == 1 })
         #expect(await output.wait { $0.frames.contains { if case .failure(9, _) = $0 { true } else { false } } })
         let frames = output.frames
-        #expect(frames.contains { if case .failure(7, .invalidArgument(field: "request", _)) = $0 { true } else { false } })
-        #expect(frames.contains { if case .response(8, let envelope) = $0 { envelope.channelValue?.channelId == "ops" } else { false } })
+        #expect(
+            frames.contains { if case .failure(7, .invalidArgument(field: "request", _)) = $0 { true } else { false } })
+        #expect(
+            frames.contains {
+                if case .response(8, let envelope) = $0 { envelope.channelValue?.channelId == "ops" } else { false }
+            })
         #expect(frames.contains { if case .failure(9, .notFound) = $0 { true } else { false } })
         #expect(output.close == nil && server.channel("ops") != nil)
         // The change's event reaches the device too.
-        #expect(await output.wait { $0.frames.contains { if case .event(let e) = $0 { e.sequence == 1 } else { false } } })
+        #expect(
+            await output.wait { $0.frames.contains { if case .event(let e) = $0 { e.sequence == 1 } else { false } } })
     }
 
     @Test(arguments: [

@@ -133,7 +133,8 @@ import Testing
             (
                 StandardChannelQueryBuilder(
                     channelQueryFilter: .userIsMember, includingTags: ["in"], excludingTags: ["out"],
-                    includeDeleted: true, sortBy: sort, pageSize: 7).byTypes,
+                    includeDeleted: true, sortBy: sort, pageSize: 7
+                ).byTypes,
                 expected(.standard, .userIsMember)
             ),
             (
@@ -145,7 +146,8 @@ import Testing
             (
                 BroadcastChannelQueryBuilder(
                     channelQueryFilter: .userIsNotMember, includingTags: ["in"], excludingTags: ["out"],
-                    includeDeleted: true, sortBy: sort, pageSize: 7).byTypes,
+                    includeDeleted: true, sortBy: sort, pageSize: 7
+                ).byTypes,
                 expected(.broadcast, .userIsNotMember)
             ),
             (
@@ -172,7 +174,8 @@ import Testing
             #expect(builder == expected)
             #expect(builder.query == expected.query)
         }
-        #expect(CommunityChannelQueryBuilder(filter: .userIsMember) == CommunityChannelQueryBuilder(filter: .userIsMember))
+        #expect(
+            CommunityChannelQueryBuilder(filter: .userIsMember) == CommunityChannelQueryBuilder(filter: .userIsMember))
         #expect(
             CommunityChannelQueryBuilder(filter: .userIsMember).hashValue
                 == CommunityChannelQueryBuilder(filter: .userIsMember).hashValue)

@@ -13,7 +13,9 @@ import Testing
     let server = ChatServer()
 
     /// Alice, a member of channels `c0`…`c(count-1)`, on a client keeping `retention` messages.
-    private func client(retention: Int?, channels count: Int, persistence: Persistence = .inMemory) async throws -> ChatClient {
+    private func client(retention: Int?, channels count: Int, persistence: Persistence = .inMemory) async throws
+        -> ChatClient
+    {
         let client = ChatClient(
             transport: server.connection(userId: "alice", deviceId: "phone"), persistence: persistence,
             reconnectPolicy: .immediate, messageRetention: retention)
@@ -125,7 +127,8 @@ import Testing
 
     private func message(_ number: Int, in channelId: String, version: Int) -> Message {
         var message = Message(
-            messageId: "\(channelId)-m\(number)", channelId: channelId, sequence: number, userId: "alice", text: "#\(number)")
+            messageId: "\(channelId)-m\(number)", channelId: channelId, sequence: number, userId: "alice",
+            text: "#\(number)")
         message.version = version
         return message
     }
@@ -189,7 +192,8 @@ import Testing
                 // A pass runs past the limit plus its slack and leaves at most the limit, or only
                 // what live objects show (every key ever shown, at most).
                 if cache.count > limit + max(limit / 4, 16) + 1 + everShown.count {
-                    Issue.record("seed \(seed): \(cache.count) messages in memory, limit \(limit), \(everShown.count) shown")
+                    Issue.record(
+                        "seed \(seed): \(cache.count) messages in memory, limit \(limit), \(everShown.count) shown")
                     return
                 }
             }

@@ -27,7 +27,8 @@ import Testing
                 // Handles made and dropped, their loads in flight (odd rounds) or done.
                 _ = ChannelRepository(client: client).getChannel("r\(round)")
                 _ = MessageRepository(client: client).getMessages(channelId: "r\(round)")
-                _ = ChannelRepository(client: client).getChannels(query: ChannelListQuery(filter: .containMembers(userIds: ["alice"])))
+                _ = ChannelRepository(client: client).getChannels(
+                    query: ChannelListQuery(filter: .containMembers(userIds: ["alice"])))
                 if round.isMultiple(of: 2) { await client.synchronize() }
             }
             let next = server.persistentClient("alice", file: file)

@@ -27,8 +27,10 @@ import Testing
 
     @Test func aClientReplacedBySameDeviceStopsInsteadOfFighting() async throws {
         let server = ChatServer()
-        let first = ChatClient(transport: server.connection(userId: "bob", deviceId: "tablet"), reconnectPolicy: .immediate)
-        let second = ChatClient(transport: server.connection(userId: "bob", deviceId: "tablet"), reconnectPolicy: .immediate)
+        let first = ChatClient(
+            transport: server.connection(userId: "bob", deviceId: "tablet"), reconnectPolicy: .immediate)
+        let second = ChatClient(
+            transport: server.connection(userId: "bob", deviceId: "tablet"), reconnectPolicy: .immediate)
         let changes = Lock(0)
         let token = first.connectionState.observe(on: .synchronous) { _, _ in changes.withLock { $0 += 1 } }
         try await first.connect()
@@ -76,7 +78,9 @@ import Testing
         let (lost, retryAfter) = try #require(lostAt.withLock { $0 })
         let again = try #require(connectedAgainAt.withLock { $0 })
         #expect(retryAfter > 0)
-        #expect(again.timeIntervalSince(lost) >= retryAfter, "reconnected \(again.timeIntervalSince(lost)) s after, retry-after \(retryAfter) s")
+        #expect(
+            again.timeIntervalSince(lost) >= retryAfter,
+            "reconnected \(again.timeIntervalSince(lost)) s after, retry-after \(retryAfter) s")
         token.invalidate()
     }
 }

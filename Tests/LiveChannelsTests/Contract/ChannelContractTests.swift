@@ -53,7 +53,8 @@ import Testing
         let noUsers = repository.createChannel().conversation(with: ConversationChannelBuilder())
         for await _ in noUsers.values where noUsers.loadingStatus != .loading { break }
         guard case .invalidArgument(let field, _) = noUsers.error as? ChatError else {
-            Issue.record("conversation without userIds: expected invalidArgument, got \(String(describing: noUsers.error))")
+            Issue.record(
+                "conversation without userIds: expected invalidArgument, got \(String(describing: noUsers.error))")
             return
         }
         #expect(field == "userIds")

@@ -41,7 +41,8 @@ import Testing
         let byTypes = ByTypesChannelQueryBuilder(
             types: Set<ChannelType>([.standard, .private]), channelQueryFilter: .all, includingTags: nil,
             excludingTags: nil, includeDeleted: false)
-        #expect(try await loadedIds(repository.getChannels().byTypes(with: byTypes).query()) == ["private", "standard"])
+        #expect(
+            try await loadedIds(repository.getChannels().byTypes(with: byTypes).query()) == ["private", "standard"])
 
         let standard = StandardChannelQueryBuilder(
             channelQueryFilter: .userIsMember, includingTags: nil, excludingTags: nil, includeDeleted: false)
@@ -52,9 +53,14 @@ import Testing
             channelQueryFilter: .all, includingTags: [], excludingTags: [], includeDeleted: false)
         #expect(try await loadedIds(repository.getChannels().broadcast(with: broadcast).query()) == ["broadcast"])
         let conversations = ConversationChannelQueryBuilder(includingTags: nil, excludingTags: nil)
-        #expect(try await loadedIds(repository.getChannels().conversation(with: conversations).query()) == [conversationId])
-        let conversationsAgain = ConversationChannelQueryBuilder(includingTags: [], excludingTags: [], includeDeleted: false)
-        #expect(try await loadedIds(repository.getChannels().conversation(with: conversationsAgain).query()) == [conversationId])
+        #expect(
+            try await loadedIds(repository.getChannels().conversation(with: conversations).query()) == [conversationId])
+        let conversationsAgain = ConversationChannelQueryBuilder(
+            includingTags: [], excludingTags: [], includeDeleted: false)
+        #expect(
+            try await loadedIds(repository.getChannels().conversation(with: conversationsAgain).query()) == [
+                conversationId
+            ])
         let liveBuilder = LiveChannelQueryBuilder(includingTags: nil, excludingTags: nil, includeDeleted: false)
         #expect(try await loadedIds(repository.getChannels().liveType(with: liveBuilder).query()) == ["live"])
 
@@ -64,12 +70,14 @@ import Testing
         ]
         for (filter, expected) in filters {
             let query = repository.getChannels().communityType(
-                with: CommunityChannelQueryBuilder(filter: filter, includingTags: nil, excludingTags: nil, includeDeleted: false)
+                with: CommunityChannelQueryBuilder(
+                    filter: filter, includingTags: nil, excludingTags: nil, includeDeleted: false)
             ).query()
             #expect(try await loadedIds(query) == expected, "\(filter)")
         }
         // The README's short form (defaults for the rest).
-        let mine = repository.getChannels().communityType(with: CommunityChannelQueryBuilder(filter: .userIsMember)).query()
+        let mine = repository.getChannels().communityType(with: CommunityChannelQueryBuilder(filter: .userIsMember))
+            .query()
         #expect(try await loadedIds(mine) == ["community"])
     }
 
@@ -115,7 +123,9 @@ import Testing
         let alice = try await connectedClient(server, "alice")
         let bob = try await connectedClient(server, "bob")
         let repository = ChannelRepository(client: alice)
-        for (id, state, client) in [("la1", "LA", alice), ("la2", "LA", alice), ("ny", "NY", alice), ("la-bob", "LA", bob)] {
+        for (id, state, client) in [
+            ("la1", "LA", alice), ("la2", "LA", alice), ("ny", "NY", alice), ("la-bob", "LA", bob),
+        ] {
             let builder = CommunityChannelBuilder()
             builder.setId(id)
             builder.setMetadata(["state": .string(state)])
@@ -147,8 +157,11 @@ import Testing
         for key in [ChannelSortingKey.default, .createdAt, .updatedAt, .lastMessageAt, .memberCount] {
             for ascending in [true, false] {
                 let sorted = repository.getChannels(
-                    query: ChannelListQuery(filter: .equal(.type, to: .community), sort: [Sorting(key: key, isAscending: ascending)], pageSize: 20))
-                for await update in sorted.updates where update.loadingStatus != .loading && update.dataStatus != .notExist {
+                    query: ChannelListQuery(
+                        filter: .equal(.type, to: .community), sort: [Sorting(key: key, isAscending: ascending)],
+                        pageSize: 20))
+                for await update in sorted.updates
+                where update.loadingStatus != .loading && update.dataStatus != .notExist {
                     break
                 }
                 #expect(sorted.error == nil, "\(key)")
@@ -170,8 +183,12 @@ import Testing
         _ = try await MessageRepository(client: alice).sendMessage(channelId: "b", text: "hi", mentionedUserIds: [])
         func sorted(_ key: ChannelSortingKey, ascending: Bool) async throws -> [String] {
             let list = repository.getChannels(
-                query: ChannelListQuery(filter: .equal(.type, to: .community), sort: [Sorting(key: key, isAscending: ascending)], pageSize: 20))
-            for await update in list.updates where update.loadingStatus == .loaded && update.snapshots.count == 5 { break }
+                query: ChannelListQuery(
+                    filter: .equal(.type, to: .community), sort: [Sorting(key: key, isAscending: ascending)],
+                    pageSize: 20))
+            for await update in list.updates where update.loadingStatus == .loaded && update.snapshots.count == 5 {
+                break
+            }
             return ids(list.snapshots)
         }
         // Absent metadata is smaller than every value; ties (nil/nil, 1/1) by channelId ascending.

@@ -49,7 +49,8 @@ import Testing
         // forbidden: sending to a broadcast channel.
         try await server.createChannel(type: .broadcast, channelId: "news", displayName: "News", userIds: ["alice"])
         let forbidden = await thrownChatError {
-            _ = try await MessageRepository(client: alice).sendMessage(channelId: "news", text: "hi", mentionedUserIds: [])
+            _ = try await MessageRepository(client: alice).sendMessage(
+                channelId: "news", text: "hi", mentionedUserIds: [])
         }
         guard case .forbidden = forbidden else {
             Issue.record("expected forbidden, got \(String(describing: forbidden))")
@@ -58,7 +59,9 @@ import Testing
         caught.append(forbidden!)
 
         // invalidArgument, naming the field.
-        let invalid = await thrownChatError { _ = try await repository.createChannel(with: ConversationChannelBuilder()) }
+        let invalid = await thrownChatError {
+            _ = try await repository.createChannel(with: ConversationChannelBuilder())
+        }
         guard case .invalidArgument(let field, _) = invalid else {
             Issue.record("expected invalidArgument, got \(String(describing: invalid))")
             return

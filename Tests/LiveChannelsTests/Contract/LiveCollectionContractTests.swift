@@ -167,7 +167,8 @@ import Testing
         #expect(collection.count == 3)
 
         // An invalid query reports its error through the collection.
-        let invalid = repository.getChannels(query: ChannelListQuery(filter: .all, sort: [Sorting(key: .default, isAscending: false)], pageSize: 0))
+        let invalid = repository.getChannels(
+            query: ChannelListQuery(filter: .all, sort: [Sorting(key: .default, isAscending: false)], pageSize: 0))
         for await update in invalid.updates where update.loadingStatus != .loading { break }
         guard case .invalidArgument = invalid.error as? ChatError else {
             Issue.record("pageSize 0: expected invalidArgument, got \(String(describing: invalid.error))")
@@ -196,7 +197,9 @@ import Testing
 
     @Test func collectionChangeDiffsAnyIdentifiableEquatableElements() {
         let old = [Row(id: "a", text: "a"), Row(id: "b", text: "b"), Row(id: "c", text: "c"), Row(id: "d", text: "d")]
-        let new = [Row(id: "d", text: "d2"), Row(id: "a", text: "a"), Row(id: "c", text: "c2"), Row(id: "e", text: "e")]
+        let new = [
+            Row(id: "d", text: "d2"), Row(id: "a", text: "a"), Row(id: "c", text: "c2"), Row(id: "e", text: "e"),
+        ]
         let diff = CollectionChange(from: old, to: new)
         #expect(diff.deletions == [1])  // b, old index
         #expect(diff.insertions == [3])  // e, new index
@@ -238,7 +241,9 @@ private func wait(for semaphore: DispatchSemaphore) async {
 
 /// `change` applied to `old` as a UIKit batch update would (contents of inserted, modified and
 /// modified-moved elements taken from `new`); `nil` when the change does not fit.
-private func apply<Element: Identifiable & Equatable>(_ change: CollectionChange, to old: [Element], new: [Element]) -> [Element]? {
+private func apply<Element: Identifiable & Equatable>(_ change: CollectionChange, to old: [Element], new: [Element])
+    -> [Element]?
+{
     guard old.count - change.deletions.count + change.insertions.count == new.count,
         change.modifications.count == change.modificationsInNew.count
     else { return nil }

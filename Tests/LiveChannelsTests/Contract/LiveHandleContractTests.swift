@@ -32,9 +32,13 @@ import Testing
         let updater = ChannelUpdateBuilder(channelId: "id", client: client)
         updater.setDisplayName("n")
         let updated = updater.update()
-        let members = ChannelParticipation(client: client, channelId: "id").getMembers(filter: .all, sortBy: .firstCreated, roles: [])
+        let members = ChannelParticipation(client: client, channelId: "id").getMembers(
+            filter: .all, sortBy: .firstCreated, roles: [])
         let queried = repository.getChannels().communityType(with: CommunityChannelQueryBuilder(filter: .all)).query()
-        let listed = repository.getChannels(query: ChannelListQuery(filter: .equal(.type, to: .community), sort: [Sorting(key: .default, isAscending: false)], pageSize: 20))
+        let listed = repository.getChannels(
+            query: ChannelListQuery(
+                filter: .equal(.type, to: .community), sort: [Sorting(key: .default, isAscending: false)], pageSize: 20)
+        )
         let total = repository.getTotalUnreadCount()
         let messages = MessageRepository(client: client).getMessages(channelId: "id")
         let objects: [LiveObject<Channel>] = [x, get, join, created, liveCreated, conversation, conversation2, updated]
@@ -88,14 +92,36 @@ import Testing
             ("messages", { MessageRepository(client: $0) }),
             ("getChannel", { ChannelRepository(client: $0).getChannel("room") }),
             ("joinChannel", { ChannelRepository(client: $0).joinChannel("room") }),
-            ("update", {
-                let updater = ChannelUpdateBuilder(channelId: "room", client: $0)
-                updater.setDisplayName("Room")
-                return updater.update()
-            }),
-            ("query", { ChannelRepository(client: $0).getChannels().communityType(with: CommunityChannelQueryBuilder(filter: .all)).query() }),
-            ("getChannels", { ChannelRepository(client: $0).getChannels(query: ChannelListQuery(filter: .equal(.type, to: .community))) }),
-            ("getMembers", { ChannelParticipation(client: $0, channelId: "room").getMembers(filter: .all, sortBy: .firstCreated, roles: []) }),
+            (
+                "update",
+                {
+                    let updater = ChannelUpdateBuilder(channelId: "room", client: $0)
+                    updater.setDisplayName("Room")
+                    return updater.update()
+                }
+            ),
+            (
+                "query",
+                {
+                    ChannelRepository(client: $0).getChannels().communityType(
+                        with: CommunityChannelQueryBuilder(filter: .all)
+                    ).query()
+                }
+            ),
+            (
+                "getChannels",
+                {
+                    ChannelRepository(client: $0).getChannels(
+                        query: ChannelListQuery(filter: .equal(.type, to: .community)))
+                }
+            ),
+            (
+                "getMembers",
+                {
+                    ChannelParticipation(client: $0, channelId: "room").getMembers(
+                        filter: .all, sortBy: .firstCreated, roles: [])
+                }
+            ),
             ("getMessages", { MessageRepository(client: $0).getMessages(channelId: "room") }),
             ("getTotalUnreadCount", { ChannelRepository(client: $0).getTotalUnreadCount() }),
         ]

@@ -26,7 +26,8 @@ import Testing
         let channel = try await ChannelRepository(client: alice).createChannel(with: builder)
         #expect(channel.id == channel.channelId)
 
-        let members = ChannelParticipation(client: alice, channelId: "c1").getMembers(filter: .all, sortBy: .firstCreated, roles: [])
+        let members = ChannelParticipation(client: alice, channelId: "c1").getMembers(
+            filter: .all, sortBy: .firstCreated, roles: [])
         for await update in members.updates where update.snapshots.count == 2 { break }
         let member = try #require(members.object(at: 0))
         let memberUserId: String = member.userId
@@ -57,7 +58,9 @@ import Testing
         #expect(createdAt.timeIntervalSince1970 > 0)
         #expect(message.id == message.messageId)
 
-        let permissions: [Permission] = [.editChannel, .sendMessage, .addMember, .removeMember, .banMember, .muteMember]
+        let permissions: [Permission] = [
+            .editChannel, .sendMessage, .addMember, .removeMember, .banMember, .muteMember,
+        ]
         #expect(Set(permissions).count == 6)
 
         requireIdentifiableEquatable(Channel.self)

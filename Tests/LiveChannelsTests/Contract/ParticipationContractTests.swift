@@ -40,7 +40,9 @@ import Testing
         try await participation.removeMembers(["user1", "user2"])
         #expect(!isMember("user1") && !isMember("user2"))
         participation.addMembers(["user1", "user2"], completion: nil)
-        for await update in members.updates where ids(update.snapshots) == ["alice", "bob", "carol", "user1", "user2"] { break }
+        for await update in members.updates where ids(update.snapshots) == ["alice", "bob", "carol", "user1", "user2"] {
+            break
+        }
         try await participation.addMembers(["user3"])
         #expect(isMember("user3"))
         try await participation.removeMembers(["user3"])
@@ -52,11 +54,15 @@ import Testing
         for await update in members.updates where !ids(update.snapshots).contains("user2") { break }
 
         let added = await withCheckedContinuation { continuation in
-            participation.addMembers(["user2"]) { success, error in continuation.resume(returning: (success, error == nil)) }
+            participation.addMembers(["user2"]) { success, error in
+                continuation.resume(returning: (success, error == nil))
+            }
         }
         #expect(added == (true, true))
         let removed = await withCheckedContinuation { continuation in
-            participation.removeMembers(["user2"]) { success, error in continuation.resume(returning: (success, error == nil)) }
+            participation.removeMembers(["user2"]) { success, error in
+                continuation.resume(returning: (success, error == nil))
+            }
         }
         #expect(removed == (true, true))
         let failed = await withCheckedContinuation { continuation in

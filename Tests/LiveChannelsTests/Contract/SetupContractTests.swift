@@ -59,13 +59,16 @@ import Testing
 
         // The registered admin may send to the broadcast channel; a plain member may not.
         let boss = try await connectedClient(server, "boss")
-        _ = try await MessageRepository(client: boss).sendMessage(channelId: "news", text: "hello", mentionedUserIds: [])
+        _ = try await MessageRepository(client: boss).sendMessage(
+            channelId: "news", text: "hello", mentionedUserIds: [])
         let bob = try await connectedClient(server, "bob")
         let error = await thrownChatError {
-            _ = try await MessageRepository(client: bob).sendMessage(channelId: "news", text: "hi", mentionedUserIds: [])
+            _ = try await MessageRepository(client: bob).sendMessage(
+                channelId: "news", text: "hi", mentionedUserIds: [])
         }
         guard case .forbidden = error else {
-            Issue.record("a member sending to a broadcast channel: expected forbidden, got \(String(describing: error))")
+            Issue.record(
+                "a member sending to a broadcast channel: expected forbidden, got \(String(describing: error))")
             return
         }
 

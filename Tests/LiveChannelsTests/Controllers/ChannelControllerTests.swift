@@ -157,7 +157,9 @@ import Testing
         try await fixture.server.registerUser(id: "boss", displayName: "Boss", isAdmin: true)
         let boss = try await fixture.client("boss")
         try await ChannelModeration(client: boss, channelId: "ops").addRole("vip", userIds: ["bob"])
-        await spy.until { spy.memberEvents.contains { if case .updated(let m) = $0 { m.userId == "bob" } else { false } } }
+        await spy.until {
+            spy.memberEvents.contains { if case .updated(let m) = $0 { m.userId == "bob" } else { false } }
+        }
 
         // A controller's own removal and addition (bob moderates "ops") reach its delegate too.
         let bobs = bob.channelController(for: "ops")
@@ -173,7 +175,9 @@ import Testing
             bobs.addMembers(userIds: ["carol"]) { continuation.resume(returning: $0) }
         }
         #expect(added == nil)
-        await bobSpy.until { bobSpy.memberEvents.contains { if case .added(let m) = $0 { m.userId == "carol" } else { false } } }
+        await bobSpy.until {
+            bobSpy.memberEvents.contains { if case .added(let m) = $0 { m.userId == "carol" } else { false } }
+        }
         await spy.until { spy.memberEvents.contains(.removed(userId: "carol")) }
     }
 
@@ -194,7 +198,8 @@ import Testing
 
     @Test func leavingALiveChannelRemovesIt() async throws {
         let (alice, _) = try await scene()
-        try await fixture.server.createChannel(type: .live, channelId: "stage", displayName: "Stage", userIds: ["alice"])
+        try await fixture.server.createChannel(
+            type: .live, channelId: "stage", displayName: "Stage", userIds: ["alice"])
         let controller = alice.channelController(for: "stage")
         let spy = ControllerSpy()
         controller.delegate = spy
@@ -227,7 +232,8 @@ import Testing
 
     @Test func directMessageIsCreatedOnceThenOpened() async throws {
         let (alice, bob) = try await scene()
-        let first = try alice.channelController(createDirectMessageChannelWith: ["bob"], name: nil, imageURL: nil, extraData: [:])
+        let first = try alice.channelController(
+            createDirectMessageChannelWith: ["bob"], name: nil, imageURL: nil, extraData: [:])
         #expect(first.channelId == nil && first.state == .initialized)
         #expect(fixture.server.members(channelId: "ops").count == 2)
         let error: (any Error)? = await withCheckedContinuation { continuation in
@@ -240,10 +246,12 @@ import Testing
 
         // The same member set, from either side, opens the same conversation.
         let again = try alice.channelController(
-            createDirectMessageChannelWith: ["bob", "alice"], name: "Hi", imageURL: URL(string: "https://x/y.png"), extraData: ["k": "v"])
+            createDirectMessageChannelWith: ["bob", "alice"], name: "Hi", imageURL: URL(string: "https://x/y.png"),
+            extraData: ["k": "v"])
         try await again.synchronize()
         #expect(again.channelId == id)
-        let bobs = try bob.channelController(createDirectMessageChannelWith: ["alice"], name: nil, imageURL: nil, extraData: [:])
+        let bobs = try bob.channelController(
+            createDirectMessageChannelWith: ["alice"], name: nil, imageURL: nil, extraData: [:])
         try await bobs.synchronize()
         #expect(bobs.channelId == id)
 
@@ -254,9 +262,11 @@ import Testing
         await spy.until { first.messages.first?.text == "hey alice" }
 
         #expect(throws: ChatError.self) {
-            try alice.channelController(createDirectMessageChannelWith: ["alice"], name: nil, imageURL: nil, extraData: [:])
+            try alice.channelController(
+                createDirectMessageChannelWith: ["alice"], name: nil, imageURL: nil, extraData: [:])
         }
-        let unknown = try alice.channelController(createDirectMessageChannelWith: ["ghost"], name: nil, imageURL: nil, extraData: [:])
+        let unknown = try alice.channelController(
+            createDirectMessageChannelWith: ["ghost"], name: nil, imageURL: nil, extraData: [:])
         await #expect(throws: ChatError.self) { try await unknown.synchronize() }
         guard case .remoteDataFetchFailed = unknown.state else {
             Issue.record("state \(unknown.state)")

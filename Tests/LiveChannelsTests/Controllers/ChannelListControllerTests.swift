@@ -11,7 +11,8 @@ import Testing
     @Test func loadsNothingBeforeSynchronizeThenLocalThenRemote() async throws {
         let alice = try await fixture.client("alice")
         try await fixture.server.createChannel(type: .community, channelId: "a", displayName: "A", userIds: ["alice"])
-        let controller = alice.channelListController(query: ChannelListQuery(filter: .containMembers(userIds: ["alice"])))
+        let controller = alice.channelListController(
+            query: ChannelListQuery(filter: .containMembers(userIds: ["alice"])))
         let spy = ControllerSpy()
         controller.delegate = spy
         #expect(controller.state == .initialized)
@@ -31,8 +32,9 @@ import Testing
     @Test func anotherUsersActionsArriveLiveAsListChanges() async throws {
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
-        let controller = alice.channelListController(query: ChannelListQuery(
-            filter: .containMembers(userIds: ["alice"]), sort: [Sorting(key: .channelId, isAscending: true)]))
+        let controller = alice.channelListController(
+            query: ChannelListQuery(
+                filter: .containMembers(userIds: ["alice"]), sort: [Sorting(key: .channelId, isAscending: true)]))
         let spy = ControllerSpy()
         controller.delegate = spy
         try await controller.synchronize()
@@ -72,7 +74,8 @@ import Testing
             try await fixture.server.createChannel(type: .community, channelId: id, displayName: id, userIds: ["alice"])
         }
         let controller = alice.channelListController(
-            query: ChannelListQuery(filter: .containMembers(userIds: ["alice"]), sort: [Sorting(key: .channelId, isAscending: true)]),
+            query: ChannelListQuery(
+                filter: .containMembers(userIds: ["alice"]), sort: [Sorting(key: .channelId, isAscending: true)]),
             filter: { $0.displayName?.hasPrefix("x") == true })
         let spy = ControllerSpy()
         controller.delegate = spy
@@ -100,8 +103,10 @@ import Testing
             try await fixture.server.createChannel(
                 type: .community, channelId: "c\(index)", displayName: nil, userIds: ["alice"])
         }
-        let controller = alice.channelListController(query: ChannelListQuery(
-            filter: .containMembers(userIds: ["alice"]), sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 2))
+        let controller = alice.channelListController(
+            query: ChannelListQuery(
+                filter: .containMembers(userIds: ["alice"]), sort: [Sorting(key: .channelId, isAscending: true)],
+                pageSize: 2))
         let spy = ControllerSpy()
         controller.delegate = spy
         try await controller.loadNextChannels(limit: 3)  // before synchronize: the first page, of 3
@@ -122,7 +127,8 @@ import Testing
     @Test func aFailedLoadIsReportedAsState() async throws {
         let alice = try await fixture.client("alice")
         fixture.server.faults.failNext(1, userId: "alice", deviceId: "phone")
-        let controller = alice.channelListController(query: ChannelListQuery(filter: .containMembers(userIds: ["alice"])))
+        let controller = alice.channelListController(
+            query: ChannelListQuery(filter: .containMembers(userIds: ["alice"])))
         let spy = ControllerSpy()
         controller.delegate = spy
         let error: (any Error)? = await withCheckedContinuation { continuation in

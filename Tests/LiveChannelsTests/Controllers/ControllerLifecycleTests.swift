@@ -86,13 +86,16 @@ import Testing
 @Suite struct ControllerLayeringTests {
     @Test func noControllerReachesTheCachesOrTheSyncEngine() throws {
         let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let folder = root.appendingPathComponent("Sources/LiveChannels/Controllers")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
         #expect(files.count >= 10)
         for file in files {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            for forbidden in ["client.sync", "sync.", "LiveQuery.", "EntityCache", "liveChannel(", "channel(answering:"] {
+            for forbidden in [
+                "client.sync", "sync.", "LiveQuery.", "EntityCache", "liveChannel(", "channel(answering:",
+            ] {
                 #expect(!text.contains(forbidden), "\(file) uses \(forbidden)")
             }
         }

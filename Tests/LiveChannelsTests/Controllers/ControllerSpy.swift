@@ -42,7 +42,9 @@ final class ControllerSpy:
         for waiter in ready { waiter.continuation.resume() }
     }
 
-    private func check<Item: Equatable>(_ changes: [ListChange<Item>], from old: inout [Item], to new: [Item], _ name: String) {
+    private func check<Item: Equatable>(
+        _ changes: [ListChange<Item>], from old: inout [Item], to new: [Item], _ name: String
+    ) {
         if ListChange.applying(changes, to: old) != new { inconsistencies.append("\(name): \(changes)") }
         old = new
     }
@@ -64,12 +66,14 @@ final class ControllerSpy:
         recorded()
     }
 
-    func channelController(_ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>) {
+    func channelController(_ channelController: ChatChannelController, didUpdateChannel channel: EntityChange<Channel>)
+    {
         channelEntityChanges.append(channel)
         recorded()
     }
 
-    func channelController(_ channelController: ChatChannelController, didUpdateMessages changes: [ListChange<Message>]) {
+    func channelController(_ channelController: ChatChannelController, didUpdateMessages changes: [ListChange<Message>])
+    {
         check(changes, from: &messages, to: channelController.messages, "messages")
         messageChanges.append(changes)
         recorded()
@@ -93,7 +97,9 @@ final class ControllerSpy:
         recorded()
     }
 
-    func memberController(_ controller: ChatChannelMemberController, didUpdateMember change: EntityChange<ChannelMember>) {
+    func memberController(
+        _ controller: ChatChannelMemberController, didUpdateMember change: EntityChange<ChannelMember>
+    ) {
         memberEntityChanges.append(change)
         recorded()
     }

@@ -36,7 +36,11 @@ import Testing
         let changes = ListChange.changes(
             from: CollectionChange(from: [Item](ids: [1, 2]), to: [Item](ids: [2, 3])), old: [Item](ids: [1, 2]),
             new: [Item](ids: [2, 3]), isIncluded: { _ in true }, newestFirst: false)
-        #expect(changes == [.remove(Item(id: 1), index: IndexPath(indexes: [0, 0])), .insert(Item(id: 3), index: IndexPath(indexes: [0, 1]))])
+        #expect(
+            changes == [
+                .remove(Item(id: 1), index: IndexPath(indexes: [0, 0])),
+                .insert(Item(id: 3), index: IndexPath(indexes: [0, 1])),
+            ])
         #expect(changes.map(\.indexPath) == [IndexPath(indexes: [0, 0]), IndexPath(indexes: [0, 1])])
         #expect(changes.map(\.item.id) == [1, 3])
     }

@@ -14,7 +14,8 @@ import Testing
         }
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
-        try await fixture.server.createChannel(type: .community, channelId: "ops", displayName: "Ops", userIds: ["alice", "bob"])
+        try await fixture.server.createChannel(
+            type: .community, channelId: "ops", displayName: "Ops", userIds: ["alice", "bob"])
         return (alice, bob)
     }
 

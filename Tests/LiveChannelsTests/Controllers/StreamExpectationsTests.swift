@@ -87,10 +87,14 @@ import Testing
             var unread: [Int] = []
             private var waiters: [CheckedContinuation<Void, Never>] = []
             func nextUnreadChange() async { await withCheckedContinuation { waiters.append($0) } }
-            func currentUserController(_ controller: CurrentChatUserController, didChangeCurrentUser change: EntityChange<User>) {
+            func currentUserController(
+                _ controller: CurrentChatUserController, didChangeCurrentUser change: EntityChange<User>
+            ) {
                 users.append(change)
             }
-            func currentUserController(_ controller: CurrentChatUserController, didChangeCurrentUserUnreadCount count: Int) {
+            func currentUserController(
+                _ controller: CurrentChatUserController, didChangeCurrentUserUnreadCount count: Int
+            ) {
                 unread.append(count)
                 let waiting = waiters
                 waiters.removeAll()

@@ -14,7 +14,8 @@ import Testing
     private func scene() async throws -> ChatClient {
         try await fixture.server.registerUser(id: "bob", displayName: "Bob")
         let alice = try await fixture.client("alice")
-        try await fixture.server.createChannel(type: .community, channelId: "ops", displayName: "Ops", userIds: ["alice", "bob"])
+        try await fixture.server.createChannel(
+            type: .community, channelId: "ops", displayName: "Ops", userIds: ["alice", "bob"])
         try await fixture.server.sendMessage(as: "bob", channelId: "ops", text: "hello")
         await alice.synchronize()
         return alice
@@ -41,8 +42,10 @@ import Testing
 
     @Test func theChannelListControllerLoadsOnTheSecondSynchronize() async throws {
         let alice = try await scene()
-        let controller = alice.channelListController(query: ChannelListQuery(filter: .containMembers(userIds: ["alice"])))
-        try await failThenRetry({ try await controller.synchronize() }, loaded: { controller.channels.map(\.channelId) == ["ops"] })
+        let controller = alice.channelListController(
+            query: ChannelListQuery(filter: .containMembers(userIds: ["alice"])))
+        try await failThenRetry(
+            { try await controller.synchronize() }, loaded: { controller.channels.map(\.channelId) == ["ops"] })
         #expect(controller.state == .remoteDataFetched)
     }
 
@@ -112,14 +115,18 @@ import Testing
         }
         fixture.server.faults.failNextConnects(2, userId: "alice")
         #expect(fixture.server.faults.dropConnection(userId: "alice", deviceId: "phone"))
-        await until(alice.connectionState) { state in seen.withLock { $0.contains { $0.1 } } && state.snapshot == .connected }
+        await until(alice.connectionState) { state in
+            seen.withLock { $0.contains { $0.1 } } && state.snapshot == .connected
+        }
         #expect(alice.connectionState.error == nil, "\(seen.withLock { $0 })")
         #expect(seen.withLock { $0.last?.0 == .connected && $0.last?.1 == false })
         token.invalidate()
     }
 
     /// Returns once `object`'s state satisfies `condition`, checked at every delivery (no clock).
-    private func until<Value>(_ object: LiveObject<Value>, _ condition: @escaping @Sendable (LiveObject<Value>) -> Bool) async {
+    private func until<Value>(_ object: LiveObject<Value>, _ condition: @escaping @Sendable (LiveObject<Value>) -> Bool)
+        async
+    {
         let waiter = Mutex<CheckedContinuation<Void, Never>?>(nil)
         let tokens = Mutex<[NotificationToken]>([])
         await withCheckedContinuation { continuation in

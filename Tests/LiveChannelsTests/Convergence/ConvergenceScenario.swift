@@ -101,8 +101,10 @@ final class ConvergenceScenario {
         deepPaging = Int.random(in: 0..<6, using: &variations) == 0
         restarts = door == .embedded && Int.random(in: 0..<6, using: &variations) == 0
         tinyRetention = Int.random(in: 0..<4, using: &variations) == 0
-        messageRetention = tinyRetention ? Int.random(in: 0...5, using: &variations) : SyncEngine.defaultMessageRetention
-        var configuration = ServerConfiguration(eventLogCapacity: smallLog ? 6 : 1_024, messagesPerChannel: tinyHistory ? 3 : 10_000)
+        messageRetention =
+            tinyRetention ? Int.random(in: 0...5, using: &variations) : SyncEngine.defaultMessageRetention
+        var configuration = ServerConfiguration(
+            eventLogCapacity: smallLog ? 6 : 1_024, messagesPerChannel: tinyHistory ? 3 : 10_000)
         configuration.typingExpiry = 5
         server = ChatServer(clock: clock, configuration: configuration)
         if smallLog { log.append("server keeps only 6 events per device (reconnects resync)") }
@@ -126,7 +128,8 @@ final class ConvergenceScenario {
             return ChatClient(transport: transport, reconnectPolicy: .immediate, messageRetention: messageRetention)
         }
         return ChatClient(
-            transport: transport, persistence: .sqlite(files.file("\(userId)-\(deviceId).sqlite")), reconnectPolicy: .immediate,
+            transport: transport, persistence: .sqlite(files.file("\(userId)-\(deviceId).sqlite")),
+            reconnectPolicy: .immediate,
             messageRetention: messageRetention)
     }
 
@@ -441,7 +444,8 @@ final class ConvergenceScenario {
             let metadata = displayName == nil || Bool.random(using: &random) ? metadata() : nil
             let asHandle = Bool.random(using: &random)
             log.append(
-                "\(device.name) updates \(id): name \(displayName ?? "-"), metadata \(metadata.map { "\($0)" } ?? "-")\(asHandle ? " (handle)" : "")")
+                "\(device.name) updates \(id): name \(displayName ?? "-"), metadata \(metadata.map { "\($0)" } ?? "-")\(asHandle ? " (handle)" : "")"
+            )
             spawn {
                 let updater = ChannelUpdateBuilder(channelId: id, client: client)
                 if let displayName { updater.setDisplayName(displayName) }
@@ -587,8 +591,13 @@ final class ConvergenceScenario {
         await device.client.close()
         let old = device.snapshotOfHandles()
         device.replaceClient(makeClient(device.userId, device.deviceId))
-        for open in old.lists { device.lists.append(.init(name: open.name, query: open.query, list: device.channels.getChannels(query: open.query))) }
-        for open in old.objects { device.objects.append(.init(channelId: open.channelId, object: device.channels.getChannel(open.channelId))) }
+        for open in old.lists {
+            device.lists.append(
+                .init(name: open.name, query: open.query, list: device.channels.getChannels(query: open.query)))
+        }
+        for open in old.objects {
+            device.objects.append(.init(channelId: open.channelId, object: device.channels.getChannel(open.channelId)))
+        }
         for open in old.memberLists {
             let participation = ChannelParticipation(client: device.client, channelId: open.channelId)
             device.memberLists.append(
@@ -684,7 +693,10 @@ final class ConvergenceScenario {
         }
         for total in device.totals where !(await Settling.idle(total)) { stuck.append("total unread") }
         let state = String(describing: device.client.connectionState.snapshot)
-        return stuck.map { .init(category: "stuck", detail: "\(device.name): \($0) still .loading after healing (connection: \(state))") }
+        return stuck.map {
+            .init(
+                category: "stuck", detail: "\(device.name): \($0) still .loading after healing (connection: \(state))")
+        }
     }
 
     // MARK: Comparing
@@ -721,7 +733,9 @@ final class ConvergenceScenario {
                 for channel in loaded.items {
                     let now = server.channel(channel.channelId, as: device.userId).map(ChannelView.init)
                     if now != ChannelView(channel) {
-                        log.append("oracle of \(device.userId) loaded \(ChannelView(channel)) for '\(open.name)'; server \(now.map { "\($0)" } ?? "invisible")")
+                        log.append(
+                            "oracle of \(device.userId) loaded \(ChannelView(channel)) for '\(open.name)'; server \(now.map { "\($0)" } ?? "invisible")"
+                        )
                     }
                 }
             }
@@ -842,18 +856,21 @@ final class ConvergenceScenario {
             // a stale client from a query that missed a channel.
             // Also, for an item that differs from the oracle's, the server's view now and the
             // device's own objects of that channel: tells a stale client from a stale query.
-            let expectedById = Dictionary(expected.items.map { ($0.channelId, ChannelView($0)) }, uniquingKeysWith: { a, _ in a })
+            let expectedById = Dictionary(
+                expected.items.map { ($0.channelId, ChannelView($0)) }, uniquingKeysWith: { a, _ in a })
             let extra = live.filter { expectedById[$0.channelId] != ChannelView($0) }.map { channel in
                 let objects = device.objects.filter { $0.channelId == channel.channelId }
                     .map { $0.object.snapshot.map { "\(ChannelView($0))" } ?? "nil" }
-                return "\(channel.channelId): server \(server.channel(channel.channelId, as: device.userId).map { "\(ChannelView($0))" } ?? "invisible")"
+                return
+                    "\(channel.channelId): server \(server.channel(channel.channelId, as: device.userId).map { "\(ChannelView($0))" } ?? "invisible")"
                     + (expectedById[channel.channelId] == nil ? "" : " (in the oracle's list, differing)")
                     + (objects.isEmpty ? "" : "; the device's objects: \(objects)")
             }
             found.append(
                 .init(
                     category: "list",
-                    detail: "\(prefix): \(difference)" + (extra.isEmpty ? "" : "\n      unlike the oracle's list: \(extra)")))
+                    detail: "\(prefix): \(difference)"
+                        + (extra.isEmpty ? "" : "\n      unlike the oracle's list: \(extra)")))
         }
         for channel in live where !channel.isDeleted {
             let unread = server.unreadCount(userId: device.userId, channelId: channel.channelId)

@@ -31,11 +31,17 @@ import Testing
 
         let channels = ChannelRepository(client: alice).getChannels()
         let cases: [(PreparedChannelQuery, Set<String>)] = [
-            (channels.byTypes(with: ByTypesChannelQueryBuilder(types: [.standard, .private])), ["standard", "private"]),
+            (
+                channels.byTypes(with: ByTypesChannelQueryBuilder(types: [.standard, .private])),
+                ["standard", "private"]
+            ),
             (channels.standardType(with: StandardChannelQueryBuilder()), ["standard"]),
             (channels.privateType(with: PrivateChannelQueryBuilder()), ["private"]),
             (channels.broadcast(with: BroadcastChannelQueryBuilder()), ["broadcast"]),
-            (channels.conversation(with: ConversationChannelQueryBuilder(includingTags: nil, excludingTags: nil)), [dm.channelId]),
+            (
+                channels.conversation(with: ConversationChannelQueryBuilder(includingTags: nil, excludingTags: nil)),
+                [dm.channelId]
+            ),
             (channels.liveType(with: LiveChannelQueryBuilder()), ["live"]),
             (channels.communityType(with: CommunityChannelQueryBuilder(filter: .userIsMember)), ["community"]),
         ]
@@ -53,7 +59,8 @@ import Testing
         try await makeCommunity("c", by: alice, tags: ["green"])
         try await fixture.server.deleteChannel("c")
         let channels = ChannelRepository(client: alice).getChannels()
-        let red = await channels.communityType(with: CommunityChannelQueryBuilder(includingTags: ["red"])).query().loaded()
+        let red = await channels.communityType(with: CommunityChannelQueryBuilder(includingTags: ["red"])).query()
+            .loaded()
         #expect(Set(red.snapshots.map(\.channelId)) == ["a", "b"])
         let notBlue = await channels.communityType(
             with: CommunityChannelQueryBuilder(includingTags: ["red"], excludingTags: ["blue"])
@@ -61,7 +68,8 @@ import Testing
         #expect(notBlue.snapshots.map(\.channelId) == ["a"])
         let all = await channels.communityType(with: CommunityChannelQueryBuilder()).query().loaded()
         #expect(Set(all.snapshots.map(\.channelId)) == ["a", "b"])
-        let withDeleted = await channels.communityType(with: CommunityChannelQueryBuilder(includeDeleted: true)).query().loaded()
+        let withDeleted = await channels.communityType(with: CommunityChannelQueryBuilder(includeDeleted: true)).query()
+            .loaded()
         #expect(Set(withDeleted.snapshots.map(\.channelId)) == ["a", "b", "c"])
     }
 
@@ -70,8 +78,12 @@ import Testing
         let bob = try await fixture.client("bob")
         try await makeCommunity("club", by: alice)
         let repository = ChannelRepository(client: bob)
-        let mine = await repository.getChannels().communityType(with: CommunityChannelQueryBuilder(filter: .userIsMember)).query().loaded()
-        let others = await repository.getChannels().communityType(with: CommunityChannelQueryBuilder(filter: .userIsNotMember)).query().loaded()
+        let mine = await repository.getChannels().communityType(
+            with: CommunityChannelQueryBuilder(filter: .userIsMember)
+        ).query().loaded()
+        let others = await repository.getChannels().communityType(
+            with: CommunityChannelQueryBuilder(filter: .userIsNotMember)
+        ).query().loaded()
         #expect(mine.snapshots.isEmpty)
         #expect(others.snapshots.map(\.channelId) == ["club"])
 
@@ -103,7 +115,8 @@ import Testing
     @Test func channelsCreatedByOthersAutoLink() async throws {
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
-        let query = ChannelListQuery(filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
+        let query = ChannelListQuery(
+            filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
         let list = await ChannelRepository(client: bob).getChannels(query: query).loaded()
         #expect(list.snapshots.isEmpty)
         try await makeCommunity("with-bob", by: alice, members: ["bob"])
@@ -149,7 +162,8 @@ import Testing
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
         let list = await ChannelRepository(client: bob).getChannels(
-            query: ChannelListQuery(filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
+            query: ChannelListQuery(
+                filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
         ).loaded()
         try await makeCommunity("before", by: alice, members: ["bob"])
         #expect(fixture.server.faults.dropConnection(userId: "bob", deviceId: "phone"))
@@ -169,7 +183,8 @@ import Testing
         try await makeCommunity("first", by: alice, members: ["bob"])
         let repository = ChannelRepository(client: bob)
         let list = await repository.getChannels(
-            query: ChannelListQuery(filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
+            query: ChannelListQuery(
+                filter: .containMembers(userIds: ["bob"]), sort: [Sorting(key: .createdAt, isAscending: true)])
         ).loaded()
         let first = await repository.getChannel("first").loaded()
         await bob.disconnect()

@@ -31,7 +31,9 @@ import Testing
 
     /// Applies an event, checking the returned change.
     @discardableResult
-    static func apply<Spec: LiveQuerySpec>(_ entity: Spec.Entity, to state: inout LiveQueryState<Spec>) -> CollectionChange? {
+    static func apply<Spec: LiveQuerySpec>(_ entity: Spec.Entity, to state: inout LiveQueryState<Spec>)
+        -> CollectionChange?
+    {
         let before = state.items
         let change = state.apply(entity)
         check(change, from: before, to: state.items)
@@ -39,7 +41,9 @@ import Testing
         return change
     }
 
-    static func check<Element: Identifiable & Equatable>(_ change: CollectionChange?, from before: [Element], to after: [Element]) {
+    static func check<Element: Identifiable & Equatable>(
+        _ change: CollectionChange?, from before: [Element], to after: [Element]
+    ) {
         if let change {
             #expect(change.applying(to: before, new: after) == after)
         } else {
@@ -76,7 +80,8 @@ import Testing
         #expect(
             Self.apply(Self.channel(1, messageAt: 30), to: &state)
                 == CollectionChange(moves: [.init(from: 1, to: 0, isModified: true)]))
-        #expect(Self.apply(Self.channel(1, messageAt: 30, member: false), to: &state) == CollectionChange(deletions: [0]))
+        #expect(
+            Self.apply(Self.channel(1, messageAt: 30, member: false), to: &state) == CollectionChange(deletions: [0]))
         #expect(Self.apply(Self.channel(2, messageAt: 20), to: &state) == nil)
         #expect(state.items.map(\.channelId) == ["c002"])
     }
@@ -88,12 +93,18 @@ import Testing
         #expect(Self.apply(Self.channel(1, messageAt: 1, type: .live), to: &state) == CollectionChange(insertions: [0]))
         // Leaving a live channel makes it invisible: it leaves even a list that does not filter
         // on membership.
-        #expect(Self.apply(Self.channel(1, messageAt: 1, type: .live, member: false), to: &state) == CollectionChange(deletions: [0]))
+        #expect(
+            Self.apply(Self.channel(1, messageAt: 1, type: .live, member: false), to: &state)
+                == CollectionChange(deletions: [0]))
         #expect(Self.apply(Self.channel(2, messageAt: 1, type: .conversation, member: false), to: &state) == nil)
-        #expect(Self.apply(Self.channel(3, messageAt: 1, type: .community, member: false), to: &state) == CollectionChange(insertions: [0]))
+        #expect(
+            Self.apply(Self.channel(3, messageAt: 1, type: .community, member: false), to: &state)
+                == CollectionChange(insertions: [0]))
         var admin = LiveQueryState(spec: all, context: QueryContext(viewerId: "boss", isAdmin: true), pageSize: 5)
         Self.applyPage([], hasMore: false, to: &admin)
-        #expect(Self.apply(Self.channel(4, messageAt: 1, type: .live, member: false), to: &admin) == CollectionChange(insertions: [0]))
+        #expect(
+            Self.apply(Self.channel(4, messageAt: 1, type: .live, member: false), to: &admin)
+                == CollectionChange(insertions: [0]))
     }
 
     @Test func windowBoundsTheList() {
@@ -178,7 +189,8 @@ import Testing
     @Test func laterPagesOfALongListArePlacedIntoTheWindow() {
         let spec = ChannelListSpec(
             query: ChannelListQuery(
-                filter: .equal(.type, to: .community), sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 4))
+                filter: .equal(.type, to: .community), sort: [Sorting(key: .lastMessageAt, isAscending: false)],
+                pageSize: 4))
         for seed in UInt64(1)...20 {
             var generator = SeededGenerator(seed: seed)
             var state = Self.channelState(spec)
@@ -244,7 +256,9 @@ import Testing
         #expect(
             Self.apply(Self.member("b", joined: 2, roles: ["vip"]), to: &state)
                 == CollectionChange(modifications: [0], modificationsInNew: [0]))
-        #expect(Self.apply(Self.member("c", joined: 3, membership: .banned), to: &state) == CollectionChange(deletions: [1]))
+        #expect(
+            Self.apply(Self.member("c", joined: 3, membership: .banned), to: &state) == CollectionChange(deletions: [1])
+        )
         #expect(Self.apply(Self.member("zzz", joined: 9, membership: .none), to: &state) == nil)
         #expect(Self.apply(ChannelMember(channelId: "other", userId: "q"), to: &state) == nil)
         #expect(state.items.map(\.userId) == ["b", "a"])
@@ -271,8 +285,11 @@ import Testing
         #expect(Self.apply(Self.member("a", joined: 1), to: &muted) == CollectionChange(deletions: [1]))
         var banned = Self.memberState(MemberListQuery(channelId: "club", filter: .ban))
         Self.applyPage([], hasMore: false, to: &banned)
-        #expect(Self.apply(Self.member("b", joined: 3, membership: .banned), to: &banned) == CollectionChange(insertions: [0]))
-        #expect(Self.apply(Self.member("b", joined: 3, membership: .none), to: &banned) == CollectionChange(deletions: [0]))
+        #expect(
+            Self.apply(Self.member("b", joined: 3, membership: .banned), to: &banned)
+                == CollectionChange(insertions: [0]))
+        #expect(
+            Self.apply(Self.member("b", joined: 3, membership: .none), to: &banned) == CollectionChange(deletions: [0]))
     }
 
     @Test func prefillShowsCachedMembersButStillAsksForTheFirstPage() {
@@ -305,9 +322,12 @@ import Testing
 
     @Test func newestPageThenOlderPagesThenNewMessages() {
         var state = Self.messageState()
-        #expect(Self.applyPage(Self.messages(5...7), hasMore: true, to: &state) == CollectionChange(insertions: [0, 1, 2]))
+        #expect(
+            Self.applyPage(Self.messages(5...7), hasMore: true, to: &state) == CollectionChange(insertions: [0, 1, 2]))
         #expect(state.hasMore)
-        #expect(state.beginPageLoad() == .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 5), limit: 3)))
+        #expect(
+            state.beginPageLoad()
+                == .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 5), limit: 3)))
         state.failPageLoad()
         #expect(Self.apply(Self.message(8), to: &state) == CollectionChange(insertions: [3]))
         Self.applyPage(Self.messages(2...4), hasMore: true, to: &state)
@@ -319,7 +339,9 @@ import Testing
     @Test func editsAndDeletionsAreModificationsInPlace() {
         var state = Self.messageState()
         Self.applyPage(Self.messages(1...3), hasMore: false, to: &state)
-        #expect(Self.apply(Self.message(2, "edited"), to: &state) == CollectionChange(modifications: [1], modificationsInNew: [1]))
+        #expect(
+            Self.apply(Self.message(2, "edited"), to: &state)
+                == CollectionChange(modifications: [1], modificationsInNew: [1]))
         #expect(Self.apply(Self.message(2, "edited"), to: &state) == nil)
         var deleted = Self.message(3, "")
         deleted.isDeleted = true
@@ -341,9 +363,13 @@ import Testing
         Self.applyPage(Self.messages(2...4), hasMore: true, to: &state)
         state.beginReload()
         Self.applyPage(Self.messages(6...8), hasMore: true, to: &state)
-        #expect(state.nextReloadRequest() == .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 6), limit: 3)))
+        #expect(
+            state.nextReloadRequest()
+                == .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 6), limit: 3)))
         Self.applyPage(Self.messages(3...5), hasMore: true, to: &state)
-        #expect(state.nextReloadRequest() == .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 3), limit: 3)))
+        #expect(
+            state.nextReloadRequest()
+                == .queryMessages(MessagePageQuery(channelId: "c", position: .before(sequence: 3), limit: 3)))
         Self.applyPage(Self.messages(1...2), hasMore: false, to: &state)
         #expect(state.nextReloadRequest() == nil)
         #expect(state.items.map(\.sequence) == Array(1...8))

@@ -19,7 +19,9 @@ import Testing
         var clients: [ChatClient] = []
         for user in users { clients.append(try await fixture.client(user)) }
         try await fixture.server.createChannel(type: .community, channelId: "c1", userIds: users)
-        for index in 0..<25 { try await fixture.server.sendMessage(as: users[index % 3], channelId: "c1", text: "seed \(index)") }
+        for index in 0..<25 {
+            try await fixture.server.sendMessage(as: users[index % 3], channelId: "c1", text: "seed \(index)")
+        }
 
         let failures = Recorder<String>()
         var lists: [LiveCollection<Message>] = []
@@ -28,16 +30,19 @@ import Testing
             let list = await MessageRepository(client: client).getMessages(channelId: "c1", pageSize: 7).loaded()
             let previous = Recorder<[Message]>()
             previous.append(list.snapshots)
-            tokens.append(list.observe(on: .synchronous) { collection, change, _ in
-                let after = collection.snapshots
-                if let change, let before = previous.last {
-                    if !change.isValid(oldCount: before.count, newCount: after.count)
-                        || change.applying(to: before, new: after) != after {
-                        failures.append("seed \(seed): \(change) does not lead from \(before.count) to \(after.count)")
+            tokens.append(
+                list.observe(on: .synchronous) { collection, change, _ in
+                    let after = collection.snapshots
+                    if let change, let before = previous.last {
+                        if !change.isValid(oldCount: before.count, newCount: after.count)
+                            || change.applying(to: before, new: after) != after
+                        {
+                            failures.append(
+                                "seed \(seed): \(change) does not lead from \(before.count) to \(after.count)")
+                        }
                     }
-                }
-                previous.append(after)
-            })
+                    previous.append(after)
+                })
             lists.append(list)
         }
         defer { tokens.forEach { $0.invalidate() } }
@@ -53,7 +58,8 @@ import Testing
             case 5..<7:
                 let target = existing.randomElement(using: &generator)!
                 _ = try? await repository.editMessage(
-                    channelId: "c1", messageId: target.messageId, text: "edit \(Int.random(in: 0..<100, using: &generator))")
+                    channelId: "c1", messageId: target.messageId,
+                    text: "edit \(Int.random(in: 0..<100, using: &generator))")
             case 7..<8:
                 let target = existing.randomElement(using: &generator)!
                 _ = try? await repository.deleteMessage(channelId: "c1", messageId: target.messageId)

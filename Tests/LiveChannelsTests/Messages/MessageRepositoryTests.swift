@@ -45,10 +45,14 @@ import Testing
         let alice = try await fixture.client("alice")
         let early = await MessageRepository(client: alice).getMessages(channelId: "later").loaded()
         #expect(early.dataStatus == .error)
-        #expect(early.error.map { "\($0)" }?.contains("not found") == true || (early.error as? ChatError).map { if case .notFound = $0 { true } else { false } } == true)
+        #expect(
+            early.error.map { "\($0)" }?.contains("not found") == true
+                || (early.error as? ChatError).map { if case .notFound = $0 { true } else { false } } == true)
         try await makeCommunity("later", by: alice, members: [])
-        _ = try await MessageRepository(client: alice).sendMessage(channelId: "later", text: "first", mentionedUserIds: [])
-        _ = try await MessageRepository(client: alice).sendMessage(channelId: "later", text: "second", mentionedUserIds: [])
+        _ = try await MessageRepository(client: alice).sendMessage(
+            channelId: "later", text: "first", mentionedUserIds: [])
+        _ = try await MessageRepository(client: alice).sendMessage(
+            channelId: "later", text: "second", mentionedUserIds: [])
         #expect(await eventually { early.snapshots.map(\.text) == ["first", "second"] && early.dataStatus == .fresh })
     }
 
@@ -76,10 +80,11 @@ import Testing
         await bob.synchronize()
         #expect(list.snapshots.map(\.isDeleted) == [false, true])
         #expect(list.snapshots[1].text.isEmpty)
-        #expect(changes.values == [
-            CollectionChange(modifications: [0], modificationsInNew: [0]),
-            CollectionChange(modifications: [1], modificationsInNew: [1]),
-        ])
+        #expect(
+            changes.values == [
+                CollectionChange(modifications: [0], modificationsInNew: [0]),
+                CollectionChange(modifications: [1], modificationsInNew: [1]),
+            ])
 
         // Bob may not edit or delete Alice's message; a deleted message cannot change again.
         await #expect(throws: ChatError.self) {
@@ -147,11 +152,13 @@ import Testing
         try await fixture.server.createChannel(type: .broadcast, channelId: "news", userIds: ["alice", "boss"])
         let list = await MessageRepository(client: alice).getMessages(channelId: "news").loaded()
         await #expect {
-            try await MessageRepository(client: alice).sendMessage(channelId: "news", text: "me too", mentionedUserIds: [])
+            try await MessageRepository(client: alice).sendMessage(
+                channelId: "news", text: "me too", mentionedUserIds: [])
         } throws: { error in
             if case ChatError.forbidden = error { true } else { false }
         }
-        let news = try await MessageRepository(client: boss).sendMessage(channelId: "news", text: "news", mentionedUserIds: [])
+        let news = try await MessageRepository(client: boss).sendMessage(
+            channelId: "news", text: "news", mentionedUserIds: [])
         await alice.synchronize()
         #expect(list.snapshots == [news])
     }

@@ -59,7 +59,9 @@ import Testing
     @Test func nonMembersCannotType() async throws {
         let alice = try await client("alice")
         try await server.createChannel(type: .community, channelId: "c1", userIds: ["bob"])
-        await #expect(throws: ChatError.self) { try await MessageRepository(client: alice).startTyping(channelId: "c1") }
+        await #expect(throws: ChatError.self) {
+            try await MessageRepository(client: alice).startTyping(channelId: "c1")
+        }
     }
 }
 

@@ -67,7 +67,8 @@ import Testing
         await bob.synchronize()
         #expect(muted.snapshots.isEmpty)
         try await send("back", in: "club", by: bob)
-        #expect(await chatError { try await moderation.muteMembers(["bob"], mutePeriod: -5) }?.cause == "invalidArgument")
+        #expect(
+            await chatError { try await moderation.muteMembers(["bob"], mutePeriod: -5) }?.cause == "invalidArgument")
     }
 
     @Test func channelMuteSilencesMembersButNotModerators() async throws {
@@ -115,9 +116,13 @@ import Testing
         #expect(!unlimited.isRateLimited)
         #expect(aliceChannel.snapshot?.isRateLimited == false)
         try await send("3", in: "club", by: bob)
-        #expect(await chatError { try await moderation.setRateLimit(period: 600, limit: 0, window: 60) }?.cause == "invalidArgument")
+        #expect(
+            await chatError { try await moderation.setRateLimit(period: 600, limit: 0, window: 60) }?.cause
+                == "invalidArgument")
         let bobModeration = ChannelModeration(client: bob, channelId: "club")
-        #expect(await chatError { try await bobModeration.setRateLimit(period: 60, limit: 1, window: 1) }?.cause == "forbidden")
+        #expect(
+            await chatError { try await bobModeration.setRateLimit(period: 60, limit: 1, window: 1) }?.cause
+                == "forbidden")
     }
 
     @Test func moderatorRoleGrantsModerationAndIsSeenLive() async throws {
@@ -129,7 +134,8 @@ import Testing
         let carolList = await ChannelParticipation(client: carol, channelId: "club").getMembers().loaded()
         #expect(await chatError { try await bobModeration.banMembers(["carol"]) }?.cause == "forbidden")
 
-        let records = try await ChannelModeration(client: alice, channelId: "club").addRole(ChannelRole.moderator, userIds: ["bob"])
+        let records = try await ChannelModeration(client: alice, channelId: "club").addRole(
+            ChannelRole.moderator, userIds: ["bob"])
         #expect(records.first?.roles == ["moderator"])
         await carol.synchronize()
         #expect(carolList.snapshots.first { $0.userId == "bob" }?.roles == ["moderator"])
@@ -137,7 +143,8 @@ import Testing
         try await bobModeration.muteMembers(["carol"], mutePeriod: 60)
         try await bobModeration.unmuteMembers(["carol"])
 
-        try await ChannelModeration(client: alice, channelId: "club").removeRole(ChannelRole.moderator, userIds: ["bob"])
+        try await ChannelModeration(client: alice, channelId: "club").removeRole(
+            ChannelRole.moderator, userIds: ["bob"])
         await carol.synchronize()
         #expect(carolList.snapshots.first { $0.userId == "bob" }?.roles == [])
         #expect(await chatError { try await bobModeration.banMembers(["carol"]) }?.cause == "forbidden")

@@ -94,7 +94,8 @@ import Testing
         #expect(oldest.snapshots.map(\.userId) == newest.snapshots.reversed().map(\.userId))
         let joined = oldest.snapshots.map(\.joinedAt)
         #expect(joined == joined.sorted())
-        let server = try await alice.transport.send(.queryMembers(MemberListQuery(channelId: "club", sortBy: .lastCreated), after: nil))
+        let server = try await alice.transport.send(
+            .queryMembers(MemberListQuery(channelId: "club", sortBy: .lastCreated), after: nil))
         #expect(server.memberPageValue?.items.map(\.userId) == newest.snapshots.map(\.userId))
     }
 

@@ -27,7 +27,8 @@ import Testing
                 if !change.isValid(oldCount: before.count, newCount: after.count)
                     || change.applying(to: before, new: after) != after
                 {
-                    failures.append("\(name): \(change) does not lead from \(before.map(\.userId)) to \(after.map(\.userId))")
+                    failures.append(
+                        "\(name): \(change) does not lead from \(before.map(\.userId)) to \(after.map(\.userId))")
                 }
                 previous.append(after)
             }
@@ -51,7 +52,10 @@ import Testing
                 (observer, MemberListQuery(channelId: "club", filter: .all, sortBy: .lastCreated, pageSize: 100)),
                 (observer, MemberListQuery(channelId: "club", filter: .mute, pageSize: 100)),
                 (observer, MemberListQuery(channelId: "club", filter: .ban, sortBy: .lastCreated, pageSize: 100)),
-                (observer, MemberListQuery(channelId: "club", filter: .all, roles: ["vip", "moderator"], pageSize: 100)),
+                (
+                    observer,
+                    MemberListQuery(channelId: "club", filter: .all, roles: ["vip", "moderator"], pageSize: 100)
+                ),
             ]
         }
         var lists: [LiveCollection<ChannelMember>] = []
@@ -79,8 +83,11 @@ import Testing
             case 5: _ = try? await moderation.unbanMembers([user])
             case 6: _ = try? await moderation.muteMembers([user], mutePeriod: -1)
             case 7: _ = try? await moderation.unmuteMembers([user])
-            case 8: _ = try? await moderation.addRole(Bool.random(using: &generator) ? "vip" : "moderator", userIds: [user])
-            default: _ = try? await moderation.removeRole(Bool.random(using: &generator) ? "vip" : "moderator", userIds: [user])
+            case 8:
+                _ = try? await moderation.addRole(Bool.random(using: &generator) ? "vip" : "moderator", userIds: [user])
+            default:
+                _ = try? await moderation.removeRole(
+                    Bool.random(using: &generator) ? "vip" : "moderator", userIds: [user])
             }
             if step % 20 == 19 {
                 try await expectListsMatchServer(lists, queries, seed: seed, step: step)

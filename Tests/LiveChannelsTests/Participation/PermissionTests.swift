@@ -15,7 +15,9 @@ import Testing
 
     /// A fresh channel of `type` set up with the roles above; returns its id and the id of a
     /// message by someone other than the actors.
-    private func makeChannel(_ type: ChannelType, number: Int, clients: [String: ChatClient]) async throws -> (String, String) {
+    private func makeChannel(_ type: ChannelType, number: Int, clients: [String: ChatClient]) async throws -> (
+        String, String
+    ) {
         let id = "\(type.rawValue)-\(number)"
         switch type {
         case .conversation:
@@ -46,7 +48,8 @@ import Testing
         case .editChannel: .updateChannel(ChannelChanges(channelId: channelId, displayName: "renamed"))
         case .deleteChannel: .deleteChannel(channelId: channelId)
         case .sendMessage: .sendMessage(MessageDraft(channelId: channelId, text: "hello"))
-        case .editAnyMessage: .editMessage(messageId: messageId, draft: MessageDraft(channelId: channelId, text: "edited"))
+        case .editAnyMessage:
+            .editMessage(messageId: messageId, draft: MessageDraft(channelId: channelId, text: "edited"))
         case .deleteAnyMessage: .deleteMessage(channelId: channelId, messageId: messageId)
         case .addMember: .addMembers(channelId: channelId, userIds: ["frank"])
         case .removeMember: .removeMembers(channelId: channelId, userIds: ["eve"])
@@ -75,7 +78,10 @@ import Testing
                 let error = await chatError {
                     _ = try await client.transport.send(attempt(permission, in: channelId, messageId: messageId))
                 }
-                #expect(answer == (error == nil), "\(type) \(user) \(permission): answered \(answer), attempt \(error.map { "\($0)" } ?? "succeeded")")
+                #expect(
+                    answer == (error == nil),
+                    "\(type) \(user) \(permission): answered \(answer), attempt \(error.map { "\($0)" } ?? "succeeded")"
+                )
                 answers[user, default: [:]][permission] = answer
             }
         }
@@ -110,6 +116,8 @@ import Testing
             alice.hasPermission(.editChannel, forChannel: "nowhere") { continuation.resume(returning: $0) }
         }
         #expect(!missing)
-        #expect(await chatError { _ = try await alice.hasPermission(.sendMessage, forChannel: "nowhere") }?.cause == "notFound")
+        #expect(
+            await chatError { _ = try await alice.hasPermission(.sendMessage, forChannel: "nowhere") }?.cause
+                == "notFound")
     }
 }

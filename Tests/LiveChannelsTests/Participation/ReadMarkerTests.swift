@@ -90,7 +90,9 @@ private final class MemberSpy: ChatChannelMemberControllerDelegate {
         await withCheckedContinuation { waiters.append($0) }
     }
 
-    func memberController(_ controller: ChatChannelMemberController, didUpdateMember change: EntityChange<ChannelMember>) {
+    func memberController(
+        _ controller: ChatChannelMemberController, didUpdateMember change: EntityChange<ChannelMember>
+    ) {
         let waiting = waiters
         waiters.removeAll()
         for waiter in waiting { waiter.resume() }

@@ -20,7 +20,9 @@ import Testing
         var deviceId: String { inner.deviceId }
         var lastEventSequence: Int { inner.lastEventSequence }
         var events: AsyncStream<ConnectionEvent> { inner.events }
-        func connect(resumingAfter sequence: Int?) async throws -> ConnectResult { try await inner.connect(resumingAfter: sequence) }
+        func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
+            try await inner.connect(resumingAfter: sequence)
+        }
         func send(_ request: ChatRequest) async throws -> ResponseEnvelope {
             count.withLock { $0 += 1 }
             return try await inner.send(request)
@@ -47,7 +49,8 @@ import Testing
         await alice.sync.restoration.wait()
         await alice.sync.finishCurrentWork()
         #expect(channel.snapshot != nil && channel.dataStatus == .local, "\(channel.dataStatus)")
-        #expect(await eventually { list.snapshots.map(\.channelId) == ["a1", "a2"] }, "\(list.snapshots.map(\.channelId))")
+        #expect(
+            await eventually { list.snapshots.map(\.channelId) == ["a1", "a2"] }, "\(list.snapshots.map(\.channelId))")
         #expect(list.dataStatus == .local, "\(list.dataStatus)")
         #expect(transport.sent == 0, "a request went out before connect()")
 

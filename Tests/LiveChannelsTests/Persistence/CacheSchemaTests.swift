@@ -18,8 +18,10 @@ import SQLiteSupport
         var channel = Channel(channelId: "old", type: .community, displayName: "OLD", currentUserMembership: .member)
         channel.version = 3
         let value = try JSONEncoder().encode(channel)
-        try connection.statement("INSERT INTO channels(key, version, scope, ordinal, pinned, size, value) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-            .run(["old", 3, "", 0, 1, value.count, value])
+        try connection.statement(
+            "INSERT INTO channels(key, version, scope, ordinal, pinned, size, value) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+        )
+        .run(["old", 3, "", 0, 1, value.count, value])
         try connection.statement("INSERT INTO lists(key, kind, touched, keys) VALUES(?1, 'channels', 1, ?2)")
             .run(["joined", try JSONEncoder().encode(["old"])])
         try connection.execute("INSERT INTO meta(key, value) VALUES('sequence', 7)")

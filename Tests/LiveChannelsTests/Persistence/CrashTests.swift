@@ -5,9 +5,9 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A client killed with SIGKILL in the middle of writing leaves a file that opens and holds a
@@ -56,7 +56,8 @@ import Darwin
         #expect(await client.store?.integrityCheck() == "ok")
         for channel in channels {
             let sequences = await client.cachedMessages(in: channel.channelId).map(\.sequence)
-            let expected = channel.lastSequence == 0 ? [] : Array(max(1, channel.lastSequence - 199)...channel.lastSequence)
+            let expected =
+                channel.lastSequence == 0 ? [] : Array(max(1, channel.lastSequence - 199)...channel.lastSequence)
             #expect(sequences == expected, "\(channel.channelId): \(sequences) vs lastSequence \(channel.lastSequence)")
         }
         // (The event sequence the file resumes from may be 0: a kill before the writer's first

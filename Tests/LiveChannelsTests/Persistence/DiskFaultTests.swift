@@ -45,7 +45,9 @@ import Testing
         }
         let bytes = try Data(contentsOf: file)
         guard ReadOnlyFile.protect(file) else {
-            print("aReadOnlyFileIsReportedNamingItNotAsTheNetwork: this machine cannot make a file read-only for this user; not run")
+            print(
+                "aReadOnlyFileIsReportedNamingItNotAsTheNetwork: this machine cannot make a file read-only for this user; not run"
+            )
             return
         }
         defer { ReadOnlyFile.release(file) }
@@ -116,7 +118,8 @@ import Testing
         let store = try #require(client.store)
         await store.limitFileSize(toPages: await store.pageCount())
         for index in 1...40 {
-            try await server.sendMessage(as: "bob", channelId: "room", text: "\(index) " + String(repeating: "y", count: 2_000))
+            try await server.sendMessage(
+                as: "bob", channelId: "room", text: "\(index) " + String(repeating: "y", count: 2_000))
         }
         await client.synchronize()
         await client.close()
@@ -124,7 +127,8 @@ import Testing
         let reopened = server.persistentClient("alice", file: file)
         let channel = try #require(await reopened.cachedChannels().first { $0.channelId == "room" })
         let messages = await reopened.cachedMessages(in: "room")
-        #expect(channel.unreadCount == messages.count, "unread \(channel.unreadCount), \(messages.count) messages stored")
+        #expect(
+            channel.unreadCount == messages.count, "unread \(channel.unreadCount), \(messages.count) messages stored")
         #expect(channel.lastSequence == messages.last?.sequence)
         #expect(messages.count >= 5 && messages.count < 45)
         await reopened.close()

@@ -19,7 +19,9 @@ final class TemporaryDirectory: Sendable {
 
 extension ChatServer {
     /// A client of `userId` on `deviceId` caching in `file`, not connected.
-    func persistentClient(_ userId: String, deviceId: String = "phone", file: URL, limits: PersistenceLimits = PersistenceLimits())
+    func persistentClient(
+        _ userId: String, deviceId: String = "phone", file: URL, limits: PersistenceLimits = PersistenceLimits()
+    )
         -> ChatClient
     {
         ChatClient(

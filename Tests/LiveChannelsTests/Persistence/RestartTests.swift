@@ -12,7 +12,8 @@ import Testing
         let directory = TemporaryDirectory()
         let file = directory.file()
         let server = ChatServer()
-        let bob = ChatClient(transport: server.connection(userId: "bob", deviceId: "laptop"), reconnectPolicy: .immediate)
+        let bob = ChatClient(
+            transport: server.connection(userId: "bob", deviceId: "laptop"), reconnectPolicy: .immediate)
         try await bob.connect()
 
         // First run: Alice stores her channels, a message list and her unread state.

@@ -165,4 +165,3 @@ import Testing
         #expect(fixture.server.channel("owned")?.displayName == nil)
     }
 }
-

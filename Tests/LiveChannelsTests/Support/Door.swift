@@ -11,7 +11,8 @@ enum Door: String, CaseIterable, Sendable, CustomStringConvertible {
     case wire
 
     /// The door of `ChatFixture`s that do not name one: `LIVECHANNELS_DOOR`, or embedded.
-    static let current = ProcessInfo.processInfo.environment["LIVECHANNELS_DOOR"].flatMap(Door.init(rawValue:)) ?? .embedded
+    static let current =
+        ProcessInfo.processInfo.environment["LIVECHANNELS_DOOR"].flatMap(Door.init(rawValue:)) ?? .embedded
 
     var description: String { rawValue }
 

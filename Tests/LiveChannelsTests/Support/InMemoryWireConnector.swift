@@ -17,10 +17,12 @@ struct InMemoryWireConnector: WebSocketConnector {
     func connect(_ request: WebSocketRequest) async throws -> any WebSocketConnection {
         let connection = InMemoryWireConnection()
         let token = request.headers["Authorization"].map { String($0.dropFirst("Bearer ".count)) } ?? ""
-        let device = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?
+        let device =
+            URLComponents(url: request.url, resolvingAgainstBaseURL: false)?
             .queryItems?.first { $0.name == "device" }?.value ?? ChatServer.defaultDeviceId
         guard token.hasPrefix("dev:"), token.count > 4 else {
-            connection.deliver(.close(code: WireCloseCode.unauthorized.rawValue, reason: "the token is not a dev token"))
+            connection.deliver(
+                .close(code: WireCloseCode.unauthorized.rawValue, reason: "the token is not a dev token"))
             return connection
         }
         let session = WireSession(server: server, userId: String(token.dropFirst(4)), deviceId: device) {

@@ -18,18 +18,19 @@ import Testing
         for index in 0..<200 {
             let yields = Int.random(in: 0..<5, using: &generator)
             let fails = Int.random(in: 0..<7, using: &generator) == 0
-            tasks.append(sequence.submit {
-                let overlapping = running.withLock { running in
-                    running += 1
-                    return running
-                }
-                #expect(overlapping == 1, "seed \(seed): operation \(index) overlapped another")
-                for _ in 0..<yields { await Task.yield() }
-                log.withLock { $0.append(index) }
-                running.withLock { $0 -= 1 }
-                if fails { throw ChatError.unavailable("failed \(index)") }
-                return index * 2
-            })
+            tasks.append(
+                sequence.submit {
+                    let overlapping = running.withLock { running in
+                        running += 1
+                        return running
+                    }
+                    #expect(overlapping == 1, "seed \(seed): operation \(index) overlapped another")
+                    for _ in 0..<yields { await Task.yield() }
+                    log.withLock { $0.append(index) }
+                    running.withLock { $0 -= 1 }
+                    if fails { throw ChatError.unavailable("failed \(index)") }
+                    return index * 2
+                })
         }
         for (index, task) in tasks.enumerated() {
             switch await task.result {

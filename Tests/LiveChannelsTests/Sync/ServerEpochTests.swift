@@ -57,7 +57,8 @@ import Testing
     }
 
     private func say(_ text: String, by client: ChatClient) async throws {
-        _ = try await MessageRepository(client: client).sendMessage(channelId: "general", text: text, mentionedUserIds: [])
+        _ = try await MessageRepository(client: client).sendMessage(
+            channelId: "general", text: text, mentionedUserIds: [])
     }
 
     @Test func everyServerConnectionTellsItsEpochWhichStaysWithItsStore() async throws {
@@ -105,7 +106,8 @@ import Testing
         try await say("old from bob", by: bob)
         let aliceMessages = MessageRepository(client: alice).getMessages(channelId: "general")
         let bobMessages = MessageRepository(client: bob).getMessages(channelId: "general")
-        let bobChannels = ChannelRepository(client: bob).getChannels(query: ChannelListQuery(filter: .equal(.joined, to: true)))
+        let bobChannels = ChannelRepository(client: bob).getChannels(
+            query: ChannelListQuery(filter: .equal(.joined, to: true)))
         let bobGeneral = ChannelRepository(client: bob).getChannel("general")
         await bob.synchronize()
         #expect(await eventually { bobMessages.snapshots.count == 5 && aliceMessages.snapshots.count == 5 })
@@ -114,7 +116,10 @@ import Testing
         let server = await connector.restart()
         #expect(await reconnected(["alice", "bob"], [alice, bob], to: server))
         // The new history has no #general yet: nothing of the old one stays shown meanwhile.
-        #expect(await eventually { aliceMessages.snapshots.isEmpty && bobMessages.snapshots.isEmpty && bobChannels.snapshots.isEmpty })
+        #expect(
+            await eventually {
+                aliceMessages.snapshots.isEmpty && bobMessages.snapshots.isEmpty && bobChannels.snapshots.isEmpty
+            })
         try await createGeneral(by: alice, with: ["bob"])
         try await say("new", by: alice)
         try await say("new from bob", by: bob)
@@ -122,8 +127,11 @@ import Testing
         await bob.synchronize()
 
         let expected = ["new", "new from bob"]
-        #expect(await eventually { bobMessages.snapshots.map(\.text) == expected }, "\(bobMessages.snapshots.map(\.text))")
-        #expect(await eventually { aliceMessages.snapshots.map(\.text) == expected }, "\(aliceMessages.snapshots.map(\.text))")
+        #expect(
+            await eventually { bobMessages.snapshots.map(\.text) == expected }, "\(bobMessages.snapshots.map(\.text))")
+        #expect(
+            await eventually { aliceMessages.snapshots.map(\.text) == expected },
+            "\(aliceMessages.snapshots.map(\.text))")
         #expect(bobChannels.snapshots.map(\.channelId) == ["general"])
         #expect(bobGeneral.snapshot?.lastSequence == 2)
         #expect(bobGeneral.snapshot.map { $0.version < oldVersion } == true, "the new history's value, though older")
@@ -141,7 +149,8 @@ import Testing
         let alice = client("alice", connector)
         try await alice.connect()
         try await createGeneral(by: alice, with: [])
-        let channels = ChannelRepository(client: alice).getChannels(query: ChannelListQuery(filter: .equal(.joined, to: true)))
+        let channels = ChannelRepository(client: alice).getChannels(
+            query: ChannelListQuery(filter: .equal(.joined, to: true)))
         let general = ChannelRepository(client: alice).getChannel("general")
         #expect(await eventually { channels.snapshots.map(\.channelId) == ["general"] && general.snapshot != nil })
 

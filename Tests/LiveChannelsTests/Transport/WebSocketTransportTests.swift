@@ -40,7 +40,9 @@ import Testing
         func add() { value.withLock { $0 += 1 } }
     }
 
-    private func transport(_ user: String, tokens: Tokens, connector: (any WebSocketConnector)? = nil) -> WebSocketTransport {
+    private func transport(_ user: String, tokens: Tokens, connector: (any WebSocketConnector)? = nil)
+        -> WebSocketTransport
+    {
         WebSocketTransport(
             url: url, userId: user, deviceId: "phone", token: { tokens.next() },
             connector: connector ?? InMemoryWireConnector(server: server))
@@ -90,7 +92,9 @@ import Testing
         }
         #expect(names == Dictionary(uniqueKeysWithValues: (0..<20).map { ($0, "User \($0)") }))
         // A failure answers its own request and leaves the connection usable.
-        await #expect(throws: ChatError.notFound("channel 'nope'")) { try await alice.send(.getChannel(channelId: "nope")) }
+        await #expect(throws: ChatError.notFound("channel 'nope'")) {
+            try await alice.send(.getChannel(channelId: "nope"))
+        }
         #expect(try await alice.send(.getUser(userId: "alice")).userValue?.userId == "alice")
     }
 
@@ -147,7 +151,8 @@ import Testing
         let alice = try await fixture.client("alice")
         let bob = try await fixture.client("bob")
         try await server.createChannel(type: .community, channelId: "ops", userIds: ["alice", "bob"])
-        try await MessageRepository(client: alice).sendMessage(channelId: "ops", text: "hi bob", mentionedUserIds: ["bob"])
+        try await MessageRepository(client: alice).sendMessage(
+            channelId: "ops", text: "hi bob", mentionedUserIds: ["bob"])
         await bob.synchronize()
         #expect(ChannelRepository(client: bob).totalUnreadCount == 1)
         #expect(server.unreadCount(userId: "bob", channelId: "ops") == 1)

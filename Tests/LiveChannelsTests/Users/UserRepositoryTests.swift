@@ -76,9 +76,9 @@ import Testing
         }
         defer { token.invalidate() }
 
-        try await UserRepository(client: bob).updateCurrentUser(displayName: "Zed")   // leaves
-        try await fixture.server.registerUser(id: "carol", displayName: "Boa")        // renamed in place (console)
-        try await UserRepository(client: alice).updateCurrentUser(displayName: "böse") // enters
+        try await UserRepository(client: bob).updateCurrentUser(displayName: "Zed")  // leaves
+        try await fixture.server.registerUser(id: "carol", displayName: "Boa")  // renamed in place (console)
+        try await UserRepository(client: alice).updateCurrentUser(displayName: "böse")  // enters
         await alice.synchronize()
         _ = carol
         #expect(search.snapshots.map(\.displayName) == ["Boa", "böse"])

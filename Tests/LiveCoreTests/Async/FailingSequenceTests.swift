@@ -65,7 +65,9 @@ private struct Failure: Error {}
         var statuses: [DataStatus] = []
         for await update in source.collection.updates {
             statuses.append(update.dataStatus)
-            if statuses.count == 1 { source.publish(snapshots: [Item(id: 1)], dataStatus: .fresh, loadingStatus: .loaded) }
+            if statuses.count == 1 {
+                source.publish(snapshots: [Item(id: 1)], dataStatus: .fresh, loadingStatus: .loaded)
+            }
             if update.dataStatus == .fresh { break }
         }
         #expect(statuses == [.error, .fresh])

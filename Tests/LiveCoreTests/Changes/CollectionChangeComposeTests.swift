@@ -75,7 +75,10 @@ import Testing
     @Test func sparseChangesInALongListCompose() {
         for seed in UInt64(1)...200 {
             var generator = SeededGenerator(seed: seed)
-            var snapshots = [ChangeScenario.items(count: Int.random(in: 1_000...5_000, using: &generator), duplicateIds: false, using: &generator)]
+            var snapshots = [
+                ChangeScenario.items(
+                    count: Int.random(in: 1_000...5_000, using: &generator), duplicateIds: false, using: &generator)
+            ]
             var nextId = 100_000
             for _ in 0..<Int.random(in: 2...6, using: &generator) {
                 let rate = Double.random(in: 0...0.003, using: &generator)

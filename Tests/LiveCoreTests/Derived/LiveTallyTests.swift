@@ -28,7 +28,8 @@ import Testing
                 var generator = SeededGenerator(seed: seed &* 31 &+ UInt64(worker))
                 for _ in 0..<500 {
                     let key = worker * 1_000 + Int.random(in: 0..<50, using: &generator)
-                    tally.set(Bool.random(using: &generator) ? Int.random(in: 0..<10, using: &generator) : nil, for: key)
+                    tally.set(
+                        Bool.random(using: &generator) ? Int.random(in: 0..<10, using: &generator) : nil, for: key)
                 }
             }
             let resum = (0..<4_000).reduce(0) { $0 + (tally.value(for: $1) ?? 0) }

@@ -43,7 +43,8 @@ import Testing
     @Test func observeOnceCanBeCancelledBeforeItFires() {
         let source = LiveCollectionSource<Item>(loadingStatus: .loading)
         let seen = Recorder<Int>()
-        let token = source.collection.observeOnce(on: .synchronous) { collection, _, _ in seen.append(collection.count) }
+        let token = source.collection.observeOnce(on: .synchronous) { collection, _, _ in seen.append(collection.count)
+        }
         token.invalidate()
         source.publish(snapshots: [Item](ids: [1]), loadingStatus: .loaded)
         #expect(seen.values.isEmpty)

@@ -45,7 +45,8 @@ struct Generator: RandomNumberGenerator {
 }
 
 let channelCount = 100_000
-let windows = ProcessInfo.processInfo.environment["LIST_WINDOWS"].map { $0.split(separator: ",").compactMap { Int($0) } }
+let windows =
+    ProcessInfo.processInfo.environment["LIST_WINDOWS"].map { $0.split(separator: ",").compactMap { Int($0) } }
     ?? [20, 200, 2_000, 8_000, 100_000]
 
 func measure(window: Int) async throws -> (perUpdate: Double, baseline: Double, updates: Int) {
@@ -59,23 +60,27 @@ func measure(window: Int) async throws -> (perUpdate: Double, baseline: Double, 
         [
             String(format: "ch%06d", index).databaseValue, "community".databaseValue,
             "Channel \(Int.random(in: 0..<1_000_000, using: &generator))".databaseValue,
-            "tag\(Int.random(in: 0..<8, using: &generator))".databaseValue, Int.random(in: 1..<500, using: &generator).databaseValue,
+            "tag\(Int.random(in: 0..<8, using: &generator))".databaseValue,
+            Int.random(in: 1..<500, using: &generator).databaseValue,
             Double(index).databaseValue, Double.random(in: 0..<1_000_000, using: &generator).databaseValue,
-            Int.random(in: 0..<50, using: &generator).databaseValue, (Int.random(in: 0..<50, using: &generator) == 0 ? 1 : 0).databaseValue,
+            Int.random(in: 0..<50, using: &generator).databaseValue,
+            (Int.random(in: 0..<50, using: &generator) == 0 ? 1 : 0).databaseValue,
         ]
     }
     try await pool.write { db in
-        try db.execute(sql: """
-            CREATE TABLE channels(id TEXT PRIMARY KEY, type TEXT, display_name TEXT, tags TEXT, member_count INTEGER,
-                created_at REAL, last_message_at REAL, last_sequence INTEGER, membership INTEGER);
-            CREATE INDEX by_last_message ON channels(last_message_at DESC, id)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE channels(id TEXT PRIMARY KEY, type TEXT, display_name TEXT, tags TEXT, member_count INTEGER,
+                    created_at REAL, last_message_at REAL, last_sequence INTEGER, membership INTEGER);
+                CREATE INDEX by_last_message ON channels(last_message_at DESC, id)
+                """)
         let insert = try db.makeStatement(sql: "INSERT INTO channels VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)")
         for row in rows { try insert.execute(arguments: StatementArguments(row)) }
     }
     // The channels the window shows, to update (each moves to the top and stays listed).
     let listed = try await pool.read { db in
-        try String.fetchAll(db, sql: "SELECT id FROM channels ORDER BY last_message_at DESC, id LIMIT ?", arguments: [window])
+        try String.fetchAll(
+            db, sql: "SELECT id FROM channels ORDER BY last_message_at DESC, id LIMIT ?", arguments: [window])
     }
     // The observer's values, in order: the writer waits for the next one after each write.
     let (delivered, deliver) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .unbounded)
@@ -84,7 +89,9 @@ func measure(window: Int) async throws -> (perUpdate: Double, baseline: Double, 
     // (see README), and this baseline should be GRDB at its best.
     let observation = ValueObservation.tracking { db in
         try ChannelRow.fetchAll(
-            db, sql: "SELECT id, type, display_name, tags, member_count, created_at, last_message_at, last_sequence, membership FROM channels ORDER BY last_message_at DESC, id LIMIT ?",
+            db,
+            sql:
+                "SELECT id, type, display_name, tags, member_count, created_at, last_message_at, last_sequence, membership FROM channels ORDER BY last_message_at DESC, id LIMIT ?",
             arguments: [window])
     }
     let queue = DispatchQueue(label: "observer")
@@ -104,7 +111,9 @@ func measure(window: Int) async throws -> (perUpdate: Double, baseline: Double, 
         let id = listed[Int.random(in: 0..<listed.count, using: &generator)]
         let value = stamp
         try await pool.write { db in
-            try db.execute(sql: "UPDATE channels SET last_message_at = ?, last_sequence = last_sequence + 1 WHERE id = ?", arguments: [value, id])
+            try db.execute(
+                sql: "UPDATE channels SET last_message_at = ?, last_sequence = last_sequence + 1 WHERE id = ?",
+                arguments: [value, id])
         }
         _ = await values.next()
     }
@@ -118,10 +127,15 @@ func measure(window: Int) async throws -> (perUpdate: Double, baseline: Double, 
         let id = listed[Int.random(in: 0..<listed.count, using: &generator)]
         let value = stamp
         let count = try await pool.write { db in
-            try db.execute(sql: "UPDATE channels SET last_message_at = ?, last_sequence = last_sequence + 1 WHERE id = ?", arguments: [value, id])
+            try db.execute(
+                sql: "UPDATE channels SET last_message_at = ?, last_sequence = last_sequence + 1 WHERE id = ?",
+                arguments: [value, id])
             return try ChannelRow.fetchAll(
-                db, sql: "SELECT id, type, display_name, tags, member_count, created_at, last_message_at, last_sequence, membership FROM channels ORDER BY last_message_at DESC, id LIMIT ?",
-                arguments: [window]).count
+                db,
+                sql:
+                    "SELECT id, type, display_name, tags, member_count, created_at, last_message_at, last_sequence, membership FROM channels ORDER BY last_message_at DESC, id LIMIT ?",
+                arguments: [window]
+            ).count
         }
         precondition(count == window)
     }
@@ -132,7 +146,9 @@ func measure(window: Int) async throws -> (perUpdate: Double, baseline: Double, 
     return (seconds(elapsed) / Double(updates), seconds(plain) / Double(updates), updates)
 }
 
-print("## GRDB \(7) ValueObservation — one update at a time, the writer waiting for the observer, over \(channelCount / 1_000)k channels\n")
+print(
+    "## GRDB \(7) ValueObservation — one update at a time, the writer waiting for the observer, over \(channelCount / 1_000)k channels\n"
+)
 print("| window | updates | per update | baseline: the same write + fetch, no observation | observation's cost |")
 print("|---|---|---|---|---|")
 func format(_ seconds: Double) -> String {
@@ -140,5 +156,7 @@ func format(_ seconds: Double) -> String {
 }
 for window in windows {
     let result = try await measure(window: window)
-    print("| \(window) | \(result.updates) | \(format(result.perUpdate)) | \(format(result.baseline)) | \(String(format: "%.1f×", result.perUpdate / result.baseline)) |")
+    print(
+        "| \(window) | \(result.updates) | \(format(result.perUpdate)) | \(format(result.baseline)) | \(String(format: "%.1f×", result.perUpdate / result.baseline)) |"
+    )
 }

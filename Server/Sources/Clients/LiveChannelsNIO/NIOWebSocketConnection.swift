@@ -38,7 +38,9 @@ final class NIOWebSocketConnection: WebSocketConnection {
                 case .open: return .success(())
                 case .closed:
                     let error = openError.withLock { $0 }
-                    return .failure(ChatError.unavailable("cannot open a WebSocket to \(url): \(error.map { "\($0)" } ?? "closed")"))
+                    return .failure(
+                        ChatError.unavailable("cannot open a WebSocket to \(url): \(error.map { "\($0)" } ?? "closed")")
+                    )
                 }
             }
             if let ready { waiter.resume(with: ready) }
@@ -68,7 +70,9 @@ final class NIOWebSocketConnection: WebSocketConnection {
 
     /// Ends the connection with `error` if it is still opening; whether it was.
     func failOpening(_ error: any Error) -> Bool {
-        guard phase.withLock({ phase in if case .opening = phase { return true } else { return false } }) else { return false }
+        guard phase.withLock({ phase in if case .opening = phase { return true } else { return false } }) else {
+            return false
+        }
         failed(error)
         return true
     }
@@ -81,7 +85,8 @@ final class NIOWebSocketConnection: WebSocketConnection {
         }
         switch previous {
         case .opening(let waiter?):
-            waiter.resume(throwing: ChatError.unavailable("cannot open the WebSocket: \(error.map { "\($0)" } ?? "closed")"))
+            waiter.resume(
+                throwing: ChatError.unavailable("cannot open the WebSocket: \(error.map { "\($0)" } ?? "closed")"))
         case .opening(nil), .closed:
             break
         case .open:

@@ -8,7 +8,7 @@ import NIOPosix
 import NIOWebSocket
 import WSClient
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A `WebSocketConnector` on SwiftNIO (the `WSClient` of swift-websocket): the connector for
@@ -69,11 +69,14 @@ public struct NIOWebSocketConnector: WebSocketConnector {
                     for try await message in inbound.messages(maxSize: maximumFrameBytes) {
                         switch message {
                         case .text(let text): connection.received(text)
-                        case .binary: try await outbound.close(.unacceptableData, reason: "binary frames are not the protocol")
+                        case .binary:
+                            try await outbound.close(.unacceptableData, reason: "binary frames are not the protocol")
                         }
                     }
                 }
-                connection.closed(code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) }, reason: closeFrame?.reason ?? "")
+                connection.closed(
+                    code: closeFrame.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) },
+                    reason: closeFrame?.reason ?? "")
             } catch {
                 connection.failed(error)
             }
@@ -82,7 +85,8 @@ public struct NIOWebSocketConnector: WebSocketConnector {
         let openTimeout = openTimeout
         let timer = Task {
             try await Task.sleep(for: openTimeout)
-            if connection.failOpening(ChatError.unavailable("no WebSocket handshake from \(url) within \(openTimeout)")) {
+            if connection.failOpening(ChatError.unavailable("no WebSocket handshake from \(url) within \(openTimeout)"))
+            {
                 opening.cancel()
             }
         }

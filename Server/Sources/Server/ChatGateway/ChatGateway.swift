@@ -56,7 +56,8 @@ public struct ChatGateway: Sendable {
         router.get("/healthz") { _, _ in
             server.isStorageHealthy
                 ? Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok")))
-                : Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "storage unavailable")))
+                : Response(
+                    status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "storage unavailable")))
         }
         router.get("/metrics") { _, _ in
             Response(
@@ -72,7 +73,8 @@ public struct ChatGateway: Sendable {
         router.get(RouterPath(stringLiteral: WireProtocol.connectPath)) { request, _ -> Response in
             do throws(ConnectAdmission.Refusal) {
                 _ = try await admission.admit(
-                    authorization: request.headers[.authorization], token: request.uri.queryParameters["token"].map(String.init),
+                    authorization: request.headers[.authorization],
+                    token: request.uri.queryParameters["token"].map(String.init),
                     device: request.uri.queryParameters["device"].map(String.init))
             } catch {
                 return Response(
@@ -102,7 +104,8 @@ public struct ChatGateway: Sendable {
                 let admitted: ConnectAdmission.Admitted
                 do throws(ConnectAdmission.Refusal) {
                     admitted = try await admission.admit(
-                        authorization: head.headerFields[.authorization], token: uri.queryParameters["token"].map(String.init),
+                        authorization: head.headerFields[.authorization],
+                        token: uri.queryParameters["token"].map(String.init),
                         device: uri.queryParameters["device"].map(String.init))
                 } catch {
                     metrics.rejected(error.metricReason)

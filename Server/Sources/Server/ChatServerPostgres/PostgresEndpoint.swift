@@ -51,16 +51,23 @@ public struct PostgresEndpoint: Sendable, Hashable, CustomStringConvertible {
         guard let components = URLComponents(string: text), let scheme = components.scheme,
             scheme == "postgres" || scheme == "postgresql"
         else {
-            throw PostgresEndpointError(reason: "not a postgres:// URL: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
+            throw PostgresEndpointError(
+                reason: "not a postgres:// URL: expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE")
         }
-        guard let host = components.host, !host.isEmpty else { throw PostgresEndpointError(reason: "the URL names no host") }
-        guard let user = components.user, !user.isEmpty else { throw PostgresEndpointError(reason: "the URL names no user") }
+        guard let host = components.host, !host.isEmpty else {
+            throw PostgresEndpointError(reason: "the URL names no host")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw PostgresEndpointError(reason: "the URL names no user")
+        }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty, !database.contains("/") else {
             throw PostgresEndpointError(reason: "the URL names no database (…@HOST[:PORT]/DATABASE)")
         }
         let port = components.port ?? 5432
-        guard (1...65_535).contains(port) else { throw PostgresEndpointError(reason: "the port must be from 1 to 65535") }
+        guard (1...65_535).contains(port) else {
+            throw PostgresEndpointError(reason: "the port must be from 1 to 65535")
+        }
         var tls = TLSMode.prefer
         var trusted: String?
         for item in components.queryItems ?? [] {
@@ -72,10 +79,13 @@ public struct PostgresEndpoint: Sendable, Hashable, CustomStringConvertible {
                 }
                 tls = mode
             case "sslrootcert":
-                guard let path = item.value, !path.isEmpty else { throw PostgresEndpointError(reason: "sslrootcert names no file") }
+                guard let path = item.value, !path.isEmpty else {
+                    throw PostgresEndpointError(reason: "sslrootcert names no file")
+                }
                 trusted = path
             default:
-                throw PostgresEndpointError(reason: "the URL parameter '\(item.name)' is not supported (only sslmode and sslrootcert are)")
+                throw PostgresEndpointError(
+                    reason: "the URL parameter '\(item.name)' is not supported (only sslmode and sslrootcert are)")
             }
         }
         self.init(

@@ -50,22 +50,26 @@ extension PostgresServerDatabase {
         configuration.options.connectTimeout = .seconds(3)
         while ContinuousClock.now < deadline {
             do {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 0, logger: logger)
                 try await connection.close()
                 return
             } catch let error as PSQLError where error.serverInfo != nil {
                 throw PostgresStoreError.refused(
-                    "PostgreSQL at \(endpoint.host):\(endpoint.port) refused: \(error.serverInfo?[.message] ?? "\(error.code)")")
+                    "PostgreSQL at \(endpoint.host):\(endpoint.port) refused: \(error.serverInfo?[.message] ?? "\(error.code)")"
+                )
             } catch let error as PSQLError where error.code == .sslUnsupported {
                 throw PostgresStoreError.refused(
-                    "PostgreSQL at \(endpoint.host):\(endpoint.port) does not offer TLS, and sslmode=\(endpoint.tls.rawValue) requires it")
+                    "PostgreSQL at \(endpoint.host):\(endpoint.port) does not offer TLS, and sslmode=\(endpoint.tls.rawValue) requires it"
+                )
             } catch {
                 lastError = error
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
         throw PostgresStoreError.unreachable(
-            "PostgreSQL at \(endpoint.host):\(endpoint.port) did not answer within \(patience) (\(lastError.map { String(reflecting: $0) } ?? "no attempt"))")
+            "PostgreSQL at \(endpoint.host):\(endpoint.port) did not answer within \(patience) (\(lastError.map { String(reflecting: $0) } ?? "no attempt"))"
+        )
     }
 
     /// Creates the schema if there is none; refuses one that is not ours or is newer.
@@ -74,31 +78,40 @@ extension PostgresServerDatabase {
         let refusal: String? = try await client.withTransaction(logger: logger) { connection -> String? in
             // Two nodes starting at once: one creates, the other then finds it.
             try await connection.query("SELECT pg_advisory_xact_lock(7428711901)", logger: logger)
-            let exists = try await connection.query(
-                "SELECT count(*) FROM pg_namespace WHERE nspname = 'chat'", logger: logger
-            ).collect().first?.decode(Int.self) ?? 0
+            let exists =
+                try await connection.query(
+                    "SELECT count(*) FROM pg_namespace WHERE nspname = 'chat'", logger: logger
+                ).collect().first?.decode(Int.self) ?? 0
             if exists == 0 {
                 try await migrate(connection, from: 0)
                 let epoch = Self.randomEpoch()
                 try await connection.query(
-                    "INSERT INTO chat.identity(key, value) VALUES ('owner', \(Self.owner)), ('epoch', \(epoch))", logger: logger)
+                    "INSERT INTO chat.identity(key, value) VALUES ('owner', \(Self.owner)), ('epoch', \(epoch))",
+                    logger: logger)
                 return nil
             }
-            let tables = try await connection.query(
-                "SELECT count(*) FROM pg_tables WHERE schemaname = 'chat' AND tablename IN ('identity', 'meta')", logger: logger
-            ).collect().first?.decode(Int.self) ?? 0
+            let tables =
+                try await connection.query(
+                    "SELECT count(*) FROM pg_tables WHERE schemaname = 'chat' AND tablename IN ('identity', 'meta')",
+                    logger: logger
+                ).collect().first?.decode(Int.self) ?? 0
             var owner: String?
             if tables == 2 {
-                owner = try await connection.query("SELECT value FROM chat.identity WHERE key = 'owner'", logger: logger)
-                    .collect().first?.decode(String.self)
+                owner = try await connection.query(
+                    "SELECT value FROM chat.identity WHERE key = 'owner'", logger: logger
+                )
+                .collect().first?.decode(String.self)
             }
             guard owner == Self.owner else {
-                return "the schema 'chat' of database '\(endpoint.database)' is not a LiveChannels server's; it was left untouched"
+                return
+                    "the schema 'chat' of database '\(endpoint.database)' is not a LiveChannels server's; it was left untouched"
             }
-            let version = try await connection.query("SELECT value FROM chat.meta WHERE key = 'schema_version'", logger: logger)
+            let version =
+                try await connection.query("SELECT value FROM chat.meta WHERE key = 'schema_version'", logger: logger)
                 .collect().first?.decode(Int.self) ?? 0
             if version > Self.schemaVersion {
-                return "the schema 'chat' was written by a newer version (schema \(version), this build reads up to \(Self.schemaVersion)); it was left untouched"
+                return
+                    "the schema 'chat' was written by a newer version (schema \(version), this build reads up to \(Self.schemaVersion)); it was left untouched"
             }
             if version < Self.schemaVersion { try await migrate(connection, from: version) }
             return nil

@@ -124,22 +124,27 @@ public final class PostgresServerDatabase: ServerDatabase {
 
     func readChannels() async throws -> [ServerRow.Channel] {
         var channels: [ServerRow.Channel] = []
-        for try await (id, info, extras) in try await client.query("SELECT id, info, extras FROM chat.channels", logger: logger)
-            .decode((String, ByteBuffer, ByteBuffer?).self)
-        {
+        for try await (id, info, extras) in try await client.query(
+            "SELECT id, info, extras FROM chat.channels", logger: logger
+        )
+        .decode((String, ByteBuffer, ByteBuffer?).self) {
             channels.append(
-                ServerRow.Channel(channelId: id, info: Array(info.readableBytesView), extras: extras.map { Array($0.readableBytesView) }))
+                ServerRow.Channel(
+                    channelId: id, info: Array(info.readableBytesView),
+                    extras: extras.map { Array($0.readableBytesView) }))
         }
         return channels
     }
 
     func readMembers() async throws -> [ServerRow.Member] {
         var members: [ServerRow.Member] = []
-        for try await (channel, user, value) in try await client.query("SELECT channel, user_id, value FROM chat.members", logger: logger)
-            .decode((String, String, ByteBuffer).self)
-        {
+        for try await (channel, user, value) in try await client.query(
+            "SELECT channel, user_id, value FROM chat.members", logger: logger
+        )
+        .decode((String, String, ByteBuffer).self) {
             members.append(
-                ServerRow.Member(key: ServerRow.MemberKey(channelId: channel, userId: user), value: Array(value.readableBytesView)))
+                ServerRow.Member(
+                    key: ServerRow.MemberKey(channelId: channel, userId: user), value: Array(value.readableBytesView)))
         }
         return members
     }
@@ -163,12 +168,16 @@ public final class PostgresServerDatabase: ServerDatabase {
             ORDER BY r.i, min(m.sequence)
             """
         var rows: [ServerRow.Message] = []
-        for try await (ordinal, packed) in try await client.query(query, logger: logger).decode((Int, ByteBuffer).self) {
-            guard ordinal >= 1, ordinal <= ranges.count else { throw PostgresStoreError.malformedRow("a range number \(ordinal)") }
+        for try await (ordinal, packed) in try await client.query(query, logger: logger).decode((Int, ByteBuffer).self)
+        {
+            guard ordinal >= 1, ordinal <= ranges.count else {
+                throw PostgresStoreError.malformedRow("a range number \(ordinal)")
+            }
             let channelId = channels[ordinal - 1]
             var packed = packed
             while packed.readableBytes > 0 {
-                guard let sequence = packed.readInteger(as: Int64.self), let length = packed.readInteger(as: Int32.self),
+                guard let sequence = packed.readInteger(as: Int64.self),
+                    let length = packed.readInteger(as: Int32.self),
                     length >= 0, let value = packed.readBytes(length: Int(length))
                 else { throw PostgresStoreError.malformedRow("the messages of channel '\(channelId)'") }
                 rows.append(ServerRow.Message(channelId: channelId, sequence: Int(sequence), value: value))

@@ -45,33 +45,52 @@ struct ChatServerCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.") var host = "127.0.0.1"
     @Option(parsing: .unconditional, help: "The port to listen on (0 picks a free one).") var port = 8080
     @Option(help: "The server's SQLite file, created if missing (without it, state is in memory).") var data: String?
-    @Option(help: "Keep the state in PostgreSQL, schema chat: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE] (or CHAT_SERVER_POSTGRES).")
+    @Option(
+        help:
+            "Keep the state in PostgreSQL, schema chat: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE] (or CHAT_SERVER_POSTGRES)."
+    )
     var postgres: String?
-    @Flag(help: "With --data: every commit waits for the disk (fsync), so not even a power loss loses an acknowledged change.")
+    @Flag(
+        help:
+            "With --data: every commit waits for the disk (fsync), so not even a power loss loses an acknowledged change."
+    )
     var durableOnPowerLoss = false
     @Flag(help: "Accept dev tokens (dev:USER): for trying it out, never in production.") var dev = false
-    @Flag(help: "After restoring a backup of --data or --postgres: start a new history (epoch), so every client drops its cache and reloads.")
+    @Flag(
+        help:
+            "After restoring a backup of --data or --postgres: start a new history (epoch), so every client drops its cache and reloads."
+    )
     var newEpoch = false
     @Option(help: "Register USER as an admin (repeatable).") var admin: [String] = []
-    @Option(parsing: .unconditional, help: "Seconds between pings to each connection (at most 3600).") var pingInterval: Double = 15
+    @Option(parsing: .unconditional, help: "Seconds between pings to each connection (at most 3600).") var pingInterval:
+        Double = 15
     @Option(help: "A file holding the secret (instead of CHAT_SERVER_SECRET).") var secretFile: String?
-    @Option(parsing: .unconditional, help: "The largest frame a client may send, in bytes.") var maxFrameBytes = 1_048_576
-    @Option(parsing: .unconditional, help: "Events a connection may have pending before it is closed as too slow (4009).")
+    @Option(parsing: .unconditional, help: "The largest frame a client may send, in bytes.") var maxFrameBytes =
+        1_048_576
+    @Option(
+        parsing: .unconditional, help: "Events a connection may have pending before it is closed as too slow (4009).")
     var maxPendingEvents = 10_000
-    @Option(parsing: .unconditional, help: "Requests per second per device (bursts of twice as many).") var requestsPerSecond: Double = 100
+    @Option(parsing: .unconditional, help: "Requests per second per device (bursts of twice as many).")
+    var requestsPerSecond: Double = 100
     @Option(parsing: .unconditional, help: "Messages (sends and edits) per second per user (bursts of twice as many).")
     var messagesPerSecond: Double = 20
     @Option(parsing: .unconditional, help: "Devices of one user connected at once.") var maxDevices = 20
-    @Option(parsing: .unconditional, help: "Events kept per device for resuming; a device further behind resyncs.") var replayLog = 10_000
-    @Option(parsing: .unconditional, help: "A message's text and metadata together, in bytes.") var maxMessageBytes = 65_536
+    @Option(parsing: .unconditional, help: "Events kept per device for resuming; a device further behind resyncs.")
+    var replayLog = 10_000
+    @Option(parsing: .unconditional, help: "A message's text and metadata together, in bytes.") var maxMessageBytes =
+        65_536
     @Option(parsing: .unconditional, help: "Channels one user may create per hour.") var channelsPerHour = 100
-    @Flag(help: "Turn off the rate limits, the channel quota and the device cap, for load tests (the caps that protect memory stay).")
+    @Flag(
+        help:
+            "Turn off the rate limits, the channel quota and the device cap, for load tests (the caps that protect memory stay)."
+    )
     var noLimits = false
 
     mutating func run() async throws {
         let secret = try Secret.load(file: secretFile)
         guard secret != nil || dev else {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 chat-server needs a secret to check tokens: export CHAT_SERVER_SECRET=$(openssl rand -hex 32) \
                 or pass --secret-file PATH (at least 32 bytes), or start with --dev to try it out with dev tokens.
                 """)
@@ -81,8 +100,10 @@ struct ChatServerCommand: AsyncParsableCommand {
         let metrics = GatewayMetrics()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
         if dev {
-            FileHandle.standardError.write(Data(
-                "WARNING: --dev: dev tokens (dev:USER) are accepted; anyone can act as anyone. Never use this in production.\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "WARNING: --dev: dev tokens (dev:USER) are accepted; anyone can act as anyone. Never use this in production.\n"
+                        .utf8))
         }
         var serverConfiguration = ServerConfiguration.standard
         serverConfiguration.durability = durableOnPowerLoss ? .powerLoss : .processCrash
@@ -102,7 +123,9 @@ struct ChatServerCommand: AsyncParsableCommand {
             let endpoint = try PostgresEndpoint(url: url)  // checked by validate()
             let database = PostgresServerDatabase(endpoint, runsItsClient: false, logger: logger)
             services.append(database.client)
-            open = { [serverConfiguration] in try await Self.openPostgres(database, at: endpoint, configuration: serverConfiguration) }
+            open = { [serverConfiguration] in
+                try await Self.openPostgres(database, at: endpoint, configuration: serverConfiguration)
+            }
         } else {
             let storage: ServerStorage = data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory
             let data = data
@@ -116,16 +139,20 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
         let gatewayConfiguration = GatewayConfiguration(
-            host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)), maximumFrameBytes: maxFrameBytes)
+            host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)),
+            maximumFrameBytes: maxFrameBytes)
         let host = host
         services.append(
             ChatNode(
                 open: open, admins: admin,
                 makeGateway: { [logger] server in
-                    ChatGateway(server: server, configuration: gatewayConfiguration, authority: authority, metrics: metrics, logger: logger)
+                    ChatGateway(
+                        server: server, configuration: gatewayConfiguration, authority: authority, metrics: metrics,
+                        logger: logger)
                 },
                 onRunning: { port in
-                    FileHandle.standardOutput.write(Data("listening on ws://\(host):\(port)\(WireProtocol.connectPath)\n".utf8))
+                    FileHandle.standardOutput.write(
+                        Data("listening on ws://\(host):\(port)\(WireProtocol.connectPath)\n".utf8))
                 },
                 logger: logger))
         let group = ServiceGroup(
@@ -135,8 +162,9 @@ struct ChatServerCommand: AsyncParsableCommand {
         } catch let failure as StartupFailure {
             FileHandle.standardError.write(Data("chat-server: \(failure.message)\n".utf8))
             throw ExitCode(failure.status)
-        } catch where "\(error)".contains("Address already in use") {
-            FileHandle.standardError.write(Data("chat-server: cannot listen on \(host):\(port): the port is in use by another program.\n".utf8))
+        } catch  where "\(error)".contains("Address already in use") {
+            FileHandle.standardError.write(
+                Data("chat-server: cannot listen on \(host):\(port): the port is in use by another program.\n".utf8))
             throw ExitCode(1)
         }
     }
@@ -175,8 +203,12 @@ struct ChatServerCommand: AsyncParsableCommand {
         try check(pingInterval > 0 && pingInterval <= 3_600, "--ping-interval", "more than 0 and at most 3600 seconds")
         try check((1...64 * 1_048_576).contains(maxFrameBytes), "--max-frame-bytes", "from 1 to 67108864 (64 MiB)")
         try check((1...10_000_000).contains(maxPendingEvents), "--max-pending-events", "from 1 to 10000000")
-        try check(requestsPerSecond > 0 && requestsPerSecond <= 1_000_000, "--requests-per-second", "more than 0 and at most 1000000")
-        try check(messagesPerSecond > 0 && messagesPerSecond <= 1_000_000, "--messages-per-second", "more than 0 and at most 1000000")
+        try check(
+            requestsPerSecond > 0 && requestsPerSecond <= 1_000_000, "--requests-per-second",
+            "more than 0 and at most 1000000")
+        try check(
+            messagesPerSecond > 0 && messagesPerSecond <= 1_000_000, "--messages-per-second",
+            "more than 0 and at most 1000000")
         try check((1...100_000).contains(maxDevices), "--max-devices", "from 1 to 100000")
         try check((1...10_000_000).contains(replayLog), "--replay-log", "from 1 to 10000000")
         try check((1...64 * 1_048_576).contains(maxMessageBytes), "--max-message-bytes", "from 1 to 67108864 (64 MiB)")
@@ -189,10 +221,13 @@ struct ChatServerCommand: AsyncParsableCommand {
             }
         }
         if data != nil && postgresURL != nil {
-            throw ValidationError("--postgres (or CHAT_SERVER_POSTGRES) and --data exclude each other: the state lives in one place.")
+            throw ValidationError(
+                "--postgres (or CHAT_SERVER_POSTGRES) and --data exclude each other: the state lives in one place.")
         }
         if durableOnPowerLoss && data == nil {
-            throw ValidationError("--durable-on-power-loss makes commits to the --data file wait for the disk; without --data there is no file.")
+            throw ValidationError(
+                "--durable-on-power-loss makes commits to the --data file wait for the disk; without --data there is no file."
+            )
         }
     }
 }
@@ -232,13 +267,15 @@ struct TokenCommand: AsyncParsableCommand {
             throw ValidationError("the server would refuse this user id: \(error.reason).")
         }
         guard ttl > 0, ttl <= Self.longestTTL else {
-            throw ValidationError("--ttl must be a positive number of seconds up to \(Int(Self.longestTTL)) (ten years).")
+            throw ValidationError(
+                "--ttl must be a positive number of seconds up to \(Int(Self.longestTTL)) (ten years).")
         }
     }
 
     mutating func run() async throws {
         guard let secret = try Secret.load(file: secretFile ?? server.secretFile) else {
-            throw ValidationError("a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
+            throw ValidationError(
+                "a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
         }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: false)
         print(try await authority.makeToken(for: user, ttl: ttl))
@@ -262,12 +299,16 @@ enum Secret {
             return nil
         }
         var trimmed = Substring(text)
-        while let last = trimmed.last, last == "\n" || last == "\r" || last == " " || last == "\t" { trimmed.removeLast() }
+        while let last = trimmed.last, last == "\n" || last == "\r" || last == " " || last == "\t" {
+            trimmed.removeLast()
+        }
         // An empty variable (or file) gives no secret, as an unset one does.
         guard !trimmed.isEmpty else { return nil }
         let bytes = Array(trimmed.utf8)
         guard bytes.count >= TokenAuthority.minimumSecretLength else {
-            throw ValidationError("the secret is \(bytes.count) bytes; it must be at least \(TokenAuthority.minimumSecretLength) (openssl rand -hex 32 makes one).")
+            throw ValidationError(
+                "the secret is \(bytes.count) bytes; it must be at least \(TokenAuthority.minimumSecretLength) (openssl rand -hex 32 makes one)."
+            )
         }
         return bytes
     }

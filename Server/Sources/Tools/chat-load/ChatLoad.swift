@@ -65,10 +65,13 @@ func withServices<Result: Sendable>(
 struct RawClient: Sendable {
     let connection: any WebSocketConnection
 
-    static func connect(port: Int, host: String = "127.0.0.1", user: String, device: String = "load") async throws -> RawClient {
-        let connection = try await NIOWebSocketConnector().connect(WebSocketRequest(
-            url: URL(string: "ws://\(host):\(port)/v1/connect?device=\(device)")!,
-            headers: ["Authorization": "Bearer dev:\(user)"], pingInterval: .seconds(600)))
+    static func connect(port: Int, host: String = "127.0.0.1", user: String, device: String = "load") async throws
+        -> RawClient
+    {
+        let connection = try await NIOWebSocketConnector().connect(
+            WebSocketRequest(
+                url: URL(string: "ws://\(host):\(port)/v1/connect?device=\(device)")!,
+                headers: ["Authorization": "Bearer dev:\(user)"], pingInterval: .seconds(600)))
         try await connection.send(WireCodec.encode(.hello(protocolVersion: 1, resumeAfter: nil)))
         var iterator = connection.inbound.makeAsyncIterator()
         guard case .text(let text)? = await iterator.next(), case .welcome = try WireCodec.decode(text) else {

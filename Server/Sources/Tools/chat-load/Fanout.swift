@@ -10,7 +10,8 @@ import Synchronization
 /// beside the floor: a bare Hummingbird WebSocket broadcast of the same bytes to as many
 /// connections.
 struct Fanout: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Deliveries per second in a 100-member channel, beside a bare broadcast.")
+    static let configuration = CommandConfiguration(
+        abstract: "Deliveries per second in a 100-member channel, beside a bare broadcast.")
 
     @Option(help: "Members connected to the channel (the sender among them).") var members = 100
     @Option(help: "Messages sent.") var messages = 2_000
@@ -23,7 +24,10 @@ struct Fanout: AsyncParsableCommand {
         }
         let ours = try await measureChat()
         print(String(format: "  floor (bare Hummingbird broadcast): %.0f deliveries/s", floor))
-        print(String(format: "  chat-server (protocol, rules, JSON): %.0f deliveries/s = %.2f× the floor", ours, ours / floor))
+        print(
+            String(
+                format: "  chat-server (protocol, rules, JSON): %.0f deliveries/s = %.2f× the floor", ours, ours / floor
+            ))
     }
 
     /// Counts the frames of each connection for which `isDelivery(index, frame)` holds, until each
@@ -59,7 +63,8 @@ struct Fanout: AsyncParsableCommand {
         let start = ContinuousClock.now
         for _ in 0..<messages { try await clients[0].send(sample) }
         await receiving.value
-        let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+        let seconds =
+            Double((ContinuousClock.now - start).components.attoseconds) / 1e18
             + Double((ContinuousClock.now - start).components.seconds)
         for client in clients { await client.close(code: 1000, reason: "") }
         return Double(members * messages) / seconds
@@ -84,7 +89,8 @@ struct Fanout: AsyncParsableCommand {
             let start = ContinuousClock.now
             for index in 0..<messages {
                 await inFlight.wait()
-                let frame = try WireCodec.encode(.request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "m\(index)"))))
+                let frame = try WireCodec.encode(
+                    .request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "m\(index)"))))
                 try await sender.send(frame)
             }
             await receiving.value
@@ -99,7 +105,8 @@ struct Fanout: AsyncParsableCommand {
     static func sampleEvent() throws -> String {
         var channel = Channel(channelId: "room", type: .community, memberCount: 100, lastSequence: 42)
         channel.version = 1_234
-        let message = Message(messageId: "message-42", channelId: "room", sequence: 42, userId: "u0", text: "m41", createdAt: Date())
+        let message = Message(
+            messageId: "message-42", channelId: "room", sequence: 42, userId: "u0", text: "m41", createdAt: Date())
         return try WireCodec.encode(.event(EventEnvelope(sequence: 84, event: .messageNew(message, channel: channel))))
     }
 }

@@ -50,7 +50,8 @@ enum FrameText {
         }
         var value: Int64 = 0
         var digits = 0
-        while index < bytes.endIndex, case let byte = bytes[index], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+        while index < bytes.endIndex, case let byte = bytes[index], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9")
+        {
             value = value &* 10 &+ Int64(byte - UInt8(ascii: "0"))
             digits += 1
             index = bytes.index(after: index)

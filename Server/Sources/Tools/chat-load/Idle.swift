@@ -8,7 +8,8 @@ import LiveChannelsNIO
 /// server's memory per connection — beside the same count of bare WebSocket connections to the
 /// broadcast floor in a process of its own.
 struct Idle: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Idle connections held, and server memory per connection.")
+    static let configuration = CommandConfiguration(
+        abstract: "Idle connections held, and server memory per connection.")
 
     @Option(help: "Connections to open (each process here may hold at most about 19,900: its file limit).")
     var connections = 10_000
@@ -33,8 +34,12 @@ struct Idle: AsyncParsableCommand {
             try await RawClient.connect(port: port, user: "idle-\(UInt64.random(in: 0...UInt64.max))").connection
         }
         print("idle connections: \(connections)")
-        print("  floor (bare Hummingbird WebSocket): \(floor.held) held, \(floor.perConnection) bytes of server memory each (\(LoadStatistics.mebibytes(floor.before)) → \(LoadStatistics.mebibytes(floor.after)))")
-        print("  chat-server (signed in, hello/welcome): \(ours.held) held, \(ours.perConnection) bytes of server memory each (\(LoadStatistics.mebibytes(ours.before)) → \(LoadStatistics.mebibytes(ours.after)))")
+        print(
+            "  floor (bare Hummingbird WebSocket): \(floor.held) held, \(floor.perConnection) bytes of server memory each (\(LoadStatistics.mebibytes(floor.before)) → \(LoadStatistics.mebibytes(floor.after)))"
+        )
+        print(
+            "  chat-server (signed in, hello/welcome): \(ours.held) held, \(ours.perConnection) bytes of server memory each (\(LoadStatistics.mebibytes(ours.before)) → \(LoadStatistics.mebibytes(ours.after)))"
+        )
     }
 
     private func measure(

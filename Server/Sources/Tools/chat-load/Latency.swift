@@ -8,7 +8,8 @@ import LiveChannelsNIO
 /// Send → receive latency between two members at a fixed rate, then at the maximum rate, beside
 /// the same exchange through the bare broadcast floor.
 struct Latency: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Send → receive latency percentiles, beside a bare broadcast.")
+    static let configuration = CommandConfiguration(
+        abstract: "Send → receive latency percentiles, beside a bare broadcast.")
 
     @Option(help: "Messages per second of the paced run.") var rate = 1_000
     @Option(help: "Seconds of each run.") var seconds = 5.0
@@ -33,7 +34,8 @@ struct Latency: AsyncParsableCommand {
                     paced: paced, origin: origin, sender: sender, receiver: receiver,
                     isAnswer: FrameText.isAnswer
                 ) { stamp, index in
-                    try WireCodec.encode(.request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "t=\(stamp)"))))
+                    try WireCodec.encode(
+                        .request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "t=\(stamp)"))))
                 }
             }
             print("latency at \(label):")
@@ -45,14 +47,16 @@ struct Latency: AsyncParsableCommand {
     private static func line(_ name: String, _ result: (latencies: [Double], seconds: Double)) -> String {
         let p50 = LoadStatistics.percentile(50, of: result.latencies)
         let p99 = LoadStatistics.percentile(99, of: result.latencies)
-        return "  \(name): \(result.latencies.count) messages, \(LoadStatistics.rate(result.latencies.count, result.seconds)), p50 \(LoadStatistics.milliseconds(p50)), p99 \(LoadStatistics.milliseconds(p99))"
+        return
+            "  \(name): \(result.latencies.count) messages, \(LoadStatistics.rate(result.latencies.count, result.seconds)), p50 \(LoadStatistics.milliseconds(p50)), p99 \(LoadStatistics.milliseconds(p99))"
     }
 
     /// Sends for `seconds` (paced at `rate`, or as fast as a window of 64 unanswered frames
     /// allows — `isAnswer` tells the sender's answers), each frame stamped with its send time;
     /// the receiver records when each stamp arrives.
     private func measure(
-        paced: Bool, origin: ContinuousClock.Instant, sender: any WebSocketConnection, receiver: any WebSocketConnection,
+        paced: Bool, origin: ContinuousClock.Instant, sender: any WebSocketConnection,
+        receiver: any WebSocketConnection,
         isAnswer: @escaping @Sendable (String) -> Bool, frame: @escaping @Sendable (Int64, Int) throws -> String
     ) async throws -> (latencies: [Double], seconds: Double) {
         let clock = ContinuousClock()

@@ -17,7 +17,10 @@ struct Storage: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Durable sends and restarts: PostgreSQL beside SQLite and memory.")
 
-    @Option(help: "An empty PostgreSQL database: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (its schema chat is replaced).")
+    @Option(
+        help:
+            "An empty PostgreSQL database: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (its schema chat is replaced)."
+    )
     var postgres: String
     @Option(help: "Channels of the restart run.") var channels = 100_000
     @Option(help: "Messages per channel of the restart run.") var messagesPerChannel = 10
@@ -66,14 +69,17 @@ struct Storage: AsyncParsableCommand {
                 let file = Self.temporaryFile()
                 defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
                 let server = try await open(kind, endpoint, file: file, fresh: true)
-                for number in 0..<100 { try await server.createChannel(type: .community, channelId: "c\(number)", userIds: ["ann"]) }
+                for number in 0..<100 {
+                    try await server.createChannel(type: .community, channelId: "c\(number)", userIds: ["ann"])
+                }
                 let total = 20_000
                 let start = ContinuousClock.now
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for worker in 0..<concurrency {
                         group.addTask {
                             for number in stride(from: worker, to: total, by: concurrency) {
-                                try await server.sendMessage(as: "ann", channelId: "c\(number % 100)", text: "message \(number)")
+                                try await server.sendMessage(
+                                    as: "ann", channelId: "c\(number % 100)", text: "message \(number)")
                             }
                         }
                     }
@@ -83,7 +89,9 @@ struct Storage: AsyncParsableCommand {
                 await server.close()
             }
             let memory = rates[.memory]!, sqlite = rates[.sqlite]!, postgres = rates[.postgres]!
-            print("| \(concurrency) | \(Int(memory)) | \(Int(sqlite)) | \(Int(postgres)) | \(String(format: "%.2f×", postgres / sqlite)) |")
+            print(
+                "| \(concurrency) | \(Int(memory)) | \(Int(sqlite)) | \(Int(postgres)) | \(String(format: "%.2f×", postgres / sqlite)) |"
+            )
         }
         print("")
     }
@@ -120,11 +128,14 @@ struct Storage: AsyncParsableCommand {
         }
         func row(_ name: String, _ values: [Kind: Double], _ format: (Double) -> String) {
             let sqlite = values[.sqlite]!, postgres = values[.postgres]!
-            print("| \(name) | \(format(sqlite)) | \(format(postgres)) | \(String(format: "%.2f×", postgres / sqlite)) |")
+            print(
+                "| \(name) | \(format(sqlite)) | \(format(postgres)) | \(String(format: "%.2f×", postgres / sqlite)) |")
         }
         row("written (64 senders)", written) { String(format: "%.1f s", $0) }
         row("reopen to serving (median of \(max(1, reopens)))", reopened) { String(format: "%.2f s", $0) }
-        row("bytes per message on disk", bytes.mapValues { Double($0) / Double(messages) }) { String(format: "%.0f", $0) }
+        row("bytes per message on disk", bytes.mapValues { Double($0) / Double(messages) }) {
+            String(format: "%.0f", $0)
+        }
         print("")
     }
 
@@ -135,10 +146,12 @@ struct Storage: AsyncParsableCommand {
             for worker in 0..<64 {
                 group.addTask {
                     for number in stride(from: worker, to: channels, by: 64) {
-                        try await server.createChannel(type: .community, channelId: "c\(number)", userIds: ["u\(number % 1_000)"])
+                        try await server.createChannel(
+                            type: .community, channelId: "c\(number)", userIds: ["u\(number % 1_000)"])
                         for message in 0..<messagesPerChannel {
                             try await server.sendMessage(
-                                as: "u\(number % 1_000)", channelId: "c\(number)", text: "message \(message) of channel \(number)")
+                                as: "u\(number % 1_000)", channelId: "c\(number)",
+                                text: "message \(message) of channel \(number)")
                         }
                     }
                 }
@@ -168,7 +181,8 @@ struct Storage: AsyncParsableCommand {
     }
 
     private static func temporaryFile() -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("chat-load-storage-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "chat-load-storage-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("server.sqlite")
     }

@@ -13,8 +13,10 @@ enum ChatServerProcess {
     static func start(_ arguments: [String]) async throws -> (Subprocess, Int) {
         let server = try Subprocess(executable, ["--port", "0", "--dev"] + arguments, environment: [:])
         var lines = server.lines.makeAsyncIterator()
-        let first = try #require(await lines.next(), "no first line from chat-server \(arguments): \(server.standardError)")
-        let port = try #require(first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
+        let first = try #require(
+            await lines.next(), "no first line from chat-server \(arguments): \(server.standardError)")
+        let port = try #require(
+            first.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/).flatMap { Int($0.1) })
         return (server, port)
     }
 
@@ -33,10 +35,12 @@ enum ChatServerProcess {
             let transport = transport("alice", port: port)
             _ = try await transport.connect(resumingAfter: nil)
             if run == 0 {
-                _ = try await transport.send(.createChannel(ChannelDraft(type: .community, channelId: "kept", userIds: [])))
+                _ = try await transport.send(
+                    .createChannel(ChannelDraft(type: .community, channelId: "kept", userIds: [])))
                 _ = try await transport.send(.sendMessage(MessageDraft(channelId: "kept", text: "still here")))
             } else {
-                let page = try await transport.send(.queryMessages(MessagePageQuery(channelId: "kept"))).response.messagesValue
+                let page = try await transport.send(.queryMessages(MessagePageQuery(channelId: "kept"))).response
+                    .messagesValue
                 #expect(page?.messages.map(\.text) == ["still here"], "\(storage)")
             }
             await transport.disconnect()

@@ -36,8 +36,9 @@ struct GatewayHarness: Sendable {
         let gateway = ChatGateway(
             server: server, configuration: GatewayConfiguration(port: 0, pingInterval: pingInterval),
             authority: authority, logger: logger)
-        let group = ServiceGroup(configuration: .init(
-            services: gateway.services(onRunning: { portContinuation.yield($0) }), logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: gateway.services(onRunning: { portContinuation.yield($0) }), logger: logger))
         return try await withThrowingTaskGroup(of: Result?.self) { tasks in
             tasks.addTask {
                 try await group.run()

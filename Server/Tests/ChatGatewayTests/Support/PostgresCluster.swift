@@ -35,7 +35,9 @@ final class PostgresCluster: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         if asPostgres { try run(URL(fileURLWithPath: "/bin/chown"), ["postgres:postgres", directory.path], as: false) }
         let data = directory.appendingPathComponent("data").path
-        try run(bin.appendingPathComponent("initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], as: asPostgres)
+        try run(
+            bin.appendingPathComponent("initdb"),
+            ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"], as: asPostgres)
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = Int.random(in: 20_000...45_000)
@@ -58,7 +60,10 @@ final class PostgresCluster: Sendable {
     func sql(_ statement: String, database: String = "postgres") throws {
         try Self.run(
             bin.appendingPathComponent("psql"),
-            ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement],
+            [
+                "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-v", "ON_ERROR_STOP=1", "-q",
+                "-c", statement,
+            ],
             as: false)
     }
 
@@ -69,7 +74,8 @@ final class PostgresCluster: Sendable {
         try sql("GRANT ALL ON SCHEMA public TO \(user)", database: database)
         let rules = directory.appendingPathComponent("data/pg_hba.conf")
         let existing = try String(contentsOf: rules, encoding: .utf8)
-        try ("host all \(user) 127.0.0.1/32 scram-sha-256\n" + existing).write(to: rules, atomically: false, encoding: .utf8)
+        try ("host all \(user) 127.0.0.1/32 scram-sha-256\n" + existing).write(
+            to: rules, atomically: false, encoding: .utf8)
         try sql("SELECT pg_reload_conf()")
         return "postgres://\(user):\(urlPassword)@127.0.0.1:\(port)/\(database)"
     }
@@ -88,7 +94,8 @@ final class PostgresCluster: Sendable {
     /// back, a clean shutdown; `immediate`: as a crash), keeping its files for ``restart()``.
     func stop(mode: String) throws {
         try Self.run(
-            bin.appendingPathComponent("pg_ctl"), ["-D", directory.appendingPathComponent("data").path, "-m", mode, "-w", "stop"],
+            bin.appendingPathComponent("pg_ctl"),
+            ["-D", directory.appendingPathComponent("data").path, "-m", mode, "-w", "stop"],
             as: runsAsPostgres)
     }
 
@@ -97,7 +104,8 @@ final class PostgresCluster: Sendable {
         try Self.run(
             bin.appendingPathComponent("pg_ctl"),
             [
-                "-D", directory.appendingPathComponent("data").path, "-l", directory.appendingPathComponent("log").path, "-w",
+                "-D", directory.appendingPathComponent("data").path, "-l", directory.appendingPathComponent("log").path,
+                "-w",
                 "-t", "30", "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1", "start",
             ], as: runsAsPostgres)
     }
@@ -105,7 +113,8 @@ final class PostgresCluster: Sendable {
     /// Stops the cluster at once and removes its files.
     func stop() {
         try? Self.run(
-            bin.appendingPathComponent("pg_ctl"), ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "stop"],
+            bin.appendingPathComponent("pg_ctl"),
+            ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "stop"],
             as: runsAsPostgres)
         try? FileManager.default.removeItem(at: directory)
     }
@@ -115,7 +124,10 @@ final class PostgresCluster: Sendable {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         guard let newest = versions.compactMap(Int.init).max() else {
-            throw PostgresUnavailable(reason: "no PostgreSQL server in /usr/lib/postgresql: install Debian's postgresql package (scripts/test does)")
+            throw PostgresUnavailable(
+                reason:
+                    "no PostgreSQL server in /usr/lib/postgresql: install Debian's postgresql package (scripts/test does)"
+            )
         }
         return root.appendingPathComponent("\(newest)/bin")
     }
@@ -127,7 +139,9 @@ final class PostgresCluster: Sendable {
     ///
     /// - Throws: ``PostgresUnavailable`` with what it wrote when it fails.
     private static func run(_ executable: URL, _ arguments: [String], as asPostgres: Bool) throws {
-        let command = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable.path] + arguments : [executable.path] + arguments
+        let command =
+            asPostgres
+            ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable.path] + arguments : [executable.path] + arguments
         let log = "/tmp/chat-pg-run-\(UUID().uuidString)"
         defer { unlink(log) }
         var actions = posix_spawn_file_actions_t()

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A wire-protocol client in a Python process of its own (the `websockets` library, as
@@ -29,14 +29,16 @@ struct PythonClient {
     /// Starts the client against `port`; with `smallReceiveBuffer`, its socket holds only 16 KB
     /// (so a few megabytes fill what the kernel keeps for it), and it never pings on its own.
     init(port: Int, user: String, smallReceiveBuffer: Bool = false, then body: String) throws {
-        let socketSetup = smallReceiveBuffer
+        let socketSetup =
+            smallReceiveBuffer
             ? """
                 sock = socket.socket()
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
                 sock.connect(("127.0.0.1", \(port)))
             """
             : "    sock = None"
-        let indented = body.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+        let indented = body.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(
+            separator: "\n")
         let script = """
             import asyncio, json, socket, websockets
             async def main():
@@ -50,7 +52,8 @@ struct PythonClient {
             asyncio.run(main())
             """
         process = try Subprocess(
-            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script], environment: try PythonEnvironment.environment())
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script],
+            environment: try PythonEnvironment.environment())
         lines = process.lines.makeAsyncIterator()
     }
 

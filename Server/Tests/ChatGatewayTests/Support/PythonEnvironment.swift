@@ -41,13 +41,16 @@ enum PythonEnvironment {
         }
         let check = run(["python3", "-c", "import websockets"], environment: environment)
         guard check.status == 0 else {
-            throw PythonUnavailable(reason: "websockets installed into \(packages.path) does not import: \(check.output)")
+            throw PythonUnavailable(
+                reason: "websockets installed into \(packages.path) does not import: \(check.output)")
         }
         return environment
     }
 
     /// Runs `/usr/bin/env arguments…` to its end: its status and what it wrote.
-    private static func run(_ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, output: String) {
+    private static func run(_ arguments: [String], environment: [String: String] = [:]) -> (
+        status: Int32, output: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments

@@ -86,13 +86,16 @@ extension DatabaseServerStore {
     static func loadedChunk(
         of channels: [Channel], from rows: [ServerRow.Message], messagesPerChannel: Int
     ) throws(ChatError) -> LoadedChunk {
-        let indexes = Dictionary(channels.indices.map { (channels[$0].channelId, $0) }, uniquingKeysWith: { first, _ in first })
+        let indexes = Dictionary(
+            channels.indices.map { (channels[$0].channelId, $0) }, uniquingKeysWith: { first, _ in first })
         func index(of row: ServerRow.Message) -> Int { indexes[row.channelId] ?? -1 }
         var sorted = true
         var previous = (index: -1, sequence: 0)
         for row in rows {
             let current = (index: index(of: row), sequence: row.sequence)
-            if current.index < previous.index || (current.index == previous.index && current.sequence <= previous.sequence) {
+            if current.index < previous.index
+                || (current.index == previous.index && current.sequence <= previous.sequence)
+            {
                 sorted = false
                 break
             }
@@ -109,15 +112,18 @@ extension DatabaseServerStore {
             let message = try decode(Message.self, row.value, "message \(row.sequence) of channel '\(channelId)'")
             guard message.sequence == logs[index].lastSequence + 1, message.channelId == channelId else {
                 throw .unavailable(
-                    "the server's database is damaged: channel '\(channelId)' lacks message \(logs[index].lastSequence + 1)")
+                    "the server's database is damaged: channel '\(channelId)' lacks message \(logs[index].lastSequence + 1)"
+                )
             }
             logs[index].append(at: .distantPast) { _ in message }
-            chunk.locations.append((message.messageId, ServerState.MessageLocation(channelId: channelId, sequence: message.sequence)))
+            chunk.locations.append(
+                (message.messageId, ServerState.MessageLocation(channelId: channelId, sequence: message.sequence)))
         }
         for (index, channel) in channels.enumerated() {
             guard logs[index].lastSequence == channel.lastSequence else {
                 throw .unavailable(
-                    "the server's database is damaged: channel '\(channel.channelId)' lacks messages up to \(channel.lastSequence)")
+                    "the server's database is damaged: channel '\(channel.channelId)' lacks messages up to \(channel.lastSequence)"
+                )
             }
         }
         chunk.logs = Array(zip(channels.map(\.channelId), logs))

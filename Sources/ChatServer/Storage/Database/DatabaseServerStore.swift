@@ -63,7 +63,8 @@ final class DatabaseServerStore: ServerStore {
             throw .unavailable("the server's database cannot be opened: \(error)")
         }
         let state = try decode(contents, messagesPerChannel: messagesPerChannel)
-        let store = DatabaseServerStore(database: database, epoch: contents.epoch, messagesPerChannel: messagesPerChannel)
+        let store = DatabaseServerStore(
+            database: database, epoch: contents.epoch, messagesPerChannel: messagesPerChannel)
         return (store, state)
     }
 
@@ -76,7 +77,9 @@ final class DatabaseServerStore: ServerStore {
         return NumberedLog(capacity: messagesPerChannel, restoring: [], lastSequence: first - 1, at: .distantPast)
     }
 
-    private static func decode(_ contents: ServerDatabaseContents, messagesPerChannel: Int) throws(ChatError) -> StoredState {
+    private static func decode(_ contents: ServerDatabaseContents, messagesPerChannel: Int) throws(ChatError)
+        -> StoredState
+    {
         var stored = StoredState()
         stored.counters.revision = contents.counters["revision"] ?? 0
         stored.counters.nextChannelNumber = contents.counters["nextChannelNumber"] ?? 1
@@ -87,7 +90,8 @@ final class DatabaseServerStore: ServerStore {
         }
         var members: [String: [MemberRecord]] = [:]
         for row in contents.members {
-            let member = try decode(MemberRecord.self, row.value, "member '\(row.key.userId)' of channel '\(row.key.channelId)'")
+            let member = try decode(
+                MemberRecord.self, row.value, "member '\(row.key.userId)' of channel '\(row.key.channelId)'")
             members[row.key.channelId, default: []].append(member)
         }
         for row in contents.channels {
@@ -103,7 +107,9 @@ final class DatabaseServerStore: ServerStore {
         return stored
     }
 
-    static func decode<Value: RowCodable>(_ type: Value.Type, _ bytes: [UInt8], _ what: String) throws(ChatError) -> Value {
+    static func decode<Value: RowCodable>(_ type: Value.Type, _ bytes: [UInt8], _ what: String) throws(ChatError)
+        -> Value
+    {
         do {
             return try Value.decodeRow(bytes)
         } catch {
@@ -124,7 +130,8 @@ final class DatabaseServerStore: ServerStore {
         Task.detached {
             let result: Result<[ServerRow.Message], any Error>
             do {
-                result = .success(try await database.messages(in: [ServerRow.MessageRange(channelId: channelId, sequences: range)]))
+                result = .success(
+                    try await database.messages(in: [ServerRow.MessageRange(channelId: channelId, sequences: range)]))
             } catch {
                 result = .failure(error)
             }
@@ -138,7 +145,8 @@ final class DatabaseServerStore: ServerStore {
         switch result {
         case .success(let rows):
             for row in rows where row.channelId == channelId && range.contains(row.sequence) {
-                found[row.sequence] = try Self.decode(Message.self, row.value, "message \(row.sequence) of channel '\(channelId)'")
+                found[row.sequence] = try Self.decode(
+                    Message.self, row.value, "message \(row.sequence) of channel '\(channelId)'")
             }
         case .failure(let error):
             throw .unavailable("the server's database cannot be read: \(error)")
@@ -164,7 +172,8 @@ final class DatabaseServerStore: ServerStore {
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = state.withLock { state in
-                    state.outcome(of: ticket, closed: .unavailable("the server's database is closed"), continuation: continuation)
+                    state.outcome(
+                        of: ticket, closed: .unavailable("the server's database is closed"), continuation: continuation)
                 }
                 if let outcome { continuation.resume(with: outcome.mapError { $0 as any Error }) }
             }
@@ -255,7 +264,8 @@ final class DatabaseServerStore: ServerStore {
             }
         }
         for (key, message) in changes.messages {
-            batch.messages.append(ServerRow.Message(channelId: key.channelId, sequence: key.sequence, value: try encoded(message)))
+            batch.messages.append(
+                ServerRow.Message(channelId: key.channelId, sequence: key.sequence, value: try encoded(message)))
         }
         if changes.countersChanged {
             let counters = changes.counters

@@ -37,7 +37,8 @@ import TestSupport
                 again == value && again.version == value.version,
                 "seed \(seed), round \(round): \(Entity.self) from \(row) does not decode back to itself")
         } catch {
-            Issue.record("seed \(seed), round \(round): \(Entity.self) decoded from \(row) does not round-trip: \(error)")
+            Issue.record(
+                "seed \(seed), round \(round): \(Entity.self) decoded from \(row) does not round-trip: \(error)")
         }
         return true
     }
@@ -57,7 +58,9 @@ import TestSupport
         }
         for row in rows {
             for length in 0..<row.count {
-                #expect(!decodeAsEveryKind(Array(row.prefix(length)), seed: generator.seed), "a prefix of \(length) bytes decoded")
+                #expect(
+                    !decodeAsEveryKind(Array(row.prefix(length)), seed: generator.seed),
+                    "a prefix of \(length) bytes decoded")
             }
         }
     }
@@ -65,9 +68,11 @@ import TestSupport
     @Test(arguments: damageSeeds)
     func damagedRowsThrowOrDecode(seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed)
-        let samples = try RowSamples.rows() + [
-            RowSamples.encode(RowSamples.channel(using: &generator)), RowSamples.encode(RowSamples.message(using: &generator)),
-        ]
+        let samples =
+            try RowSamples.rows() + [
+                RowSamples.encode(RowSamples.channel(using: &generator)),
+                RowSamples.encode(RowSamples.message(using: &generator)),
+            ]
         for round in 0..<2_000 {
             var row = samples.randomElement(using: &generator)!
             for _ in 0..<Int.random(in: 1...4, using: &generator) {
@@ -96,7 +101,9 @@ import TestSupport
         var copy = channel
         copy.metadata = reordered
         #expect(try RowSamples.encode(copy) == RowSamples.encode(channel))
-        #expect(try RowSamples.encode(RowSamples.message(using: &first)) == RowSamples.encode(RowSamples.message(using: &second)))
+        #expect(
+            try RowSamples.encode(RowSamples.message(using: &first))
+                == RowSamples.encode(RowSamples.message(using: &second)))
     }
 
     /// What the codec used to accept: a damaged number that is a NaN (in a date, an interval or
@@ -119,7 +126,8 @@ import TestSupport
         }
         let messageRow = try RowSamples.encode(RowSamples.message)
         #expect(throws: RowCodingError.self) {
-            try Message.decodeRow(replacing(Date(timeIntervalSince1970: 21).timeIntervalSinceReferenceDate, in: messageRow))
+            try Message.decodeRow(
+                replacing(Date(timeIntervalSince1970: 21).timeIntervalSinceReferenceDate, in: messageRow))
         }
     }
 
@@ -127,9 +135,13 @@ import TestSupport
     func randomBytesThrowOrDecode(seed: UInt64) {
         var generator = SeededGenerator(seed: seed)
         for _ in 0..<2_000 {
-            var row = (0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var row = (0..<Int.random(in: 0...200, using: &generator)).map { _ in
+                UInt8.random(in: 0...255, using: &generator)
+            }
             // Start with a real tag half the time, so decoding gets past the first byte.
-            if !row.isEmpty && Bool.random(using: &generator) { row[0] = [0x43, 0x4D, 0x47, 0x55].randomElement(using: &generator)! }
+            if !row.isEmpty && Bool.random(using: &generator) {
+                row[0] = [0x43, 0x4D, 0x47, 0x55].randomElement(using: &generator)!
+            }
             decodeAsEveryKind(row, seed: seed)
         }
     }

@@ -18,7 +18,8 @@ enum RowSamples {
     static let user: User = {
         var user = User(
             userId: "u-1", displayName: "Ünïcode Name", metadata: metadata, isAdmin: true,
-            createdAt: Date(timeIntervalSinceReferenceDate: 123.456), updatedAt: Date(timeIntervalSince1970: 1_700_000_000.25),
+            createdAt: Date(timeIntervalSinceReferenceDate: 123.456),
+            updatedAt: Date(timeIntervalSince1970: 1_700_000_000.25),
             isOnline: true, lastActiveAt: .distantFuture)
         user.version = 9_001
         return user
@@ -104,7 +105,8 @@ enum RowSamples {
     /// A random string: ASCII, accented and astral characters, sometimes empty.
     static func string(using generator: inout SeededGenerator) -> String {
         let alphabet = Array("ab Z9_-é漢😀\u{0}\n")
-        return String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+        return String(
+            (0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
     }
 
     /// A random JSON value at most `depth` containers deep.
@@ -117,7 +119,9 @@ enum RowSamples {
             return .number(number.isFinite ? number : 0)
         case 3: return .number(Double(Int.random(in: -1_000...1_000, using: &generator)))
         case 4: return .string(string(using: &generator))
-        case 5: return .array((0..<Int.random(in: 0...3, using: &generator)).map { _ in json(depth: depth - 1, using: &generator) })
+        case 5:
+            return .array(
+                (0..<Int.random(in: 0...3, using: &generator)).map { _ in json(depth: depth - 1, using: &generator) })
         default: return .object(object(depth: depth - 1, using: &generator))
         }
     }
@@ -148,7 +152,8 @@ enum RowSamples {
         var value = message
         value.text = string(using: &generator)
         value.metadata = object(depth: 3, using: &generator)
-        value.editedAt = Bool.random(using: &generator) ? nil : Date(timeIntervalSince1970: Double(generator.next() % 1_000_000))
+        value.editedAt =
+            Bool.random(using: &generator) ? nil : Date(timeIntervalSince1970: Double(generator.next() % 1_000_000))
         return value
     }
 }

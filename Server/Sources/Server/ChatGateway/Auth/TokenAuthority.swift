@@ -82,14 +82,16 @@ public struct TokenAuthority: Sendable {
             throw .unauthorized("the token is not a valid JWT with the claims sub and exp")
         }
         guard header.alg == "HS256" else {
-            throw .unauthorized("the token's algorithm is \(header.alg.map { "'\($0)'" } ?? "missing"); only HS256 is accepted")
+            throw .unauthorized(
+                "the token's algorithm is \(header.alg.map { "'\($0)'" } ?? "missing"); only HS256 is accepted")
         }
         let claims: TokenClaims
         do {
             claims = try await keys.verify(token, as: TokenClaims.self)
         } catch let error as JWTError {
             switch error.errorType {
-            case .signatureVerificationFailed: throw .unauthorized("the token's signature does not match this server's secret")
+            case .signatureVerificationFailed:
+                throw .unauthorized("the token's signature does not match this server's secret")
             default: throw .unauthorized("the token is malformed")
             }
         } catch {

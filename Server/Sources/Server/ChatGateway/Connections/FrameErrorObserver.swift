@@ -20,7 +20,9 @@ final class FrameErrorObserver: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Places an observer after `channel`'s frame decoder; `false` if it has none (closed).
-    static func install(on channel: any NIOCore.Channel, closedBecause: @escaping @Sendable (WireCloseCode) -> Void) async -> Bool {
+    static func install(on channel: any NIOCore.Channel, closedBecause: @escaping @Sendable (WireCloseCode) -> Void)
+        async -> Bool
+    {
         let placed: Void? = try? await channel.eventLoop.submit {
             let operations = channel.pipeline.syncOperations
             let decoder = try operations.handler(type: ByteToMessageHandler<WebSocketFrameDecoder>.self)

@@ -84,7 +84,8 @@ struct GatewayConnection {
                     try? await Task.sleep(for: .seconds(min(expiresAt.timeIntervalSinceNow, 86_400)))
                 }
                 if !Task.isCancelled {
-                    await session.close(code: WireCloseCode.unauthorized.rawValue, reason: "the token expired; connect with a new one")
+                    await session.close(
+                        code: WireCloseCode.unauthorized.rawValue, reason: "the token expired; connect with a new one")
                 }
             }
         }
@@ -100,7 +101,9 @@ struct GatewayConnection {
         }
         let pings = Task {
             await heartbeat.run(
-                ping: { payload in try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: payload))) },
+                ping: { payload in
+                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: payload)))
+                },
                 // The writer ended without the session closing: the library itself sent a close
                 // (a frame it refused). The peer still gets the close handshake's time.
                 writeFailed: dropLater,
@@ -121,7 +124,8 @@ struct GatewayConnection {
         } catch {
             // A message over the size limit (continuation frames), or the socket failed.
             if !session.isClosed {
-                await session.close(code: WireCloseCode.messageTooBig.rawValue, reason: "a message over \(maximumFrameBytes) bytes")
+                await session.close(
+                    code: WireCloseCode.messageTooBig.rawValue, reason: "a message over \(maximumFrameBytes) bytes")
             }
         }
         await session.end()

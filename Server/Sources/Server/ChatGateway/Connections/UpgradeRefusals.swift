@@ -47,10 +47,12 @@ final class UpgradeRefusals: Sendable {
                 context.write(data, promise: promise)
                 return
             }
-            let answer = HTTPResponse(status: refusal.status, headerFields: [
-                .contentType: "application/json; charset=utf-8", .contentLength: "\(refusal.body.count)",
-                .connection: "close",
-            ])
+            let answer = HTTPResponse(
+                status: refusal.status,
+                headerFields: [
+                    .contentType: "application/json; charset=utf-8", .contentLength: "\(refusal.body.count)",
+                    .connection: "close",
+                ])
             context.write(wrapOutboundOut(.head(answer)), promise: nil)
             context.write(wrapOutboundOut(.body(ByteBuffer(bytes: refusal.body))), promise: promise)
         }

@@ -14,12 +14,15 @@ public struct GatewayMetrics: Sendable {
     /// Metrics in `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
-        connections = registry.makeGauge(descriptor: .init(
-            metricName: "chat_connections", unitName: "", helpText: "WebSocket connections open"))
-        requests = registry.makeCounter(descriptor: .init(
-            metricName: "chat_requests", unitName: "total", helpText: "Requests received"))
-        events = registry.makeCounter(descriptor: .init(
-            metricName: "chat_events_delivered", unitName: "total", helpText: "Events sent to devices"))
+        connections = registry.makeGauge(
+            descriptor: .init(
+                metricName: "chat_connections", unitName: "", helpText: "WebSocket connections open"))
+        requests = registry.makeCounter(
+            descriptor: .init(
+                metricName: "chat_requests", unitName: "total", helpText: "Requests received"))
+        events = registry.makeCounter(
+            descriptor: .init(
+                metricName: "chat_events_delivered", unitName: "total", helpText: "Events sent to devices"))
         // Every reason is exposed from the start, at 0: a scraper (and a rate() over it) sees
         // the series before the first refusal of its kind.
         for reason in Self.rejectionReasons { _ = rejections(reason) }
@@ -28,7 +31,9 @@ public struct GatewayMetrics: Sendable {
     /// The reasons a refusal is counted under: before the upgrade (`unauthorized`,
     /// `limitExceeded`), per request (`rateLimited`, `limitExceeded`) and per close (`protocol`,
     /// `tooBig`, `rateLimited`, `tooSlow`, `heartbeatTimeout`).
-    static let rejectionReasons = ["unauthorized", "limitExceeded", "rateLimited", "protocol", "tooBig", "tooSlow", "heartbeatTimeout"]
+    static let rejectionReasons = [
+        "unauthorized", "limitExceeded", "rateLimited", "protocol", "tooBig", "tooSlow", "heartbeatTimeout",
+    ]
 
     func connectionOpened() { connections.increment() }
     func connectionClosed() { connections.decrement() }
@@ -43,7 +48,8 @@ public struct GatewayMetrics: Sendable {
     /// The counter of refusals for `reason` (the registry returns the same one every time).
     private func rejections(_ reason: String) -> Counter {
         registry.makeCounter(
-            descriptor: .init(metricName: "chat_rejections", unitName: "total", helpText: "Refused connections and requests"),
+            descriptor: .init(
+                metricName: "chat_rejections", unitName: "total", helpText: "Refused connections and requests"),
             labels: [("reason", reason)])
     }
 
