@@ -43,6 +43,7 @@ let package = Package(
         .target(
             name: "ChatGateway",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "ChatAPI", package: "LiveChannels"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -63,6 +64,7 @@ let package = Package(
         .target(
             name: "ChatServerPostgres",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,6 +100,7 @@ let package = Package(
         .target(
             name: "LiveChannelsNIO",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -112,6 +115,7 @@ let package = Package(
         .executableTarget(
             name: "chat-load",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "ChatGateway", "LiveChannelsNIO", "ChatServerPostgres",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
@@ -126,6 +130,7 @@ let package = Package(
         .testTarget(
             name: "ChatGatewayTests",
             dependencies: [
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "ChatGateway", "ChatServerPostgres", "LiveChannelsNIO", "chat-server", "chat-terminal",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),

@@ -3,8 +3,8 @@ import ChatServer
 import Foundation
 import LiveChannels
 import Logging
+import NIOConcurrencyHelpers
 import NIOWebSocket
-import Synchronization
 import Testing
 import WSClient
 #if canImport(FoundationNetworking)
@@ -58,7 +58,7 @@ import WSClient
         var configuration = ServerConfiguration()
         configuration.requestsPerSecond = 0.01
         try await GatewayHarness.run(server: ChatServer(configuration: configuration)) { harness in
-            let frames = Mutex<[String]>([])
+            let frames = NIOLockedValueBox<[String]>([])
             var logger = Logger(label: "raw")
             logger.logLevel = .critical
             let close = try await WebSocketClient.connect(
@@ -71,11 +71,13 @@ import WSClient
                         .text(#"{"type":"request","id":\#(id),"request":{"getUser":{"userId":"alice"}}}"#))
                 }
                 for try await message in inbound.messages(maxSize: 1 << 20) {
-                    if case .text(let text) = message { frames.withLock { $0.append(text) } }
+                    if case .text(let text) = message { frames.withLockedValue { $0.append(text) } }
                 }
             }
             #expect(close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) } == 4008)
-            let failures = frames.withLock { $0 }.filter { $0.contains("\"failure\"") && $0.contains("rateLimited") }
+            let failures = frames.withLockedValue { $0 }.filter {
+                $0.contains("\"failure\"") && $0.contains("rateLimited")
+            }
             // Every refusal is answered before the close, the 100th (the one that closes) included.
             #expect(failures.count == 100, "\(failures.count) refusals answered before the close")
             let text = try await metrics(harness)
@@ -94,8 +96,8 @@ import WSClient
         let server = ChatServer(configuration: configuration)
         try await server.createChannel(type: .community, channelId: "room", userIds: ["alice", "bob"])
         try await GatewayHarness.run(server: server) { harness in
-            let reading = Mutex(false)
-            let received = Mutex(0)
+            let reading = NIOLockedValueBox(false)
+            let received = NIOLockedValueBox(0)
             var logger = Logger(label: "raw")
             logger.logLevel = .critical
             let client = Task {
@@ -108,9 +110,9 @@ import WSClient
                     try await outbound.write(.text(Self.hello))
                     var messages = inbound.messages(maxSize: 1 << 24).makeAsyncIterator()
                     _ = try await messages.next()  // welcome
-                    while !reading.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+                    while !reading.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
                     while let message = try await messages.next() {
-                        if case .text = message { received.withLock { $0 += 1 } }
+                        if case .text = message { received.withLockedValue { $0 += 1 } }
                     }
                 }
             }
@@ -127,10 +129,11 @@ import WSClient
                 closed = try await metrics(harness).contains("chat_rejections_total{reason=\"tooSlow\"} 1")
             }
             #expect(closed, "closed as too slow after \(sent) messages")
-            reading.withLock { $0 = true }
+            reading.withLockedValue { $0 = true }
             _ = try? await client.value
             #expect(
-                received.withLock { $0 } < sent, "the stalled device did not get everything through that connection")
+                received.withLockedValue { $0 } < sent,
+                "the stalled device did not get everything through that connection")
             // Bob is fine.
             let bob = try await harness.client("bob")
             let channel = try await ChannelRepository(client: bob).getChannel(channelId: "room")

@@ -4,7 +4,7 @@ import ChatServerPostgres
 import Foundation
 import LiveChannels
 import LiveChannelsNIO
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 #if canImport(Glibc)
@@ -21,15 +21,15 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct PostgresFaultTests {
     /// The acknowledged texts, from any sender; the failed sends; whether the load should stop.
     private final class Acknowledged: Sendable {
-        private let texts = Mutex<[String]>([])
-        private let failedSends = Mutex(0)
-        private let stopped = Mutex(false)
-        func append(_ text: String) { texts.withLock { $0.append(text) } }
-        var all: [String] { texts.withLock { $0 } }
-        func failed() { failedSends.withLock { $0 += 1 } }
-        var failures: Int { failedSends.withLock { $0 } }
-        func stop() { stopped.withLock { $0 = true } }
-        var isStopped: Bool { stopped.withLock { $0 } }
+        private let texts = NIOLockedValueBox<[String]>([])
+        private let failedSends = NIOLockedValueBox(0)
+        private let stopped = NIOLockedValueBox(false)
+        func append(_ text: String) { texts.withLockedValue { $0.append(text) } }
+        var all: [String] { texts.withLockedValue { $0 } }
+        func failed() { failedSends.withLockedValue { $0 += 1 } }
+        var failures: Int { failedSends.withLockedValue { $0 } }
+        func stop() { stopped.withLockedValue { $0 = true } }
+        var isStopped: Bool { stopped.withLockedValue { $0 } }
     }
 
     /// Every text of `channelId` in the database, read by `userId` through a server opened on it.

@@ -1,6 +1,6 @@
 @testable import ChatGateway
 import ChatServer
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// The gateway's sessions at shutdown: every open one is closed with 1001, and one that arrives
@@ -10,17 +10,17 @@ import Testing
     @Test func aShutdownClosesEveryOpenSessionAndRefusesLaterOnes() async {
         let server = ChatServer()
         let registry = SessionRegistry()
-        let closes = Mutex<[Int]>([])
+        let closes = NIOLockedValueBox<[Int]>([])
         func session(_ user: String) -> WireSession {
             WireSession(server: server, userId: user, deviceId: "phone") { output in
-                if case .close(let code, _) = output { closes.withLock { $0.append(code) } }
+                if case .close(let code, _) = output { closes.withLockedValue { $0.append(code) } }
             }
         }
         let first = registry.add(session("alice"))
         let second = registry.add(session("bob"))
         #expect(first != nil && second != nil && first != second)
         await registry.closeAll(code: 1001, reason: "the server is shutting down")
-        #expect(closes.withLock { $0 } == [1001, 1001])
+        #expect(closes.withLockedValue { $0 } == [1001, 1001])
         #expect(registry.add(session("carol")) == nil)
     }
 }

@@ -4,7 +4,7 @@ import ChatServer
 import Foundation
 import LiveChannels
 import LiveChannelsNIO
-import Synchronization
+import NIOConcurrencyHelpers
 import Testing
 
 /// Who may act, over a real loopback WebSocket: signed HS256 tokens only, `exp` checked, dev
@@ -166,10 +166,10 @@ import Testing
 
 /// A thread-safe counter: `next()` returns 0, 1, 2, …
 final class Counter: Sendable {
-    private let count = Mutex(0)
-    var value: Int { count.withLock { $0 } }
+    private let count = NIOLockedValueBox(0)
+    var value: Int { count.withLockedValue { $0 } }
     func next() -> Int {
-        count.withLock { value in
+        count.withLockedValue { value in
             defer { value += 1 }
             return value
         }

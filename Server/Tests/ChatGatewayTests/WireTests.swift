@@ -3,8 +3,8 @@ import Foundation
 import HTTPTypes
 import LiveChannels
 import Logging
+import NIOConcurrencyHelpers
 import NIOWebSocket
-import Synchronization
 import Testing
 import WSClient
 #if canImport(FoundationNetworking)
@@ -28,7 +28,7 @@ import WSClient
         send outgoing: [String?], afterWelcome later: [String?] = [],
         until: @escaping @Sendable ([String]) -> Bool = { _ in false }
     ) async throws -> Exchange {
-        let frames = Mutex<[String]>([])
+        let frames = NIOLockedValueBox<[String]>([])
         var logger = Logger(label: "raw")
         logger.logLevel = .critical
         let close = try await WebSocketClient.connect(
@@ -46,7 +46,7 @@ import WSClient
             var pending = later
             for try await message in inbound.messages(maxSize: 1 << 24) {
                 guard case .text(let text) = message else { continue }
-                let all = frames.withLock {
+                let all = frames.withLockedValue {
                     $0.append(text); return $0
                 }
                 // Frames to send once the first (the welcome) came back.
@@ -56,7 +56,8 @@ import WSClient
             }
         }
         return Exchange(
-            frames: frames.withLock { $0 }, closeCode: close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) },
+            frames: frames.withLockedValue { $0 },
+            closeCode: close.map { Int(UInt16(webSocketErrorCode: $0.closeCode)) },
             closeReason: close?.reason)
     }
 

@@ -1,6 +1,6 @@
 import ChatAPI
 import LiveChannels
-import Synchronization
+import NIOConcurrencyHelpers
 import WSClient
 import NIOWebSocket
 
@@ -17,27 +17,27 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
 
     /// Guards the phase (and the open continuation).
-    private let phase = Mutex(Phase.opening(nil))
+    private let phase = NIOLockedValueBox(Phase.opening(nil))
     /// Guards an error that ended the connection before it opened.
-    private let openError = Mutex<(any Error)?>(nil)
+    private let openError = NIOLockedValueBox<(any Error)?>(nil)
 
     init() {
         (inbound, continuation) = AsyncStream.makeStream(of: WebSocketInbound.self)
     }
 
     /// The error that ended the connection before it opened, if one did.
-    var openFailure: (any Error)? { openError.withLock { $0 } }
+    var openFailure: (any Error)? { openError.withLockedValue { $0 } }
 
     /// Returns once the handshake succeeded.
     /// - Throws: `ChatError.unavailable` when it failed.
     func waitUntilOpen(url: String) async throws {
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
-            let ready: Result<Void, any Error>? = phase.withLock { phase in
+            let ready: Result<Void, any Error>? = phase.withLockedValue { phase in
                 switch phase {
                 case .opening: phase = .opening(waiter); return nil
                 case .open: return .success(())
                 case .closed:
-                    let error = openError.withLock { $0 }
+                    let error = openError.withLockedValue { $0 }
                     return .failure(
                         ChatError.unavailable("cannot open a WebSocket to \(url): \(error.map { "\($0)" } ?? "closed")")
                     )
@@ -48,7 +48,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
 
     func opened(_ outbound: WebSocketOutboundWriter) {
-        let waiter = phase.withLock { phase -> CheckedContinuation<Void, any Error>? in
+        let waiter = phase.withLockedValue { phase -> CheckedContinuation<Void, any Error>? in
             guard case .opening(let waiter) = phase else { return nil }
             phase = .open(outbound)
             return waiter
@@ -70,7 +70,7 @@ final class NIOWebSocketConnection: WebSocketConnection {
 
     /// Ends the connection with `error` if it is still opening; whether it was.
     func failOpening(_ error: any Error) -> Bool {
-        guard phase.withLock({ phase in if case .opening = phase { return true } else { return false } }) else {
+        guard phase.withLockedValue({ phase in if case .opening = phase { return true } else { return false } }) else {
             return false
         }
         failed(error)
@@ -78,8 +78,8 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
 
     private func end(_ last: WebSocketInbound, error: (any Error)?) {
-        openError.withLock { $0 = error }
-        let previous = phase.withLock { phase -> Phase in
+        openError.withLockedValue { $0 = error }
+        let previous = phase.withLockedValue { phase -> Phase in
             defer { phase = .closed }
             return phase
         }
@@ -96,14 +96,14 @@ final class NIOWebSocketConnection: WebSocketConnection {
     }
 
     func send(_ text: String) async throws {
-        guard case .open(let outbound) = phase.withLock({ $0 }) else {
+        guard case .open(let outbound) = phase.withLockedValue({ $0 }) else {
             throw ChatError.unavailable("the WebSocket is closed")
         }
         try await outbound.write(.text(text))
     }
 
     func close(code: Int, reason: String) async {
-        guard case .open(let outbound) = phase.withLock({ $0 }) else { return }
+        guard case .open(let outbound) = phase.withLockedValue({ $0 }) else { return }
         try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
     }
 }

@@ -4,7 +4,6 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
-import Synchronization
 
 /// Opening: TLS as libpq's `sslmode`, waiting for PostgreSQL, creating or migrating the `chat`
 /// schema under an advisory lock, the history's epoch.

@@ -1,10 +1,10 @@
 import ChatServer
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 import PostgresNIO
-import Synchronization
 
 /// The server's state in PostgreSQL: the ``ServerDatabase`` of `chat-server --postgres URL`.
 ///
@@ -45,7 +45,7 @@ public final class PostgresServerDatabase: ServerDatabase {
     /// Identifies this open database's writes in `chat.meta` (their fence).
     let writerId = PostgresServerDatabase.randomEpoch()
     /// The number of the last write begun.
-    let writeNumbers = Mutex(0)
+    let writeNumbers = NIOLockedValueBox(0)
 
     /// A database at `endpoint`; nothing is sent before ``open()``.
     ///
@@ -197,7 +197,7 @@ public final class PostgresServerDatabase: ServerDatabase {
 
     public func write(_ batch: ServerDatabaseBatch) async throws {
         guard !batch.isEmpty else { return }
-        let number = writeNumbers.withLock { number in
+        let number = writeNumbers.withLockedValue { number in
             number += 1
             return number
         }
@@ -218,12 +218,12 @@ public final class PostgresServerDatabase: ServerDatabase {
     ) async throws {
         /// The caller's continuation, resumed by whichever comes first.
         final class Waiter: Sendable {
-            let continuation = Mutex<CheckedContinuation<Void, any Error>?>(nil)
-            func take() -> CheckedContinuation<Void, any Error>? { continuation.withLock { $0.take() } }
+            let continuation = NIOLockedValueBox<CheckedContinuation<Void, any Error>?>(nil)
+            func take() -> CheckedContinuation<Void, any Error>? { continuation.withLockedValue { $0.take() } }
         }
         let waiter = Waiter()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            waiter.continuation.withLock { $0 = continuation }
+            waiter.continuation.withLockedValue { $0 = continuation }
             Task {
                 let outcome = await work.result
                 waiter.take()?.resume(with: outcome)

@@ -4,7 +4,6 @@ import Logging
 import NIOCore
 import NIOSSL
 import PostgresNIO
-import Synchronization
 
 /// The statement of ``PostgresServerDatabase``'s writes, prepared once per connection: a batch
 /// as arrays, each `WITH` clause writing one table only if the fence advanced; the row is the

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 import Synchronization
@@ -9,7 +10,7 @@ import Synchronization
 /// receives to every connection (no protocol, no rules, no JSON) — what any chat server on
 /// this stack pays at least to fan a message out.
 final class BroadcastFloor: Sendable {
-    private let connections = Mutex<[Int: WebSocketOutboundWriter]>([:])
+    private let connections = NIOLockedValueBox<[Int: WebSocketOutboundWriter]>([:])
     private let next = Atomic<Int>(0)
 
     func services(onRunning: @escaping @Sendable (Int) async -> Void) -> [any Service] {
@@ -17,11 +18,11 @@ final class BroadcastFloor: Sendable {
         let floor = self
         router.ws("/broadcast") { inbound, outbound, _ in
             let key = floor.next.wrappingAdd(1, ordering: .relaxed).oldValue
-            floor.connections.withLock { $0[key] = outbound }
-            defer { _ = floor.connections.withLock { $0.removeValue(forKey: key) } }
+            floor.connections.withLockedValue { $0[key] = outbound }
+            defer { _ = floor.connections.withLockedValue { $0.removeValue(forKey: key) } }
             for try await message in inbound.messages(maxSize: 1 << 20) {
                 guard case .text(let text) = message else { continue }
-                let everyone = floor.connections.withLock { Array($0.values) }
+                let everyone = floor.connections.withLockedValue { Array($0.values) }
                 for connection in everyone { try? await connection.write(.text(text)) }
             }
         }

@@ -4,7 +4,7 @@ import ChatServer
 import Foundation
 import LiveChannels
 import LiveChannelsNIO
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Deliveries per second in a channel of `members` connected members, one of them sending,
 /// beside the floor: a bare Hummingbird WebSocket broadcast of the same bytes to as many
@@ -113,12 +113,12 @@ struct Fanout: AsyncParsableCommand {
 
 /// A counting semaphore for pacing (`wait` suspends while none is free).
 final class Semaphore: Sendable {
-    private let state: Mutex<(free: Int, waiters: [CheckedContinuation<Void, Never>])>
-    init(_ count: Int) { state = Mutex((count, [])) }
+    private let state: NIOLockedValueBox<(free: Int, waiters: [CheckedContinuation<Void, Never>])>
+    init(_ count: Int) { state = NIOLockedValueBox((count, [])) }
 
     func wait() async {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Bool in
+            let ready = state.withLockedValue { state -> Bool in
                 if state.free > 0 { state.free -= 1; return true }
                 state.waiters.append(continuation)
                 return false
@@ -128,7 +128,7 @@ final class Semaphore: Sendable {
     }
 
     func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             if state.waiters.isEmpty { state.free += 1; return nil }
             return state.waiters.removeFirst()
         }

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -21,7 +22,7 @@ final class Heartbeat: Sendable {
     /// The time between pings.
     let interval: Duration
     /// When the oldest ping still unanswered was sent; `nil` when every ping was answered.
-    private let unansweredSince = Mutex<ContinuousClock.Instant?>(nil)
+    private let unansweredSince = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
     /// Whether pongs can be heard (the observer was placed): without it no connection is
     /// closed for a missing pong, as none could be seen.
     private let listening = Atomic<Bool>(false)
@@ -36,13 +37,13 @@ final class Heartbeat: Sendable {
 
     /// A pong arrived: every ping sent so far is answered.
     func pongReceived() {
-        unansweredSince.withLock { $0 = nil }
+        unansweredSince.withLockedValue { $0 = nil }
     }
 
     /// Whether no pong came within two intervals of the first unanswered ping, at `now`.
     func hasTimedOut(at now: ContinuousClock.Instant) -> Bool {
         guard listening.load(ordering: .relaxed) else { return false }
-        return unansweredSince.withLock { since in since.map { now - $0 >= interval * 2 } ?? false }
+        return unansweredSince.withLockedValue { since in since.map { now - $0 >= interval * 2 } ?? false }
     }
 
     /// Places the ``PongObserver`` in `channel`'s pipeline, right after the WebSocket frame
@@ -88,7 +89,7 @@ final class Heartbeat: Sendable {
             count &+= 1
             var payload = ByteBuffer()
             payload.writeInteger(count)
-            unansweredSince.withLock { since in if since == nil { since = now } }
+            unansweredSince.withLockedValue { since in if since == nil { since = now } }
             writing.store(true, ordering: .relaxed)
             pending = Task { [self, payload] in
                 do {

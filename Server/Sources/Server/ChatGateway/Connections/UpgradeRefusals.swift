@@ -1,9 +1,9 @@
 import ChatAPI
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTPTypes
-import Synchronization
 
 /// Refusals of WebSocket upgrades, answered as the protocol says: an HTTP status with the JSON
 /// body `{"error":CHAT_ERROR}` (401 for a refused token, 429 past the device cap).
@@ -17,17 +17,17 @@ final class UpgradeRefusals: Sendable {
         var body: [UInt8]
     }
 
-    private let refusals = Mutex<[ObjectIdentifier: Refusal]>([:])
+    private let refusals = NIOLockedValueBox<[ObjectIdentifier: Refusal]>([:])
 
     /// Records that the upgrade on `channel` is refused as `refusal` says.
     func refuse(_ channel: any NIOCore.Channel, with refusal: ConnectAdmission.Refusal) {
         let answer = Refusal(status: refusal.status, body: refusal.body)
-        refusals.withLock { $0[ObjectIdentifier(channel)] = answer }
+        refusals.withLockedValue { $0[ObjectIdentifier(channel)] = answer }
     }
 
     /// The refusal recorded for `channel`, forgotten as it is taken.
     func take(for channel: any NIOCore.Channel) -> Refusal? {
-        refusals.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+        refusals.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
     /// Rewrites the `400` of a refused upgrade into the recorded refusal.
