@@ -192,8 +192,10 @@ public final class PostgresServerDatabase: ServerDatabase {
 
     /// How long a write may take before it is reported failed (the server then fails the calls
     /// it covered with `unavailable`, and writes their changes again with a later batch: rows
-    /// are current values, so writing them twice is harmless).
-    public static let writeTimeout: Duration = .seconds(8)
+    /// are current values, so writing them twice is harmless). Half the 10 s within which the
+    /// protocol pins a failure, so that a busy machine still fails a call in time; a group
+    /// commit takes milliseconds.
+    public static let writeTimeout: Duration = .seconds(5)
 
     public func write(_ batch: ServerDatabaseBatch) async throws {
         guard !batch.isEmpty else { return }
