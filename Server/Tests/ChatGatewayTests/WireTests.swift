@@ -25,7 +25,7 @@ import WSClient
     /// reads until `until` holds for the frames (or the server closes), then closes.
     private func exchange(
         _ harness: GatewayHarness, token: String = "dev:alice", query: String = "?device=raw",
-        send outgoing: [String?], afterWelcome later: [String?] = [],
+        send outgoing: [String?], afterWelcome later: [String] = [],
         until: @escaping @Sendable ([String]) -> Bool = { _ in false }
     ) async throws -> Exchange {
         let frames = NIOLockedValueBox<[String]>([])
@@ -50,7 +50,7 @@ import WSClient
                     $0.append(text); return $0
                 }
                 // Frames to send once the first (the welcome) came back.
-                for item in pending { try await outbound.write(.text(item ?? "")) }
+                for item in pending { try await outbound.write(.text(item)) }
                 pending = []
                 if until(all) { return }
             }
