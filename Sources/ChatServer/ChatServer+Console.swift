@@ -8,7 +8,14 @@ extension ChatServer {
     /// - Throws: `invalidArgument` (`userId`, `displayName`).
     @discardableResult
     public func registerUser(id: String, displayName: String? = nil, isAdmin: Bool = false) async throws -> User {
-        try await engine.performDurably { state, now throws(ChatError) in
+        if engine.cluster != nil {
+            guard
+                case .user(let user) = try await engine.console(
+                    .registerUser(id: id, displayName: displayName, isAdmin: isAdmin))
+            else { throw Self.lostOutcome }
+            return user
+        }
+        return try await engine.performDurably { state, now throws(ChatError) in
             try state.registerUser(id: id, displayName: displayName, isAdmin: isAdmin, now: now)
         }
     }
@@ -27,6 +34,12 @@ extension ChatServer {
         let draft = ChannelDraft(
             type: type, channelId: channelId, userIds: userIds, displayName: displayName, tags: tags, metadata: metadata
         )
+        if engine.cluster != nil {
+            guard case .channel(let channel) = try await engine.console(.createChannel(draft)) else {
+                throw Self.lostOutcome
+            }
+            return channel
+        }
         return try await engine.performDurably { state, now throws(ChatError) in
             let id = try state.createChannel(draft, by: .console, now: now).channelId
             return try state.getChannel(id, by: .console, now: now)
@@ -38,7 +51,13 @@ extension ChatServer {
     /// - Throws: `notFound`; `notAllowed` (deleted); `invalidArgument`; `limitExceeded`.
     @discardableResult
     public func updateChannel(_ changes: ChannelChanges) async throws -> Channel {
-        try await engine.performDurably { state, now throws(ChatError) in
+        if engine.cluster != nil {
+            guard case .channel(let channel) = try await engine.console(.updateChannel(changes)) else {
+                throw Self.lostOutcome
+            }
+            return channel
+        }
+        return try await engine.performDurably { state, now throws(ChatError) in
             try state.updateChannel(changes, by: .console, now: now)
         }
     }
@@ -47,6 +66,10 @@ extension ChatServer {
     ///
     /// - Throws: `notFound`; `notAllowed`; `forbidden` (banned user); `invalidArgument`; `limitExceeded`.
     public func addMembers(_ userIds: [String], to channelId: String) async throws {
+        if engine.cluster != nil {
+            _ = try await engine.console(.addMembers(userIds, channelId: channelId))
+            return
+        }
         try await engine.performDurably { state, now throws(ChatError) in
             try state.addMembers(userIds, to: channelId, by: .console, now: now)
         }
@@ -60,6 +83,12 @@ extension ChatServer {
         as userId: String, channelId: String, text: String, mentionedUserIds: [String] = []
     ) async throws -> Message {
         let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds)
+        if engine.cluster != nil {
+            guard case .message(let message) = try await engine.console(.sendMessage(userId: userId, draft)) else {
+                throw Self.lostOutcome
+            }
+            return message
+        }
         return try await engine.performDurably { state, now throws(ChatError) in
             try state.sendMessage(draft, by: userId, now: now)
         }
@@ -70,10 +99,16 @@ extension ChatServer {
     ///
     /// - Throws: `notFound`; `notAllowed` (already deleted).
     public func deleteChannel(_ channelId: String) async throws {
+        if engine.cluster != nil {
+            _ = try await engine.console(.deleteChannel(channelId))
+            return
+        }
         try await engine.performDurably { state, now throws(ChatError) in
             try state.deleteChannel(channelId, by: .console, now: now)
         }
     }
+
+    private static let lostOutcome = ChatError.unavailable("the server lost the outcome of a console call")
 
     // MARK: Inspection
 

@@ -98,6 +98,51 @@ public final class ChatServer: Sendable {
         self.init(engine: ServerEngine(clock: clock, configuration: configuration, store: store, restored: core))
     }
 
+    /// Creates one node of a cluster: a server sharing `log` (a ``ServerChangeLog``: the
+    /// `Server/` package's PostgreSQL store) with every other node on it, as one service. It
+    /// loads the stored state, applies the log's entries after it, then follows the log: every
+    /// change any node makes applies here too, in the log's order, and its events reach this
+    /// node's connections. Responses and console calls return once their entry is committed and
+    /// applied here. ``close()`` tells the other nodes this one is gone.
+    ///
+    /// - Parameters:
+    ///   - nodeId: this node's name in the log (unique among the running nodes).
+    /// - Throws: `unavailable` naming what failed (the database or log could not be read, a
+    ///   record cannot be decoded).
+    public convenience init(
+        clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
+        log: any ServerChangeLog, nodeId: String
+    ) async throws(ChatError) {
+        try InputCheck.id(nodeId, field: "nodeId")
+        let (store, stored) = try await DatabaseServerStore.open(
+            log, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch)
+        let channels = stored.channels.map(\.info)
+        async let rebuilt = ServerEngine.rebuiltCore(configuration: configuration, restoring: stored)
+        let messages = try await store.newestMessages(of: channels)
+        var core = await rebuilt
+        core.state.attach(messages, to: channels.map(\.channelId))
+        let position = stored.counters.logPosition
+        let replica = ClusterReplica(nodeId: nodeId, log: log, reader: store, position: position)
+        let engine = ServerEngine(
+            clock: clock, configuration: configuration, replica: replica, restored: core, position: position,
+            connections: ClusterConnections(restoring: stored.connections))
+        try await replica.catchUp(engine)
+        replica.start(engine)
+        self.init(engine: engine)
+    }
+
+    /// On a node of a cluster, this node's name; `nil` on a single server.
+    public var nodeId: String? { engine.cluster?.nodeId }
+
+    /// On a node of a cluster, how far behind the log this node is, in seconds (0 when it has
+    /// applied everything it knows of); 0 on a single server.
+    public var clusterLag: Double { engine.cluster?.lag ?? 0 }
+
+    /// The transactions this server committed to its database (or change log) so far.
+    public var databaseCommits: Int {
+        engine.cluster?.commitCount ?? (engine.store as? DatabaseServerStore)?.commitCount ?? 0
+    }
+
     private init(engine: ServerEngine) {
         self.engine = engine
         faults = ServerFaults(engine: engine)
@@ -137,7 +182,7 @@ public final class ChatServer: Sendable {
     func connection(
         userId: String, deviceId: String, interrupt: (@Sendable (DisconnectReason) -> Void)?
     ) -> ServerConnection {
-        if (try? InputCheck.id(userId, field: "userId")) != nil {
+        if engine.cluster == nil, (try? InputCheck.id(userId, field: "userId")) != nil {
             _ = try? engine.perform { state, now in state.ensureUser(userId, now: now) }
         }
         return ServerConnection(engine: engine, userId: userId, deviceId: deviceId, interrupt: interrupt)

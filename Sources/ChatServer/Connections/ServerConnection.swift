@@ -45,6 +45,14 @@ final class ServerConnection: ChatTransport {
     }
 
     func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
+        if let replica = engine.cluster {
+            let previous = linkId.withLock { $0 }
+            let (result, id) = try await engine.connectReplicated(
+                device, replacing: previous, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence,
+                replica: replica)
+            linkId.withLock { $0 = id }
+            return result
+        }
         let (result, ticket) = try linkId.withLock {
             (current: inout UInt64?) throws(ChatError) -> (ConnectResult, Int) in
             let (result, id, ticket) = try engine.connect(

@@ -11,6 +11,9 @@ struct ServerCore: Sendable {
     var limits: ServerLimits
     /// Set by ``ServerEngine/close()``: every later operation throws `unavailable`.
     var isClosed = false
+    /// On a node of a cluster, what the change log replicates beside the state (`nil` on a single
+    /// server). The state then changes only by applying log entries (``ServerEngine/apply(_:)``).
+    var cluster: ClusterCore?
     /// The event ceiling last handed to the storage (``StoredCounters/eventSequenceCeiling``).
     private var eventSequenceCeiling: Int
 
@@ -45,6 +48,7 @@ struct ServerCore: Sendable {
     /// whenever they moved (the event ceiling included, raised ahead of the highest event).
     mutating func takeStorageChanges() -> StorageChanges {
         var changes = state.takeStorageChanges()
+        if cluster != nil { changes.connections = cluster!.connections.takeChanges() }
         if hub.highestSequence + Self.eventSequenceReserve / 2 > eventSequenceCeiling {
             eventSequenceCeiling = hub.highestSequence + Self.eventSequenceReserve
             changes.countersChanged = true
@@ -75,8 +79,11 @@ struct ServerCore: Sendable {
     /// Expires what has expired, releases held events whose delay has passed and, now and then,
     /// drops replay-log events older than the retention.
     mutating func housekeep(now: Date) {
-        state.expireTimers(now: now)
-        publishOutbox(now: now)
+        if cluster == nil {
+            // On a node of a cluster timers expire only as log entries apply (at their times).
+            state.expireTimers(now: now)
+            publishOutbox(now: now)
+        }
         hub.releaseHeld(now: now)
         hub.sweepLogsIfDue(now: now)
         disconnectSlowDevices(now: now)
@@ -109,6 +116,11 @@ struct ServerCore: Sendable {
         updatingPresence: Bool = true
     ) {
         guard hub.detach(device, linkId: linkId, reason: reason) else { return }
+        if cluster != nil {
+            // Every node learns it from the log (``ServerEngine/apply(_:)``).
+            cluster!.noteLocalDetach(of: device)
+            return
+        }
         state.stopAllReading(device: device)
         if !hub.isConnected(userId: device.userId) {
             state.endAllTyping(userId: device.userId)
@@ -120,7 +132,8 @@ struct ServerCore: Sendable {
     /// Brings the user's presence in line with their connections (online while any device is
     /// connected) and publishes the change, if any.
     mutating func updatePresence(of userId: String, now: Date) {
-        state.setPresence(userId, isOnline: hub.isConnected(userId: userId), now: now)
+        let isOnline = cluster.map { $0.connections.count(of: userId) > 0 } ?? hub.isConnected(userId: userId)
+        state.setPresence(userId, isOnline: isOnline, now: now)
         publishOutbox(now: now)
     }
 }

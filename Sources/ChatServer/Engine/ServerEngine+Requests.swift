@@ -19,6 +19,7 @@ extension ServerEngine {
     func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError)
         -> ResponseEnvelope
     {
+        if let cluster { return try await handleReplicated(request, from: device, linkId: linkId, replica: cluster) }
         let firstHold: Result<(result: Outcome, ticket: Int), ChatError>
         if requests.tryCombining() {
             // Nobody else's request runs: this one runs here, then whatever queued meanwhile.

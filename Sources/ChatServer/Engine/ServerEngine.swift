@@ -24,6 +24,9 @@ final class ServerEngine: Sendable {
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
     /// store's own locks; the store never takes ``core``.
     let store: (any ServerStore)?
+    /// On a node of a cluster, its side of the change log (also ``store``); `nil` on a single
+    /// server.
+    let cluster: ClusterReplica?
     /// The identity of the server's history (``ChatAPI/ConnectResult/epoch``): the store's, or
     /// drawn at start for an in-memory server.
     let epoch: String
@@ -47,6 +50,7 @@ final class ServerEngine: Sendable {
         self.configuration = configuration
         core = FairLock(ServerCore(configuration: configuration), rank: .serverCore)
         store = nil
+        cluster = nil
         epoch = ServerEpoch.text(ServerEpoch.random())
         startWakeUps()
     }
@@ -82,10 +86,34 @@ final class ServerEngine: Sendable {
         core.state.archive = store
         self.core = FairLock(core, rank: .serverCore)
         self.store = store
+        cluster = nil
         epoch = store.epoch
         startWakeUps()
         // Deadlines restored from the file (mutes, rate limits) are woken for too.
         if let next = self.core.withLock({ $0.nextDeadline }) { wakeUps.withLock { $0 }?.arm(at: next) }
+    }
+
+    /// A node of a cluster whose state `core` was restored from the log's tables (messages
+    /// attached), at log position `position`; ``ClusterReplica/catchUp(_:)`` then applies the
+    /// entries after it.
+    init(
+        clock: any ServerClock, configuration: ServerConfiguration, replica: ClusterReplica, restored core: ServerCore,
+        position: Int, connections: ClusterConnections
+    ) {
+        self.clock = clock
+        self.configuration = configuration
+        var core = core
+        core.state.archive = replica
+        core.cluster = ClusterCore(nodeId: replica.nodeId, position: position, connections: connections)
+        // A restored user is online while a device of theirs is connected to some node.
+        for userId in Set(connections.byDevice.keys.map(\.userId)) {
+            core.state.users[userId]?.isOnline = true
+        }
+        self.core = FairLock(core, rank: .serverCore)
+        store = replica
+        cluster = replica
+        epoch = replica.epoch
+        startWakeUps()
     }
 
     /// The core of an engine restored from `stored` before its messages are attached: what a
@@ -99,6 +127,7 @@ final class ServerEngine: Sendable {
         wakeUps.withLock {
             $0 = WakeUpTimer(clock: clock) { [weak self] in
                 guard let self else { return nil }
+                if self.cluster != nil { return self.tickIfDue() }
                 return self.withCore { core -> Date? in
                     let now = self.clock.now
                     core.housekeep(now: now)
@@ -123,6 +152,7 @@ final class ServerEngine: Sendable {
             // Readers of the events posted are woken once the lock is released.
             for wake in wakes { wake.run() }
             if let deadline { wakeUps.withLock { $0 }?.arm(at: deadline) }
+            if cluster != nil { flushDetaches() }
         }
         return try core.withLock { (core: inout ServerCore) throws(Failure) -> (Result, Int) in
             core.hub.deferWakes()
@@ -198,6 +228,18 @@ final class ServerEngine: Sendable {
     /// Expires what has expired and releases late events; run on every clock advance.
     func housekeep() {
         withCore { $0.housekeep(now: clock.now) }
+        if cluster != nil { _ = tickIfDue() }
+    }
+
+    /// On a node of a cluster: logs a tick when a deadline has passed (timers expire as it
+    /// applies, on every node); returns when to look again.
+    private func tickIfDue() -> Date? {
+        guard let cluster else { return nil }
+        let now = clock.now
+        guard let next = core.withLock({ $0.nextDeadline }) else { return nil }
+        guard next <= now else { return next }
+        cluster.post(.tick, time: now)
+        return now + 0.25
     }
 
     /// Ends every connection (`.disconnected(.connectionLost(.unavailable))`), refuses every
@@ -213,6 +255,11 @@ final class ServerEngine: Sendable {
             }
         }
         wakeUps.withLock { $0 }?.cancel()
+        if let cluster {
+            _ = core.withLock { $0.cluster!.takeDetaches() }  // the node's end says it for all
+            await cluster.close(nodeDownAt: clock.now)
+            return
+        }
         await store?.close()
     }
 }

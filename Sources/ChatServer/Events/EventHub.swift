@@ -24,7 +24,7 @@ struct EventHub: Sendable {
     /// What the hub keeps of one device: its replay log (kept across connections) and its live
     /// connection, if any. One entry per device, so an event costs one lookup of its device.
     private struct DeviceSlot: Sendable {
-        var log: NumberedLog<EventEnvelope>
+        var log: EventLog
         var link: ConnectionLink?
     }
 
@@ -46,6 +46,10 @@ struct EventHub: Sendable {
     let sequenceBase: Int
     /// The highest event number given to any device.
     private(set) var highestSequence: Int
+    /// On a node of a cluster, the position of the change-log entry being applied: events are
+    /// numbered after it (``ClusterNumbering``), the same on every node. `nil` on a single server:
+    /// each device's events are numbered 1, 2, 3 … after ``sequenceBase``.
+    var clusterPosition: Int?
     /// The most events a connection may have pending (``ServerConfiguration/maxPendingEvents``).
     let maxPendingEvents: Int?
     /// Connections past ``maxPendingEvents``: nothing more is put on their stream; the server
@@ -152,12 +156,7 @@ struct EventHub: Sendable {
             put(.disconnected(.replaced), on: previous)
             previous.interrupt?(.replaced)
         }
-        if slots[device] == nil {
-            let log = NumberedLog<EventEnvelope>(
-                capacity: logCapacity, restoring: [], lastSequence: sequenceBase, at: now)
-            slots[device] = DeviceSlot(log: log)
-            devicesByUser[device.userId, default: []].append(device)
-        }
+        ensureSlot(device)
         slots[device]!.log.trim(appendedBefore: now - logRetention)
         let log = slots[device]!.log
         let link = ConnectionLink(id: nextLinkId, mailbox: mailbox, interrupt: interrupt)
@@ -175,6 +174,15 @@ struct EventHub: Sendable {
             }
         }
         return Attachment(linkId: link.id, status: status, lastSequence: log.lastSequence)
+    }
+
+    /// Gives `device` a replay log if it has none (on a node of a cluster, every node keeps one
+    /// for every device of the service, so a device resumes on any node).
+    mutating func ensureSlot(_ device: DeviceKey) {
+        guard slots[device] == nil else { return }
+        let base = clusterPosition.map(ClusterNumbering.base(at:)) ?? sequenceBase
+        slots[device] = DeviceSlot(log: EventLog(capacity: logCapacity, base: base))
+        devicesByUser[device.userId, default: []].append(device)
     }
 
     /// Ends the connection `linkId` of `device` with `reason`; false if it is not the current one.
@@ -306,8 +314,10 @@ struct EventHub: Sendable {
             rendered = made
         }
         let cutoff = now - logRetention
+        let position = clusterPosition
         for device in devices {
-            let (envelope, link) = Self.append(to: &slots[device]!, trimmingBefore: cutoff, at: now) {
+            let (envelope, link) = Self.append(to: &slots[device]!, trimmingBefore: cutoff, at: now, position: position)
+            {
                 EventEnvelope(sequence: $0, event: rendered.event, sharing: rendered.encoding)
             }
             highestSequence = max(highestSequence, envelope.sequence)
@@ -318,10 +328,12 @@ struct EventHub: Sendable {
     /// Drops what a device's log holds from before `cutoff`, then appends what `make` builds;
     /// returns it and the device's connection: one lookup of the device per event.
     private static func append(
-        to slot: inout DeviceSlot, trimmingBefore cutoff: Date, at now: Date, _ make: (Int) -> EventEnvelope
+        to slot: inout DeviceSlot, trimmingBefore cutoff: Date, at now: Date, position: Int?,
+        _ make: (Int) -> EventEnvelope
     ) -> (EventEnvelope, ConnectionLink?) {
         slot.log.trim(appendedBefore: cutoff)
-        return (slot.log.append(at: now, make), slot.link)
+        let number = position.map { ClusterNumbering.next(after: slot.log.lastSequence, at: $0) }
+        return (slot.log.append(numbered: number, at: now, make), slot.link)
     }
 
     /// Puts `envelope` on the device's connection `link` (nothing when not connected), or holds

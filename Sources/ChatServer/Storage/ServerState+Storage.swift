@@ -134,4 +134,6 @@ struct StoredState: Sendable {
     var users: [User] = []
     var channels: [StoredChannel] = []
     var counters = StoredCounters()
+    /// On a cluster's database, the devices connected to its nodes.
+    var connections: [ServerState.DeviceKey: ClusterConnections.Connection] = [:]
 }

@@ -28,9 +28,14 @@ struct StorageChanges: Sendable {
     var channels: [String: ChannelWrite] = [:]
     var members: [MemberKey: MemberRecord?] = [:]
     var messages: [MessageKey: Message] = [:]
+    /// On a node of a cluster: devices connected (or, `nil`, no longer connected).
+    var connections: [ServerState.DeviceKey: ClusterConnections.Connection?] = [:]
     var counters = StoredCounters()
 
-    var isEmpty: Bool { users.isEmpty && channels.isEmpty && members.isEmpty && messages.isEmpty && !countersChanged }
+    var isEmpty: Bool {
+        users.isEmpty && channels.isEmpty && members.isEmpty && messages.isEmpty && connections.isEmpty
+            && !countersChanged
+    }
     /// Whether ``counters`` must be written (set when they moved).
     var countersChanged = false
 
@@ -46,6 +51,7 @@ struct StorageChanges: Sendable {
         }
         members.merge(newer.members) { _, new in new }
         messages.merge(newer.messages) { _, new in new }
+        connections.merge(newer.connections) { _, new in new }
         if newer.countersChanged {
             counters = newer.counters
             countersChanged = true
@@ -62,4 +68,7 @@ struct StoredCounters: Sendable, Hashable {
     /// device's events after it, so a device resuming across the restart is told to resync
     /// (``EventHub``) instead of missing events silently.
     var eventSequenceCeiling = 0
+    /// On a cluster's database: the change-log position the stored state is at (entries after it
+    /// are applied at start). Written by the log, never by a batch.
+    var logPosition = 0
 }

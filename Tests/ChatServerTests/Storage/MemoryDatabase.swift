@@ -14,6 +14,7 @@ final class MemoryDatabase: ServerDatabase, Sendable {
         var channels: [String: (info: [UInt8], extras: [UInt8]?)] = [:]
         var members: [ServerRow.MemberKey: [UInt8]] = [:]
         var messages: [String: [Int: [UInt8]]] = [:]
+        var connections: [ServerRow.Device: ServerRow.Connection] = [:]
         var commits = 0
         var failing = false
         var opens = 0
@@ -55,7 +56,8 @@ final class MemoryDatabase: ServerDatabase, Sendable {
                 channels: tables.channels.map {
                     ServerRow.Channel(channelId: $0.key, info: $0.value.info, extras: $0.value.extras)
                 },
-                members: tables.members.map { ServerRow.Member(key: $0.key, value: $0.value) })
+                members: tables.members.map { ServerRow.Member(key: $0.key, value: $0.value) },
+                connections: Array(tables.connections.values))
         }
     }
 
@@ -72,6 +74,11 @@ final class MemoryDatabase: ServerDatabase, Sendable {
     }
 
     func write(_ batch: ServerDatabaseBatch) async throws {
+        try writeNow(batch)
+    }
+
+    /// ``write(_:)`` without suspending (for a change log that writes under its own lock).
+    func writeNow(_ batch: ServerDatabaseBatch) throws {
         try tables.withLock { tables throws in
             if tables.failing { throw Unreachable() }
             for row in batch.users { tables.users[row.userId] = row.value }
@@ -80,6 +87,8 @@ final class MemoryDatabase: ServerDatabase, Sendable {
             }
             for row in batch.members { tables.members[row.key] = row.value }
             for key in batch.removedMembers { tables.members[key] = nil }
+            for row in batch.connections { tables.connections[row.device] = row }
+            for key in batch.removedConnections { tables.connections[key] = nil }
             for row in batch.messages { tables.messages[row.channelId, default: [:]][row.sequence] = row.value }
             tables.counters.merge(batch.counters) { _, new in new }
             tables.commits += 1

@@ -85,6 +85,11 @@ final class DatabaseServerStore: ServerStore {
         stored.counters.nextChannelNumber = contents.counters["nextChannelNumber"] ?? 1
         stored.counters.nextMessageNumber = contents.counters["nextMessageNumber"] ?? 1
         stored.counters.eventSequenceCeiling = contents.counters["eventSequenceCeiling"] ?? 0
+        stored.counters.logPosition = contents.counters["logPosition"] ?? 0
+        for row in contents.connections {
+            stored.connections[ServerState.DeviceKey(userId: row.device.userId, deviceId: row.device.deviceId)] =
+                ClusterConnections.Connection(node: row.node, attachedAt: row.attachedAt)
+        }
         for row in contents.users {
             stored.users.append(try decode(User.self, row.value, "user '\(row.userId)'"))
         }
@@ -266,6 +271,15 @@ final class DatabaseServerStore: ServerStore {
         for (key, message) in changes.messages {
             batch.messages.append(
                 ServerRow.Message(channelId: key.channelId, sequence: key.sequence, value: try encoded(message)))
+        }
+        for (device, connection) in changes.connections {
+            let key = ServerRow.Device(userId: device.userId, deviceId: device.deviceId)
+            if let connection {
+                batch.connections.append(
+                    ServerRow.Connection(device: key, node: connection.node, attachedAt: connection.attachedAt))
+            } else {
+                batch.removedConnections.append(key)
+            }
         }
         if changes.countersChanged {
             let counters = changes.counters

@@ -97,6 +97,29 @@ public enum ServerRow {
         }
     }
 
+    /// A device connected to a node of a cluster (``ServerChangeLog``): which node, and the log
+    /// position of the entry that connected it.
+    public struct Connection: Sendable, Hashable {
+        public var device: Device
+        public var node: String
+        public var attachedAt: Int
+        public init(device: Device, node: String, attachedAt: Int) {
+            self.device = device
+            self.node = node
+            self.attachedAt = attachedAt
+        }
+    }
+
+    /// The key of a ``Connection``'s row.
+    public struct Device: Sendable, Hashable {
+        public var userId: String
+        public var deviceId: String
+        public init(userId: String, deviceId: String) {
+            self.userId = userId
+            self.deviceId = deviceId
+        }
+    }
+
     /// The messages of one channel numbered within `sequences`.
     public struct MessageRange: Sendable, Hashable {
         public var channelId: String
@@ -118,11 +141,14 @@ public struct ServerDatabaseContents: Sendable {
     public var users: [ServerRow.User]
     public var channels: [ServerRow.Channel]
     public var members: [ServerRow.Member]
+    /// On a cluster's database, the devices connected to its nodes (empty elsewhere).
+    public var connections: [ServerRow.Connection]
 
     public init(
         epoch: String, counters: [String: Int] = [:], users: [ServerRow.User] = [], channels: [ServerRow.Channel] = [],
-        members: [ServerRow.Member] = []
+        members: [ServerRow.Member] = [], connections: [ServerRow.Connection] = []
     ) {
+        self.connections = connections
         self.epoch = epoch
         self.counters = counters
         self.users = users
@@ -140,6 +166,9 @@ public struct ServerDatabaseBatch: Sendable {
     public var members: [ServerRow.Member] = []
     public var removedMembers: [ServerRow.MemberKey] = []
     public var messages: [ServerRow.Message] = []
+    /// On a cluster's database: connections to record, and devices no longer connected.
+    public var connections: [ServerRow.Connection] = []
+    public var removedConnections: [ServerRow.Device] = []
     /// Counters to set (the others keep their values).
     public var counters: [String: Int] = [:]
 
@@ -148,6 +177,6 @@ public struct ServerDatabaseBatch: Sendable {
     /// Whether the batch changes nothing.
     public var isEmpty: Bool {
         users.isEmpty && channels.isEmpty && members.isEmpty && removedMembers.isEmpty && messages.isEmpty
-            && counters.isEmpty
+            && counters.isEmpty && connections.isEmpty && removedConnections.isEmpty
     }
 }

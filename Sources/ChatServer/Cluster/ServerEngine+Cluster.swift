@@ -1,0 +1,258 @@
+import ChatAPI
+import Foundation
+
+/// A node of a cluster: every change goes through the change log (``ClusterReplica``) and is
+/// applied here, in log order, by every node (``apply(_:)``).
+extension ServerEngine {
+    /// Applies committed entries in position order: each is applied once, at the latest of its
+    /// time and the time of the entries before it. Its writer (if this node) gets the outcome.
+    ///
+    /// - Complexity: per entry, what the request costs on a single server.
+    func apply(_ entries: [ServerLogEntry]) {
+        guard let replica = cluster else { return }
+        var outcomes: [(UInt64, Result<ClusterOutcome, ChatError>)] = []
+        withCore { (core: inout ServerCore) in
+            for entry in entries where entry.position == core.cluster!.position + 1 {
+                core.cluster!.position = entry.position
+                core.hub.clusterPosition = entry.position
+                guard let decoded = try? ClusterEntry.decode(entry.bytes) else { continue }
+                let now = max(core.cluster!.time, decoded.time)
+                core.cluster!.time = now
+                core.state.expireTimers(now: now)
+                core.publishOutbox(now: now)
+                let result = Result { () throws(ChatError) in
+                    try apply(decoded, at: entry.position, now: now, to: &core)
+                }
+                if decoded.node == replica.nodeId, decoded.ref != 0 { outcomes.append((decoded.ref, result)) }
+            }
+            replica.noteApplied(through: core.cluster!.position, at: core.cluster!.time)
+        }
+        replica.complete(outcomes)
+    }
+
+    private func apply(_ entry: ClusterEntry, at position: Int, now: Date, to core: inout ServerCore) throws(ChatError)
+        -> ClusterOutcome
+    {
+        let isMine = entry.node == core.cluster!.nodeId
+        switch entry.kind {
+        case .request(let userId, let deviceId, let request):
+            let device = DeviceKey(userId: userId, deviceId: deviceId)
+            do throws(ServerLimits.Refusal) {
+                try core.limits.admit(request, from: device, now: now)
+            } catch {
+                switch error {
+                case .refuse(let error):
+                    throw error
+                case .refuseAndDisconnect(let error):
+                    Self.disconnectEverywhere(device, reason: .connectionLost(error), now: now, in: &core)
+                    throw error
+                }
+            }
+            // A read changes nothing: only its writer answers it.
+            if !isMine, request.isRead { return .done }
+            let channelCount = core.state.channels.count
+            let response: ChatResponse
+            do {
+                defer { core.publishOutbox(now: now) }
+                response = try core.state.handle(request, from: device, now: now)
+            }
+            core.limits.spend(after: request, by: userId, created: core.state.channels.count > channelCount, now: now)
+            return isMine ? .response(core.envelope(for: device, response)) : .done
+
+        case .attach(let userId, let deviceId, let resumeAfter):
+            let device = DeviceKey(userId: userId, deviceId: deviceId)
+            let pending = isMine ? core.cluster!.pendingLinks.removeValue(forKey: entry.ref) : nil
+            let previous = core.cluster!.connections[device]
+            if let cap = configuration.maxDevicesPerUser, previous == nil,
+                core.cluster!.connections.count(of: userId) >= cap
+            {
+                throw .limitExceeded(
+                    "user '\(userId)' has \(core.cluster!.connections.count(of: userId)) devices connected; the limit is \(cap)"
+                )
+            }
+            if let previous {
+                // The device's connection elsewhere (or an earlier one here) is replaced.
+                if previous.node == core.cluster!.nodeId, let link = core.hub.linkId(of: device) {
+                    _ = core.hub.detach(device, linkId: link, reason: .replaced)
+                }
+                core.state.stopAllReading(device: device)
+            }
+            core.state.ensureUser(userId, now: now)
+            core.hub.ensureSlot(device)
+            core.cluster!.connections.connect(device, .init(node: entry.node, attachedAt: position))
+            var outcome = ClusterOutcome.done
+            if isMine {
+                if let pending {
+                    let attachment = core.hub.attach(
+                        device, mailbox: pending.mailbox, interrupt: pending.interrupt, resumingAfter: resumeAfter,
+                        now: now)
+                    let result = ConnectResult(
+                        status: attachment.status, currentUser: core.state.users[userId]!,
+                        lastSequence: attachment.lastSequence, epoch: epoch)
+                    outcome = .connected(result, linkId: attachment.linkId)
+                } else {
+                    // Its connection gave up waiting: it ends at once.
+                    core.cluster!.noteOrphanAttach(of: device, at: position)
+                }
+            }
+            core.updatePresence(of: userId, now: now)
+            core.disconnectSlowDevices(now: now)
+            return outcome
+
+        case .detach(let userId, let deviceId, let attachedAt):
+            let device = DeviceKey(userId: userId, deviceId: deviceId)
+            if core.cluster!.connections[device]?.attachedAt == attachedAt {
+                Self.disconnectEverywhere(device, reason: .requested, now: now, in: &core)
+            }
+            return .done
+
+        case .console(let call):
+            return try Self.run(call, now: now, in: &core.state)
+
+        case .tick:
+            return .done
+
+        case .nodeDown(let node):
+            for device in core.cluster!.connections.devices(on: node) {
+                Self.disconnectEverywhere(device, reason: .connectionLost(Self.closedError), now: now, in: &core)
+            }
+            return .done
+        }
+    }
+
+    /// Ends `device`'s connection on every node: its node closes it; everyone stops its reading
+    /// and, when it was its user's last device, the user's typing and presence.
+    private static func disconnectEverywhere(
+        _ device: DeviceKey, reason: DisconnectReason, now: Date, in core: inout ServerCore
+    ) {
+        guard let connection = core.cluster!.connections.disconnect(device) else { return }
+        if connection.node == core.cluster!.nodeId, let link = core.hub.linkId(of: device) {
+            _ = core.hub.detach(device, linkId: link, reason: reason)
+        }
+        core.state.stopAllReading(device: device)
+        if core.cluster!.connections.count(of: device.userId) == 0 {
+            core.state.endAllTyping(userId: device.userId)
+            core.state.setPresence(device.userId, isOnline: false, now: now)
+        }
+        core.publishOutbox(now: now)
+    }
+
+    private static func run(_ call: ConsoleCall, now: Date, in state: inout ServerState) throws(ChatError)
+        -> ClusterOutcome
+    {
+        switch call {
+        case .registerUser(let id, let displayName, let isAdmin):
+            return .user(try state.registerUser(id: id, displayName: displayName, isAdmin: isAdmin, now: now))
+        case .createChannel(let draft):
+            let id = try state.createChannel(draft, by: .console, now: now).channelId
+            return .channel(try state.getChannel(id, by: .console, now: now))
+        case .updateChannel(let changes):
+            return .channel(try state.updateChannel(changes, by: .console, now: now))
+        case .addMembers(let userIds, let channelId):
+            try state.addMembers(userIds, to: channelId, by: .console, now: now)
+            return .done
+        case .sendMessage(let userId, let draft):
+            return .message(try state.sendMessage(draft, by: userId, now: now))
+        case .deleteChannel(let channelId):
+            try state.deleteChannel(channelId, by: .console, now: now)
+            return .done
+        }
+    }
+
+    // MARK: Entry points of a node
+
+    /// A client's request on a node: logged, applied by every node, answered once applied here.
+    func handleReplicated(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64, replica: ClusterReplica)
+        async throws(ChatError) -> ResponseEnvelope
+    {
+        try core.withLock { (core: inout ServerCore) throws(ChatError) in
+            if core.isClosed { throw Self.closedError }
+            guard core.hub.linkId(of: device) == linkId else {
+                throw .unavailable("the connection of device '\(device.deviceId)' has ended")
+            }
+        }
+        let outcome = try await replica.submit(
+            .request(userId: device.userId, deviceId: device.deviceId, request: request), time: clock.now)
+        guard case .response(let envelope) = outcome else { throw .unavailable("the server lost the response") }
+        return envelope
+    }
+
+    /// Opens a connection on a node: the attach is logged; the connection is made here when it
+    /// applies.
+    func connectReplicated(
+        _ device: DeviceKey, replacing previous: UInt64?, mailbox: EventMailbox,
+        interrupt: (@Sendable (DisconnectReason) -> Void)?, resumingAfter sequence: Int?, replica: ClusterReplica
+    ) async throws(ChatError) -> (result: ConnectResult, linkId: UInt64) {
+        try InputCheck.id(device.userId, field: "userId")
+        try InputCheck.id(device.deviceId, field: "deviceId")
+        let ref = replica.newRef()
+        try withCore { (core: inout ServerCore) throws(ChatError) in
+            if core.isClosed { throw Self.closedError }
+            if let error = core.faults.takeConnectFailure(for: device) { throw error }
+            if let previous {
+                core.detach(device, linkId: previous, reason: .requested, now: clock.now, updatingPresence: false)
+            }
+            core.cluster!.pendingLinks[ref] = ClusterCore.PendingLink(mailbox: mailbox, interrupt: interrupt)
+        }
+        flushDetaches()
+        do throws(ChatError) {
+            let outcome = try await replica.submit(
+                .attach(userId: device.userId, deviceId: device.deviceId, resumeAfter: sequence), ref: ref,
+                time: clock.now)
+            guard case .connected(let result, let linkId) = outcome else {
+                throw .unavailable("the server lost the connection")
+            }
+            return (result, linkId)
+        } catch {
+            // Not applied (yet): if it applies later, the connection ends at once.
+            withCore { core in _ = core.cluster!.pendingLinks.removeValue(forKey: ref) }
+            throw error
+        }
+    }
+
+    /// Logs the ends of this node's connections noted under the lock.
+    func flushDetaches() {
+        guard let replica = cluster else { return }
+        let detaches = core.withLock { $0.cluster!.takeDetaches() }
+        for (device, attachedAt) in detaches {
+            replica.post(
+                .detach(userId: device.userId, deviceId: device.deviceId, attachedAt: attachedAt), time: clock.now)
+        }
+    }
+
+    /// A console call on a node: logged, applied by every node, answered once applied here.
+    func console(_ call: ConsoleCall) async throws(ChatError) -> ClusterOutcome {
+        guard let replica = cluster else { preconditionFailure("console calls are logged only on a cluster") }
+        if core.withLock({ $0.isClosed }) { throw Self.closedError }
+        return try await replica.submit(.console(call), time: clock.now)
+    }
+}
+
+extension ChatRequest {
+    /// Whether the request only reads (a node of a cluster answers it from its state; the other
+    /// nodes skip it).
+    var isRead: Bool {
+        switch self {
+        case .getChannel, .queryChannels, .queryMembers, .queryMessages, .flagReports, .getModerationSettings, .getUser,
+            .searchUsers, .hasPermission:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension ServerEngine {
+    /// Stops this node as a crash would: its connections end, it stops reading and beating, and
+    /// the log is told nothing (the other nodes count its devices offline once it has been
+    /// silent long enough). For tests of a node that dies.
+    func halt() {
+        withCore { core in
+            core.isClosed = true
+            for (device, linkId) in core.hub.connectedDevices {
+                _ = core.hub.detach(device, linkId: linkId, reason: .connectionLost(Self.closedError))
+            }
+        }
+        cluster?.halt()
+    }
+}
