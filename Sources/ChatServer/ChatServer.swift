@@ -69,8 +69,9 @@ public final class ChatServer: Sendable {
         }
     }
 
-    /// Creates a server whose state lives in `database` (a ``ServerDatabase``: the `Server/`
-    /// package's PostgreSQL store): everything the database holds comes back, each channel's
+    /// Creates a server whose state lives in `database` (a ``ServerDatabase`` that this server
+    /// alone writes; a database nodes of a cluster share is opened with
+    /// ``init(clock:configuration:log:nodeId:)``, as `chat-server --postgres` does): everything the database holds comes back, each channel's
     /// newest ``ServerConfiguration/messagesPerChannel`` messages in memory and older pages read
     /// from the database; every response (and console call) returns once its change is
     /// committed there. The server's ``epoch`` is the database's. Call ``close()`` before the
@@ -129,6 +130,19 @@ public final class ChatServer: Sendable {
         try await replica.catchUp(engine)
         replica.start(engine)
         self.init(engine: engine)
+    }
+
+    /// Checks a node id as ``init(clock:configuration:log:nodeId:)`` does: the rules of a user
+    /// id.
+    ///
+    /// - Throws: `invalidArgument(field: "nodeId")`.
+    public static func checkNodeId(_ nodeId: String) throws(ChatError) {
+        try InputCheck.id(nodeId, field: "nodeId")
+    }
+
+    /// A node id drawn at random: `node-` and 13 base-36 digits.
+    public static func randomNodeId() -> String {
+        "node-" + String(UInt64.random(in: 1...UInt64(Int64.max)), radix: 36)
     }
 
     /// On a node of a cluster, this node's name; `nil` on a single server.

@@ -36,8 +36,9 @@ import Testing
     private func storedTexts(of channelId: String, readBy userId: String, in cluster: PostgresCluster, _ name: String)
         async throws -> Set<String>
     {
+        // chat-server --postgres is a node of a cluster: the database is read as one more node.
         let server = try await ChatServer(
-            database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
+            log: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))), nodeId: "auditor")
         let device = server.connection(userId: userId, deviceId: "auditor")
         _ = try await device.connect(resumingAfter: nil)
         var texts: Set<String> = []

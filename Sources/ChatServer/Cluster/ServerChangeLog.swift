@@ -25,7 +25,8 @@ public protocol ServerChangeLog: ServerDatabase {
     /// - Returns: the position of the last entry (the log's head when `entries` is empty).
     @discardableResult
     func append(
-        _ entries: [[UInt8]], node: String, snapshot: @Sendable (_ storedThrough: Int) throws -> ServerLogSnapshot?
+        _ entries: [[UInt8]], node: String,
+        snapshot: @escaping @Sendable (_ storedThrough: Int) throws -> ServerLogSnapshot?
     ) async throws -> Int
 
     /// Up to `limit` committed entries after `position`, in position order.

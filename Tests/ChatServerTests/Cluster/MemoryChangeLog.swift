@@ -52,7 +52,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     func close() async {}
 
     func append(
-        _ entries: [[UInt8]], node: String, snapshot: @Sendable (Int) throws -> ServerLogSnapshot?
+        _ entries: [[UInt8]], node: String, snapshot: @escaping @Sendable (Int) throws -> ServerLogSnapshot?
     ) async throws -> Int {
         let (head, listeners) = try log.withLock { log throws -> (Int, [AsyncStream<Void>.Continuation]) in
             if log.failing { throw Refused() }

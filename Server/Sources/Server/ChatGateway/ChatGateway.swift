@@ -60,7 +60,8 @@ public struct ChatGateway: Sendable {
                     status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "storage unavailable")))
         }
         router.get("/metrics") { _, _ in
-            Response(
+            metrics.refresh(lag: server.clusterLag, commits: server.databaseCommits)
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }

@@ -144,7 +144,7 @@ extension PostgresServerDatabase {
 
     /// The schema's migrations, step by step: the one at index N takes version N to N + 1, as
     /// the SQLite store's `user_version` migrations do. Never edit a step that has shipped; add one.
-    static let migrations: [[String]] = [createVersion1]
+    static let migrations: [[String]] = [createVersion1, createVersion2]
 
     /// Version 1 of the schema.
     static let createVersion1 = [
@@ -155,5 +155,16 @@ extension PostgresServerDatabase {
         "CREATE TABLE chat.channels(id text PRIMARY KEY, info bytea NOT NULL, extras bytea)",
         "CREATE TABLE chat.members(channel text NOT NULL, user_id text NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, user_id))",
         "CREATE TABLE chat.messages(channel text NOT NULL, sequence bigint NOT NULL, value bytea NOT NULL, PRIMARY KEY(channel, sequence))",
+    ]
+
+    /// Version 2: the change log of a cluster (``ServerChangeLog``), its head (the lock every
+    /// append holds from numbering to commit, and the position the tables are at), the devices
+    /// connected to each node, and the nodes' heartbeats.
+    static let createVersion2 = [
+        "CREATE TABLE chat.log(position bigint PRIMARY KEY, node text NOT NULL, entry bytea NOT NULL)",
+        "CREATE TABLE chat.log_head(id int PRIMARY KEY CHECK (id = 1), position bigint NOT NULL, snapshot bigint NOT NULL)",
+        "INSERT INTO chat.log_head(id, position, snapshot) VALUES (1, 0, 0)",
+        "CREATE TABLE chat.connections(user_id text NOT NULL, device_id text NOT NULL, node text NOT NULL, attached_at bigint NOT NULL, PRIMARY KEY(user_id, device_id))",
+        "CREATE TABLE chat.nodes(id text PRIMARY KEY, seen_at timestamptz NOT NULL)",
     ]
 }

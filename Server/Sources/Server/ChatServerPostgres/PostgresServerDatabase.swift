@@ -27,7 +27,7 @@ import PostgresNIO
 /// - Threading: thread-safe. Its connection pool, ``client``, runs as a service of the
 ///   caller's `ServiceGroup` (as in `chat-server`), or in a task of its own from `init` to
 ///   ``close()`` (`runsItsClient`).
-public final class PostgresServerDatabase: ServerDatabase {
+public final class PostgresServerDatabase: ServerChangeLog {
     /// The schema version this build writes: the number of ``migrations``.
     public static var schemaVersion: Int { migrations.count }
     /// What `chat.identity`'s `owner` says in a schema of ours.
@@ -86,35 +86,46 @@ public final class PostgresServerDatabase: ServerDatabase {
         try await ensureSchema()
     }
 
-    /// Reads the state's tables at once, each on a connection of its own.
+    /// Reads the state's tables in one transaction (a consistent snapshot, at the log position
+    /// it records as the counter `logPosition`).
     public func open() async throws -> ServerDatabaseContents {
         try await prepare()
-        async let epoch = epoch()
-        async let counters = readCounters()
-        async let users = readUsers()
-        async let channels = readChannels()
-        async let members = readMembers()
-        var contents = ServerDatabaseContents(epoch: try await epoch)
-        contents.counters = try await counters
-        contents.users = try await users
-        contents.channels = try await channels
-        contents.members = try await members
+        return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            return try await self.readContents(connection)
+        }
+    }
+
+    /// The state's tables, read on `connection` (in the caller's transaction).
+    func readContents(_ connection: PostgresConnection) async throws -> ServerDatabaseContents {
+        let epoch =
+            try await connection.query("SELECT value FROM chat.identity WHERE key = 'epoch'", logger: logger)
+            .collect().first?.decode(String.self) ?? ""
+        var contents = ServerDatabaseContents(epoch: epoch)
+        contents.counters = try await readCounters(connection)
+        contents.users = try await readUsers(connection)
+        contents.channels = try await readChannels(connection)
+        contents.members = try await readMembers(connection)
+        contents.connections = try await readConnections(connection)
         return contents
     }
 
-    func readCounters() async throws -> [String: Int] {
+    func readCounters(_ connection: PostgresConnection) async throws -> [String: Int] {
         var counters: [String: Int] = [:]
-        for try await (key, value) in try await client.query("SELECT key, value FROM chat.meta", logger: logger)
+        for try await (key, value) in try await connection.query("SELECT key, value FROM chat.meta", logger: logger)
             .decode((String, Int).self)
         where key != "schema_version" && !key.hasPrefix("write_fence:") {
             counters[key] = value
         }
+        counters["logPosition"] =
+            try await connection.query("SELECT snapshot FROM chat.log_head WHERE id = 1", logger: logger)
+            .collect().first?.decode(Int.self) ?? 0
         return counters
     }
 
-    func readUsers() async throws -> [ServerRow.User] {
+    func readUsers(_ connection: PostgresConnection) async throws -> [ServerRow.User] {
         var users: [ServerRow.User] = []
-        for try await (id, value) in try await client.query("SELECT id, value FROM chat.users", logger: logger)
+        for try await (id, value) in try await connection.query("SELECT id, value FROM chat.users", logger: logger)
             .decode((String, ByteBuffer).self)
         {
             users.append(ServerRow.User(userId: id, value: Array(value.readableBytesView)))
@@ -122,9 +133,9 @@ public final class PostgresServerDatabase: ServerDatabase {
         return users
     }
 
-    func readChannels() async throws -> [ServerRow.Channel] {
+    func readChannels(_ connection: PostgresConnection) async throws -> [ServerRow.Channel] {
         var channels: [ServerRow.Channel] = []
-        for try await (id, info, extras) in try await client.query(
+        for try await (id, info, extras) in try await connection.query(
             "SELECT id, info, extras FROM chat.channels", logger: logger
         )
         .decode((String, ByteBuffer, ByteBuffer?).self) {
@@ -136,9 +147,9 @@ public final class PostgresServerDatabase: ServerDatabase {
         return channels
     }
 
-    func readMembers() async throws -> [ServerRow.Member] {
+    func readMembers(_ connection: PostgresConnection) async throws -> [ServerRow.Member] {
         var members: [ServerRow.Member] = []
-        for try await (channel, user, value) in try await client.query(
+        for try await (channel, user, value) in try await connection.query(
             "SELECT channel, user_id, value FROM chat.members", logger: logger
         )
         .decode((String, String, ByteBuffer).self) {
@@ -147,6 +158,19 @@ public final class PostgresServerDatabase: ServerDatabase {
                     key: ServerRow.MemberKey(channelId: channel, userId: user), value: Array(value.readableBytesView)))
         }
         return members
+    }
+
+    func readConnections(_ connection: PostgresConnection) async throws -> [ServerRow.Connection] {
+        var connections: [ServerRow.Connection] = []
+        for try await (user, device, node, attachedAt) in try await connection.query(
+            "SELECT user_id, device_id, node, attached_at FROM chat.connections", logger: logger
+        )
+        .decode((String, String, String, Int).self) {
+            connections.append(
+                ServerRow.Connection(
+                    device: ServerRow.Device(userId: user, deviceId: device), node: node, attachedAt: attachedAt))
+        }
+        return connections
     }
 
     /// The messages of `ranges`, in one query (a restart's store asks a few thousand channels

@@ -50,6 +50,11 @@ struct ChatServerCommand: AsyncParsableCommand {
             "Keep the state in PostgreSQL, schema chat: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE] (or CHAT_SERVER_POSTGRES)."
     )
     var postgres: String?
+    @Option(
+        help:
+            "With --postgres: this node's name in logs, metrics and the cluster's log (default: a random id per start). Every chat-server on the same --postgres and secret is one service."
+    )
+    var nodeId: String?
     @Flag(
         help:
             "With --data: every commit waits for the disk (fsync), so not even a power loss loses an acknowledged change."
@@ -123,8 +128,9 @@ struct ChatServerCommand: AsyncParsableCommand {
             let endpoint = try PostgresEndpoint(url: url)  // checked by validate()
             let database = PostgresServerDatabase(endpoint, runsItsClient: false, logger: logger)
             services.append(database.client)
+            let node = nodeId ?? ChatServer.randomNodeId()
             open = { [serverConfiguration] in
-                try await Self.openPostgres(database, at: endpoint, configuration: serverConfiguration)
+                try await Self.openPostgres(database, at: endpoint, node: node, configuration: serverConfiguration)
             }
         } else {
             let storage: ServerStorage = data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory
@@ -179,11 +185,12 @@ struct ChatServerCommand: AsyncParsableCommand {
     /// within 30 s, or refuses us (a wrong password, no such database), with status 1 — each
     /// with a one-line message.
     private static func openPostgres(
-        _ database: PostgresServerDatabase, at endpoint: PostgresEndpoint, configuration: ServerConfiguration
+        _ database: PostgresServerDatabase, at endpoint: PostgresEndpoint, node: String,
+        configuration: ServerConfiguration
     ) async throws -> ChatServer {
         do {
             try await database.prepare()
-            return try await ChatServer(configuration: configuration, database: database)
+            return try await ChatServer(configuration: configuration, log: database, nodeId: node)
         } catch let error as PostgresStoreError {
             if case .notOurs = error { throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 2) }
             throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 1)
@@ -218,6 +225,14 @@ struct ChatServerCommand: AsyncParsableCommand {
                 _ = try PostgresEndpoint(url: url)
             } catch {
                 throw ValidationError("--postgres: \(error)")
+            }
+        }
+        if let nodeId {
+            if postgresURL == nil { throw ValidationError("--node-id names a node of a cluster: it needs --postgres.") }
+            do {
+                try ChatServer.checkNodeId(nodeId)
+            } catch {
+                throw ValidationError("--node-id: \(error)")
             }
         }
         if data != nil && postgresURL != nil {

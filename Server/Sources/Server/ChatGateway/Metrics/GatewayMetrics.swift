@@ -1,8 +1,11 @@
+import NIOConcurrencyHelpers
 import Prometheus
 
 /// What the gateway counts, in a Prometheus registry that `GET /metrics` exposes:
-/// `chat_connections` (gauge), `chat_requests_total`, `chat_events_delivered_total` and
-/// `chat_rejections_total{reason}`. Thread-safe.
+/// `chat_connections` (gauge), `chat_requests_total`, `chat_events_delivered_total`,
+/// `chat_rejections_total{reason}`, and from the server at each scrape `chat_cluster_lag_seconds`
+/// (gauge: how far this node's applied state is behind the change log; 0 on a single server)
+/// and `chat_db_commits_total` (transactions this node committed to its database). Thread-safe.
 public struct GatewayMetrics: Sendable {
     /// The registry behind `/metrics`; a `PrometheusMetricsFactory` over it carries swift-metrics'
     /// own metrics there too (`chat-server` bootstraps one).
@@ -10,6 +13,10 @@ public struct GatewayMetrics: Sendable {
     private let connections: Gauge
     private let requests: Counter
     private let events: Counter
+    private let clusterLag: Gauge
+    private let commits: Counter
+    /// The commit count last added to ``commits``.
+    private let commitsSeen = NIOLockedValueBox(0)
 
     /// Metrics in `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -23,6 +30,13 @@ public struct GatewayMetrics: Sendable {
         events = registry.makeCounter(
             descriptor: .init(
                 metricName: "chat_events_delivered", unitName: "total", helpText: "Events sent to devices"))
+        clusterLag = registry.makeGauge(
+            descriptor: .init(
+                metricName: "chat_cluster_lag_seconds", unitName: "",
+                helpText: "How far this node's applied state is behind the cluster's change log"))
+        commits = registry.makeCounter(
+            descriptor: .init(
+                metricName: "chat_db_commits", unitName: "total", helpText: "Transactions committed to the database"))
         // Every reason is exposed from the start, at 0: a scraper (and a rate() over it) sees
         // the series before the first refusal of its kind.
         for reason in Self.rejectionReasons { _ = rejections(reason) }
@@ -51,6 +65,16 @@ public struct GatewayMetrics: Sendable {
             descriptor: .init(
                 metricName: "chat_rejections", unitName: "total", helpText: "Refused connections and requests"),
             labels: [("reason", reason)])
+    }
+
+    /// Takes the server's own figures (cluster lag, database commits) before a scrape.
+    func refresh(lag: Double, commits total: Int) {
+        clusterLag.set(lag)
+        let added = commitsSeen.withLockedValue { seen -> Int in
+            defer { seen = max(seen, total) }
+            return max(0, total - seen)
+        }
+        if added > 0 { commits.increment(by: Int64(added)) }
     }
 
     /// The Prometheus text exposition.

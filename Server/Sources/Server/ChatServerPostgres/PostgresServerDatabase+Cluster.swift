@@ -1,0 +1,173 @@
+import ChatServer
+import Foundation
+import Logging
+import NIOCore
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+/// The change log of a cluster (``ServerChangeLog``) in PostgreSQL.
+///
+/// - `chat.log(position, node, entry)`: the entries. An append numbers its entries by moving the
+///   single row of `chat.log_head` forward, and holds that row's lock until it commits: entries
+///   commit in position order, without holes, so a reader's `position > cursor` never skips one.
+/// - The same transaction writes the snapshot the node brings (its rows, and `log_head.snapshot`),
+///   so the tables are always the state at `log_head.snapshot`.
+/// - A notification on `chat_log` follows each commit, in a transaction of its own (NOTIFY
+///   inside the append would hold PostgreSQL's notification lock through the commit's flush);
+///   the payload is the head position. Nodes listen on a connection of their own, reconnecting
+///   when it drops; a lost notification costs latency only (nodes poll).
+/// - `chat.nodes(id, seen_at)`: heartbeats, by the database's clock.
+extension PostgresServerDatabase {
+    static let notificationChannel = "chat_log"
+
+    public func append(
+        _ entries: [[UInt8]], node: String, snapshot: @escaping @Sendable (Int) throws -> ServerLogSnapshot?
+    ) async throws -> Int {
+        let count = entries.count
+        let work = Task { () throws -> Int in
+            try await self.client.withTransaction(logger: self.logger) { connection -> Int in
+                let row = try await connection.query(
+                    "UPDATE chat.log_head SET position = position + \(count) WHERE id = 1 RETURNING position, snapshot",
+                    logger: self.logger
+                ).collect().first
+                guard let (head, stored) = try row?.decode((Int, Int).self) else {
+                    throw PostgresStoreError.notOurs("the change log's head row is missing")
+                }
+                if let write = try snapshot(stored), write.through > stored {
+                    try await self.writeSnapshot(write, on: connection)
+                }
+                if count > 0 {
+                    let positions = Array((head - count + 1)...head)
+                    let nodes = [String](repeating: node, count: count)
+                    let bytes = entries.map { ByteBuffer(bytes: $0) }
+                    try await connection.query(
+                        """
+                        INSERT INTO chat.log(position, node, entry)
+                        SELECT * FROM unnest(\(positions)::bigint[], \(nodes)::text[], \(bytes)::bytea[])
+                        """, logger: self.logger)
+                }
+                return head
+            }
+        }
+        let head = try await Self.value(of: work, within: Self.writeTimeout) {
+            PostgresStoreError.unreachable(
+                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
+        }
+        if count > 0 {
+            _ = try? await client.query(
+                "SELECT pg_notify(\(Self.notificationChannel), \(String(head)))", logger: logger)
+        }
+        return head
+    }
+
+    /// Writes a node's snapshot rows in the caller's transaction.
+    private func writeSnapshot(_ write: ServerLogSnapshot, on connection: PostgresConnection) async throws {
+        let batch = write.batch
+        // The fence is the snapshot's position: it only moves forward.
+        for try await _ in try await connection.execute(
+            WriteStatement(fence: "log_snapshot", number: write.through, batch: batch), logger: logger)
+        {}
+        if !batch.connections.isEmpty {
+            let rows = batch.connections
+            try await connection.query(
+                """
+                INSERT INTO chat.connections(user_id, device_id, node, attached_at)
+                SELECT * FROM unnest(\(rows.map(\.device.userId))::text[], \(rows.map(\.device.deviceId))::text[],
+                    \(rows.map(\.node))::text[], \(rows.map(\.attachedAt))::bigint[])
+                ON CONFLICT (user_id, device_id) DO UPDATE SET node = excluded.node, attached_at = excluded.attached_at
+                """, logger: logger)
+        }
+        if !batch.removedConnections.isEmpty {
+            let keys = batch.removedConnections
+            try await connection.query(
+                """
+                DELETE FROM chat.connections c
+                USING unnest(\(keys.map(\.userId))::text[], \(keys.map(\.deviceId))::text[]) AS r(user_id, device_id)
+                WHERE c.user_id = r.user_id AND c.device_id = r.device_id
+                """, logger: logger)
+        }
+        try await connection.query(
+            "UPDATE chat.log_head SET snapshot = \(write.through) WHERE id = 1", logger: logger)
+    }
+
+    public func entries(after position: Int, limit: Int) async throws -> [ServerLogEntry] {
+        var entries: [ServerLogEntry] = []
+        for try await (position, entry) in try await client.query(
+            "SELECT position, entry FROM chat.log WHERE position > \(position) ORDER BY position LIMIT \(limit)",
+            logger: logger
+        ).decode((Int, ByteBuffer).self) {
+            entries.append(ServerLogEntry(position: position, bytes: Array(entry.readableBytesView)))
+        }
+        return entries
+    }
+
+    /// Listens on a connection of its own, reconnecting (every 250 ms while PostgreSQL is away)
+    /// when it drops — and signals after every reconnect too, since what was notified meanwhile
+    /// is lost. Ends with the task that reads it.
+    public func wakeUps() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let endpoint = endpoint
+        let logger = logger
+        let listener = Task {
+            while !Task.isCancelled {
+                do {
+                    let configuration = PostgresConnection.Configuration(
+                        host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
+                        database: endpoint.database, tls: try Self.connectionTLS(endpoint))
+                    let connection = try await PostgresConnection.connect(
+                        configuration: configuration, id: 1, logger: logger)
+                    defer { Task { try? await connection.close() } }
+                    try await connection.listen(on: Self.notificationChannel) { notifications in
+                        continuation.yield()
+                        for try await _ in notifications { continuation.yield() }
+                    }
+                } catch {
+                    logger.debug("the change log's listener dropped: \(error)")
+                }
+                continuation.yield()
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        continuation.onTermination = { _ in listener.cancel() }
+        return stream
+    }
+
+    public func beat(node: String, silentFor: Double) async throws -> [String] {
+        try await client.query(
+            """
+            INSERT INTO chat.nodes(id, seen_at) VALUES (\(node), now())
+            ON CONFLICT (id) DO UPDATE SET seen_at = now()
+            """, logger: logger)
+        var silent: [String] = []
+        for try await id in try await client.query(
+            "SELECT id FROM chat.nodes WHERE seen_at < now() - make_interval(secs => \(silentFor)) ORDER BY id",
+            logger: logger
+        ).decode(String.self) {
+            silent.append(id)
+        }
+        return silent
+    }
+
+    public func forget(node: String) async throws {
+        try await client.query("DELETE FROM chat.nodes WHERE id = \(node)", logger: logger)
+    }
+
+    /// The value of `work`, or `timeout()` thrown after `limit` (`work` then cancelled).
+    static func value<Value: Sendable>(
+        of work: Task<Value, any Error>, within limit: Duration, timeout: @escaping @Sendable () -> any Error
+    ) async throws -> Value {
+        let box = NIOLockedValueBox<Value?>(nil)
+        let waiting = Task {
+            let value = try await work.value
+            box.withLockedValue { $0 = value }
+        }
+        do {
+            try await result(of: waiting, within: limit, timeout: timeout)
+        } catch {
+            work.cancel()
+            throw error
+        }
+        guard let value = box.withLockedValue({ $0 }) else { throw timeout() }
+        return value
+    }
+}
