@@ -35,6 +35,10 @@ import Testing
     }
 
     @Test func threeNodesAreOneService() async throws {
+        try await HeavyTestGate.run { try await threeNodes() }
+    }
+
+    private func threeNodes() async throws {
         let postgres = try PostgresCluster.start()
         defer { postgres.stop() }
         let name = try postgres.createDatabase()

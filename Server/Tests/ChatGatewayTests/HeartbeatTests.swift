@@ -73,6 +73,10 @@ import Testing
     /// and, the close frame waiting behind the rest, drops the connection after the close
     /// handshake's time. Without that it would hold its connection forever.
     @Test func aClientThatStopsReadingUnderLoadIsDropped() async throws {
+        try await HeavyTestGate.run { try await stoppedReaderUnderLoad() }
+    }
+
+    private func stoppedReaderUnderLoad() async throws {
         let (server, port) = try await start(["--ping-interval", "2", "--no-limits"])
         defer { server.process.terminate() }
         // A small receive buffer, so that a few megabytes fill what the kernel holds for it.

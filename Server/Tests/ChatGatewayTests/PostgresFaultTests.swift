@@ -56,6 +56,10 @@ import Testing
     }
 
     @Test func aNodeKilledAtRandomPointsUnderLoadLosesNoAcknowledgedMessage() async throws {
+        try await HeavyTestGate.run { try await killedAtRandomPoints() }
+    }
+
+    private func killedAtRandomPoints() async throws {
         let seed = SeededGenerator.testSeed(38)
         var random = SeededGenerator(seed: seed)
         let cluster = try PostgresCluster.start()

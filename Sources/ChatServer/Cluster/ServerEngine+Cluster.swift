@@ -80,6 +80,7 @@ extension ServerEngine {
             core.state.ensureUser(userId, now: now)
             core.hub.ensureSlot(device)
             core.cluster!.connections.connect(device, .init(node: entry.node, attachedAt: position))
+            core.updatePresence(of: userId, now: now)
             var outcome = ClusterOutcome.done
             if isMine {
                 if let pending {
@@ -95,7 +96,6 @@ extension ServerEngine {
                     core.cluster!.noteOrphanAttach(of: device, at: position)
                 }
             }
-            core.updatePresence(of: userId, now: now)
             core.disconnectSlowDevices(now: now)
             return outcome
 
