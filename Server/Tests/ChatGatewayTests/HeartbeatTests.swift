@@ -13,7 +13,8 @@ import Testing
 /// Heartbeats both ways, against a real `chat-server` process that stops (SIGSTOP): a client
 /// notices a dead server within two ping intervals, and the server closes with 4002 (and drops)
 /// a client that stopped answering its pings, never one that answers.
-@Suite(.timeLimit(.minutes(1))) struct HeartbeatTests {
+// 15 minutes: its flood test waits its turn among the heavy tests (HeavyTestGate).
+@Suite(.timeLimit(.minutes(15))) struct HeartbeatTests {
     private let chatServer = Subprocess.product("chat-server")
 
     private func start(_ arguments: [String]) async throws -> (Subprocess, Int) {

@@ -18,7 +18,8 @@ import Testing
 /// at random points while devices send, PostgreSQL stopped (`pg_ctl -m fast` and
 /// `-m immediate`) and started again under a running server. Whatever was acknowledged is in
 /// the database afterwards — 0 acknowledged messages lost.
-@Suite(.timeLimit(.minutes(3))) struct PostgresFaultTests {
+// 15 minutes: its SIGKILL test waits its turn among the heavy tests (HeavyTestGate).
+@Suite(.timeLimit(.minutes(15))) struct PostgresFaultTests {
     /// The acknowledged texts, from any sender; the failed sends; whether the load should stop.
     private final class Acknowledged: Sendable {
         private let texts = NIOLockedValueBox<[String]>([])

@@ -9,6 +9,8 @@ struct ClusterConnections: Sendable {
         var node: String
         /// The position of the attach entry that connected it.
         var attachedAt: Int
+        /// The channels it reads, as stored (filled in when written; the state keeps the live set).
+        var reading: Set<String> = []
     }
 
     private(set) var byDevice: [DeviceKey: Connection] = [:]

@@ -36,18 +36,9 @@ extension ServerEngine {
         let isMine = entry.node == core.cluster!.nodeId
         switch entry.kind {
         case .request(let userId, let deviceId, let request):
+            // Admitted by the rate limits on its writer's node before it was logged (a refused
+            // request is never logged): applying it never depends on buckets a node may lack.
             let device = DeviceKey(userId: userId, deviceId: deviceId)
-            do throws(ServerLimits.Refusal) {
-                try core.limits.admit(request, from: device, now: now)
-            } catch {
-                switch error {
-                case .refuse(let error):
-                    throw error
-                case .refuseAndDisconnect(let error):
-                    Self.disconnectEverywhere(device, reason: .connectionLost(error), now: now, in: &core)
-                    throw error
-                }
-            }
             // A read changes nothing: only its writer answers it.
             if !isMine, request.isRead { return .done }
             let channelCount = core.state.channels.count
@@ -165,10 +156,23 @@ extension ServerEngine {
     func handleReplicated(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64, replica: ClusterReplica)
         async throws(ChatError) -> ResponseEnvelope
     {
-        try core.withLock { (core: inout ServerCore) throws(ChatError) in
+        try withCore { (core: inout ServerCore) throws(ChatError) in
             if core.isClosed { throw Self.closedError }
             guard core.hub.linkId(of: device) == linkId else {
                 throw .unavailable("the connection of device '\(device.deviceId)' has ended")
+            }
+            // The rate limits, here: the message and creation buckets hold every node's spends
+            // (spent as entries apply, on every node), so a user's budget is the cluster's.
+            do throws(ServerLimits.Refusal) {
+                try core.limits.admit(request, from: device, now: clock.now)
+            } catch {
+                switch error {
+                case .refuse(let error):
+                    throw error
+                case .refuseAndDisconnect(let error):
+                    core.detach(device, linkId: linkId, reason: .connectionLost(error), now: clock.now)
+                    throw error
+                }
             }
         }
         let outcome = try await replica.submit(

@@ -48,7 +48,7 @@ struct ServerCore: Sendable {
     /// whenever they moved (the event ceiling included, raised ahead of the highest event).
     mutating func takeStorageChanges() -> StorageChanges {
         var changes = state.takeStorageChanges()
-        if cluster != nil { changes.connections = cluster!.connections.takeChanges() }
+        if cluster != nil { changes.connections = clusterConnectionChanges() }
         if hub.highestSequence + Self.eventSequenceReserve / 2 > eventSequenceCeiling {
             eventSequenceCeiling = hub.highestSequence + Self.eventSequenceReserve
             changes.countersChanged = true
@@ -60,9 +60,25 @@ struct ServerCore: Sendable {
         return changes
     }
 
+    /// The connection rows to write: connections made or ended, and those whose reading changed,
+    /// each with what it reads now.
+    private mutating func clusterConnectionChanges() -> [ServerState.DeviceKey: ClusterConnections.Connection?] {
+        var changes = cluster!.connections.takeChanges()
+        for device in state.takeReadingChanges() {
+            if let connection = cluster!.connections[device] { changes[device] = .some(connection) }
+        }
+        for (device, connection) in changes {
+            guard var connection else { continue }
+            connection.reading = state.readingByDevice[device] ?? []
+            changes[device] = .some(connection)
+        }
+        return changes
+    }
+
     /// Forgets the changes (a server without storage).
     mutating func discardStorageChanges() {
         state.discardStorageChanges()
+        state.readingChanged = []
     }
 
     /// The deadlines set since the last call (typing, mutes, rate limits, held events), the

@@ -105,6 +105,10 @@ final class ServerEngine: Sendable {
         var core = core
         core.state.archive = replica
         core.cluster = ClusterCore(nodeId: replica.nodeId, position: position, connections: connections)
+        for (device, connection) in connections.byDevice where !connection.reading.isEmpty {
+            core.state.restoreReading(of: device, in: connection.reading)
+        }
+        _ = core.state.takeReadingChanges()
         // A restored user is online while a device of theirs is connected to some node.
         for userId in Set(connections.byDevice.keys.map(\.userId)) {
             core.state.users[userId]?.isOnline = true

@@ -71,9 +71,12 @@ struct ServerLimits: Sendable {
 
     /// Takes the user's message or creation token for a request that succeeded.
     mutating func spend(after request: ChatRequest, by userId: String, created: Bool, now: Date) {
+        // A node of a cluster spends for requests other nodes admitted: the bucket may be new here.
         switch dependentBucket(of: request, userId: userId, now: now) {
-        case .messages?: messageBuckets[userId]?.spend(now: now)
-        case .channels? where created: channelBuckets[userId]?.spend(now: now)
+        case .messages(let rate)?:
+            messageBuckets[userId, default: TokenBucket(rate: rate, capacity: 2 * rate, now: now)].spend(now: now)
+        case .channels(let rate, let capacity)? where created:
+            channelBuckets[userId, default: TokenBucket(rate: rate, capacity: capacity, now: now)].spend(now: now)
         default: break
         }
     }

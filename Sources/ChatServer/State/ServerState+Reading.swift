@@ -30,6 +30,7 @@ extension ServerState {
         _ = consume channel
         channels[channelId]!.readers[userId, default: []].insert(deviceId)
         readingByDevice[DeviceKey(userId: userId, deviceId: deviceId), default: []].insert(channelId)
+        readingChanged.insert(DeviceKey(userId: userId, deviceId: deviceId))
         moveReadMarker(of: userId, in: channelId, to: lastSequence)
     }
 
@@ -40,6 +41,20 @@ extension ServerState {
         try InputCheck.id(deviceId, field: "deviceId")
         _ = try authorizedRecord(channelId, .view, by: .user(userId), now: now)
         stopReading(DeviceKey(userId: userId, deviceId: deviceId), in: channelId)
+    }
+
+    /// The devices whose reading changed since the last call.
+    mutating func takeReadingChanges() -> Set<DeviceKey> {
+        defer { readingChanged = [] }
+        return readingChanged
+    }
+
+    /// Restores what a device reads (a node of a cluster starting from its stored connections).
+    mutating func restoreReading(of device: DeviceKey, in channelIds: Set<String>) {
+        for channelId in channelIds where channels[channelId] != nil {
+            channels[channelId]!.readers[device.userId, default: []].insert(device.deviceId)
+            readingByDevice[device, default: []].insert(channelId)
+        }
     }
 
     /// Stops every reading of a device (it disconnected).
@@ -57,7 +72,7 @@ extension ServerState {
     }
 
     private mutating func stopReading(_ device: DeviceKey, in channelId: String) {
-        readingByDevice[device]?.remove(channelId)
+        if readingByDevice[device]?.remove(channelId) != nil { readingChanged.insert(device) }
         if readingByDevice[device]?.isEmpty == true { readingByDevice[device] = nil }
         channels[channelId]?.readers[device.userId]?.remove(device.deviceId)
         if channels[channelId]?.readers[device.userId]?.isEmpty == true {

@@ -59,6 +59,9 @@ struct ServerState: Sendable {
     var watchedUsers: [String: Set<String>] = [:]
     /// The channels each device is reading.
     var readingByDevice: [DeviceKey: Set<String>] = [:]
+    /// The devices whose reading changed since ``takeReadingChanges()`` (a cluster stores what
+    /// its connected devices read).
+    var readingChanged: Set<DeviceKey> = []
     var nextChannelNumber = 1
     var nextMessageNumber = 1
     /// Changes not yet turned into events.

@@ -140,6 +140,27 @@ import Testing
         #expect(nodes[0].user("alice")?.isOnline == true)
     }
 
+    @Test func aUsersMessageBudgetIsOneAcrossNodes() async throws {
+        var configuration = ServerConfiguration()
+        configuration.messagesPerSecond = 1  // a burst of 2
+        let (nodes, log) = try await Self.cluster(2, configuration: configuration)
+        defer { Task { for node in nodes { await node.close() } } }
+        let phone = try await connected(nodes[0], "alice", "phone")
+        let tablet = try await connected(nodes[1], "alice", "tablet")
+        try await phone.send(.createChannel(ChannelDraft(type: .community, channelId: "c")))
+        for text in ["1", "2"] { try await phone.send(.sendMessage(MessageDraft(channelId: "c", text: text))) }
+        try await Self.settle(nodes, log)
+        // The other node counts the phone's sends: the tablet's is over the user's budget.
+        do {
+            try await tablet.send(.sendMessage(MessageDraft(channelId: "c", text: "3")))
+            Issue.record("a third message within the second was accepted on the other node")
+        } catch let error as ChatError {
+            guard case .rateLimited = error else { throw error }
+        }
+        try await Self.settle(nodes, log)
+        for node in nodes { #expect(node.messages(channelId: "c").map(\.text) == ["1", "2"]) }
+    }
+
     @Test func theDevicesOfANodeThatStopsBeatingAreCountedOffline() async throws {
         let log = MemoryChangeLog()
         log.setSilentLimit(0.5)

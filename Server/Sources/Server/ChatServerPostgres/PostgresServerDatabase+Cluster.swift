@@ -19,6 +19,8 @@ import PostgresNIO
 /// - `chat.nodes(id, seen_at)`: heartbeats, by the database's clock.
 extension PostgresServerDatabase {
     static let notificationChannel = "chat_log"
+    /// Between the channel ids of `chat.connections.reading` (ids are printable ASCII).
+    static let readingSeparator = "\u{1F}"
 
     public func append(
         _ entries: [[UInt8]], node: String, snapshot: @escaping @Sendable (Int) throws -> ServerLogSnapshot?
@@ -71,10 +73,12 @@ extension PostgresServerDatabase {
             let rows = batch.connections
             try await connection.query(
                 """
-                INSERT INTO chat.connections(user_id, device_id, node, attached_at)
+                INSERT INTO chat.connections(user_id, device_id, node, attached_at, reading)
                 SELECT * FROM unnest(\(rows.map(\.device.userId))::text[], \(rows.map(\.device.deviceId))::text[],
-                    \(rows.map(\.node))::text[], \(rows.map(\.attachedAt))::bigint[])
-                ON CONFLICT (user_id, device_id) DO UPDATE SET node = excluded.node, attached_at = excluded.attached_at
+                    \(rows.map(\.node))::text[], \(rows.map(\.attachedAt))::bigint[],
+                    \(rows.map { $0.reading.joined(separator: Self.readingSeparator) })::text[])
+                ON CONFLICT (user_id, device_id) DO UPDATE
+                SET node = excluded.node, attached_at = excluded.attached_at, reading = excluded.reading
                 """, logger: logger)
         }
         if !batch.removedConnections.isEmpty {
@@ -90,15 +94,23 @@ extension PostgresServerDatabase {
             "UPDATE chat.log_head SET snapshot = \(write.through) WHERE id = 1", logger: logger)
     }
 
+    /// Bounded like a write: a query on a connection PostgreSQL dropped under it can wait for
+    /// good, and the node's reader must go on (it tries again at the next wake-up or poll).
     public func entries(after position: Int, limit: Int) async throws -> [ServerLogEntry] {
-        var entries: [ServerLogEntry] = []
-        for try await (position, entry) in try await client.query(
-            "SELECT position, entry FROM chat.log WHERE position > \(position) ORDER BY position LIMIT \(limit)",
-            logger: logger
-        ).decode((Int, ByteBuffer).self) {
-            entries.append(ServerLogEntry(position: position, bytes: Array(entry.readableBytesView)))
+        let work = Task { () throws -> [ServerLogEntry] in
+            var entries: [ServerLogEntry] = []
+            for try await (position, entry) in try await self.client.query(
+                "SELECT position, entry FROM chat.log WHERE position > \(position) ORDER BY position LIMIT \(limit)",
+                logger: self.logger
+            ).decode((Int, ByteBuffer).self) {
+                entries.append(ServerLogEntry(position: position, bytes: Array(entry.readableBytesView)))
+            }
+            return entries
         }
-        return entries
+        return try await Self.value(of: work, within: Self.writeTimeout) {
+            PostgresStoreError.unreachable(
+                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not answer within \(Self.writeTimeout)")
+        }
     }
 
     /// Listens on a connection of its own, reconnecting (every 250 ms while PostgreSQL is away)
@@ -133,6 +145,14 @@ extension PostgresServerDatabase {
     }
 
     public func beat(node: String, silentFor: Double) async throws -> [String] {
+        let work = Task { try await self.beatNow(node: node, silentFor: silentFor) }
+        return try await Self.value(of: work, within: Self.writeTimeout) {
+            PostgresStoreError.unreachable(
+                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not answer within \(Self.writeTimeout)")
+        }
+    }
+
+    private func beatNow(node: String, silentFor: Double) async throws -> [String] {
         try await client.query(
             """
             INSERT INTO chat.nodes(id, seen_at) VALUES (\(node), now())

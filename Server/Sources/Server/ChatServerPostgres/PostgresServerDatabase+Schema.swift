@@ -164,7 +164,7 @@ extension PostgresServerDatabase {
         "CREATE TABLE chat.log(position bigint PRIMARY KEY, node text NOT NULL, entry bytea NOT NULL)",
         "CREATE TABLE chat.log_head(id int PRIMARY KEY CHECK (id = 1), position bigint NOT NULL, snapshot bigint NOT NULL)",
         "INSERT INTO chat.log_head(id, position, snapshot) VALUES (1, 0, 0)",
-        "CREATE TABLE chat.connections(user_id text NOT NULL, device_id text NOT NULL, node text NOT NULL, attached_at bigint NOT NULL, PRIMARY KEY(user_id, device_id))",
+        "CREATE TABLE chat.connections(user_id text NOT NULL, device_id text NOT NULL, node text NOT NULL, attached_at bigint NOT NULL, reading text NOT NULL DEFAULT '', PRIMARY KEY(user_id, device_id))",
         "CREATE TABLE chat.nodes(id text PRIMARY KEY, seen_at timestamptz NOT NULL)",
     ]
 }

@@ -162,13 +162,14 @@ public final class PostgresServerDatabase: ServerChangeLog {
 
     func readConnections(_ connection: PostgresConnection) async throws -> [ServerRow.Connection] {
         var connections: [ServerRow.Connection] = []
-        for try await (user, device, node, attachedAt) in try await connection.query(
-            "SELECT user_id, device_id, node, attached_at FROM chat.connections", logger: logger
+        for try await (user, device, node, attachedAt, reading) in try await connection.query(
+            "SELECT user_id, device_id, node, attached_at, reading FROM chat.connections", logger: logger
         )
-        .decode((String, String, String, Int).self) {
+        .decode((String, String, String, Int, String).self) {
             connections.append(
                 ServerRow.Connection(
-                    device: ServerRow.Device(userId: user, deviceId: device), node: node, attachedAt: attachedAt))
+                    device: ServerRow.Device(userId: user, deviceId: device), node: node, attachedAt: attachedAt,
+                    reading: reading.isEmpty ? [] : reading.components(separatedBy: Self.readingSeparator)))
         }
         return connections
     }

@@ -88,7 +88,7 @@ final class DatabaseServerStore: ServerStore {
         stored.counters.logPosition = contents.counters["logPosition"] ?? 0
         for row in contents.connections {
             stored.connections[ServerState.DeviceKey(userId: row.device.userId, deviceId: row.device.deviceId)] =
-                ClusterConnections.Connection(node: row.node, attachedAt: row.attachedAt)
+                ClusterConnections.Connection(node: row.node, attachedAt: row.attachedAt, reading: Set(row.reading))
         }
         for row in contents.users {
             stored.users.append(try decode(User.self, row.value, "user '\(row.userId)'"))
@@ -276,7 +276,9 @@ final class DatabaseServerStore: ServerStore {
             let key = ServerRow.Device(userId: device.userId, deviceId: device.deviceId)
             if let connection {
                 batch.connections.append(
-                    ServerRow.Connection(device: key, node: connection.node, attachedAt: connection.attachedAt))
+                    ServerRow.Connection(
+                        device: key, node: connection.node, attachedAt: connection.attachedAt,
+                        reading: connection.reading.sorted()))
             } else {
                 batch.removedConnections.append(key)
             }

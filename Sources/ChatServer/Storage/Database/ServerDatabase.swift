@@ -103,10 +103,13 @@ public enum ServerRow {
         public var device: Device
         public var node: String
         public var attachedAt: Int
-        public init(device: Device, node: String, attachedAt: Int) {
+        /// The channels the device reads (its read marker follows their new messages).
+        public var reading: [String]
+        public init(device: Device, node: String, attachedAt: Int, reading: [String] = []) {
             self.device = device
             self.node = node
             self.attachedAt = attachedAt
+            self.reading = reading
         }
     }
 

@@ -1,0 +1,125 @@
+import ChatAPI
+import ChatServer
+import ChatServerPostgres
+import Foundation
+import LiveChannels
+import LiveChannelsNIO
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The seeded convergence scenario on a cluster: a real PostgreSQL, three `chat-server`
+/// processes, SDK clients (`WebSocketTransport` and the NIO connector) spread over the nodes, and
+/// per seed one fault at a seeded step — a node SIGKILLed and restarted, every node's
+/// notification connection terminated (`pg_terminate_backend`), or PostgreSQL restarted. After
+/// healing, every client's list equals what the cluster answers, and no acknowledged message is
+/// missing from the database.
+@Suite(.serialized) struct ClusterConvergenceTests {
+    /// `CLUSTER_SEEDS` seeds (default 100), or the one `CLUSTER_SEED` names (to replay one).
+    static let seeds: [UInt64] = {
+        let environment = ProcessInfo.processInfo.environment
+        if let one = environment["CLUSTER_SEED"].flatMap(UInt64.init) { return [one] }
+        let count = environment["CLUSTER_SEEDS"].flatMap(Int.init) ?? 100
+        return (1...UInt64(max(1, count))).map { $0 }
+    }()
+
+    enum Fault: CaseIterable {
+        case killNode, terminateListeners, restartPostgres
+    }
+
+    /// A node on a fixed port (so that it comes back where its clients look).
+    static func startNode(_ url: String, id: String, port: Int) async throws -> Subprocess {
+        let node = try Subprocess(
+            ChatServerProcess.executable,
+            ["--port", "\(port)", "--dev", "--no-limits", "--postgres", url, "--node-id", id], environment: [:])
+        var lines = node.lines.makeAsyncIterator()
+        let first = await lines.next()
+        guard first?.contains("listening on") == true else {
+            throw PostgresUnavailable(reason: "node \(id) did not start: \(first ?? "") \(node.standardError)")
+        }
+        return node
+    }
+
+    @Test func clientsOnThreeNodesConvergeThroughFaults() async throws {
+        let postgres = try PostgresCluster.start()
+        defer { postgres.stop() }
+        var counts: [Fault: Int] = [:]
+        for seed in Self.seeds {
+            // A seed at a time among the heavy tests, so that the others need not wait for all.
+            let fault = try await HeavyTestGate.run { try await runSeed(seed, postgres) }
+            counts[fault, default: 0] += 1
+        }
+        print(
+            "cluster convergence: \(Self.seeds.count) seeds, 3 nodes; faults: "
+                + Fault.allCases.map { "\($0) \(counts[$0] ?? 0)" }.joined(separator: ", "))
+    }
+
+    private func runSeed(_ seed: UInt64, _ postgres: PostgresCluster) async throws -> Fault {
+        var random = SeededGenerator(seed: seed &* 7919)
+        let name = try postgres.createDatabase()
+        let url = postgres.url(name)
+        let ports = (0..<3).map { _ in Int.random(in: 20_000...45_000) }
+        var nodes: [Subprocess] = []
+        for index in 0..<3 { nodes.append(try await Self.startNode(url, id: "n\(index)", port: ports[index])) }
+        defer { for node in nodes { node.process.terminate() } }
+        func transport(_ user: String, _ device: String, node: Int) -> WebSocketTransport {
+            WebSocketTransport(
+                url: URL(string: "ws://127.0.0.1:\(ports[node])/v1/connect")!, userId: user, deviceId: device,
+                token: { "dev:\(user)" }, connector: NIOWebSocketConnector())
+        }
+        let placement = [0, 1, 2, 1]
+        var clients: [ChatClient] = []
+        for (index, (user, device)) in ConvergenceScenario.devices.enumerated() {
+            let client = ChatClient(
+                transport: transport(user, device, node: placement[index]), reconnectPolicy: .immediate)
+            try await client.connect()
+            clients.append(client)
+        }
+        let fault = Fault.allCases[Int(seed % 3)]
+        let faultStep = 10 + Int(random.next() % 20)
+        let victim = Int((seed / 3) % 3)
+        var scenario = ConvergenceScenario(seed: seed, clients: clients)
+        try await scenario.play(
+            steps: 40, random: &random,
+            drop: { index in
+                // The app disconnects and connects again (resuming on the same node).
+                await clients[index].disconnect()
+                try? await clients[index].connect()
+            },
+            before: { step in
+                guard step == faultStep else { return }
+                switch fault {
+                case .killNode:
+                    kill(nodes[victim].process.processIdentifier, SIGKILL)
+                    _ = await nodes[victim].exitStatus()
+                    nodes[victim] = try await Self.startNode(url, id: "n\(victim)-again", port: ports[victim])
+                case .terminateListeners:
+                    try postgres.sql(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'",
+                        database: name)
+                case .restartPostgres:
+                    try postgres.stop(mode: "fast")
+                    try postgres.restart()
+                }
+            })
+        print("cluster convergence: seed \(seed), \(fault) at step \(faultStep) (node \(victim))")
+        try await scenario.heal(attempts: 1_000)
+        try await scenario.check(oracle: { user in
+            try await transport(user, "oracle-\(seed)", node: 0).withConnection { oracle in
+                try await oracle.send(.queryChannels(ConvergenceScenario.listQuery, after: nil)).channelsValue?.items
+                    ?? []
+            }
+        })
+        for client in clients { await client.disconnect() }
+        // No acknowledged message is missing from the database, read as one more node.
+        let auditor = try await ChatServer(
+            log: PostgresServerDatabase(try PostgresEndpoint(url: url)), nodeId: "auditor")
+        let stored = Set(scenario.channels.flatMap { auditor.messages(channelId: $0).map(\.text) })
+        await auditor.close()
+        let lost = scenario.acknowledged.filter { !stored.contains($0) }
+        #expect(lost.isEmpty, "seed \(seed), \(fault): acknowledged but not stored: \(lost)")
+        return fault
+    }
+}
