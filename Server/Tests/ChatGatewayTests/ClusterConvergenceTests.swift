@@ -60,9 +60,21 @@ import Testing
         var random = SeededGenerator(seed: seed &* 7919)
         let name = try postgres.createDatabase()
         let url = postgres.url(name)
-        let ports = (0..<3).map { _ in Int.random(in: 20_000...45_000) }
+        var ports: [Int] = []
         var nodes: [Subprocess] = []
-        for index in 0..<3 { nodes.append(try await Self.startNode(url, id: "n\(index)", port: ports[index])) }
+        for index in 0..<3 {
+            // A random port may be taken (by another program): another one, a few times.
+            for attempt in 0..<5 {
+                let port = Int.random(in: 20_000...45_000)
+                do {
+                    nodes.append(try await Self.startNode(url, id: "n\(index)", port: port))
+                    ports.append(port)
+                    break
+                } catch  where attempt < 4 {
+                    continue
+                }
+            }
+        }
         defer { for node in nodes { node.process.terminate() } }
         func transport(_ user: String, _ device: String, node: Int) -> WebSocketTransport {
             WebSocketTransport(
@@ -113,6 +125,10 @@ import Testing
             }
         })
         for client in clients { await client.disconnect() }
+        for node in nodes {
+            node.process.terminate()
+            _ = await node.exitStatus()
+        }
         // No acknowledged message is missing from the database, read as one more node.
         let auditor = try await ChatServer(
             log: PostgresServerDatabase(try PostgresEndpoint(url: url)), nodeId: "auditor")
