@@ -9,7 +9,8 @@ import Testing
 
 /// Who may act, over a real loopback WebSocket: signed HS256 tokens only, `exp` checked, dev
 /// tokens only with `--dev`, and a connection acts for its token's `sub` alone.
-@Suite(.timeLimit(.minutes(1))) struct TokenTests {
+// 15 minutes: its expiry test waits its turn among the heavy tests (HeavyTestGate).
+@Suite(.timeLimit(.minutes(15))) struct TokenTests {
     /// `connect()` with `token` fails with `unauthorized`; returns its reason.
     private func refusal(_ harness: GatewayHarness, user: String = "alice", token: String) async -> String? {
         let transport = harness.transport(user, token: { token })
@@ -126,9 +127,14 @@ import Testing
     }
 
     @Test func aTokenThatExpiresWhileConnectedClosesWith4001AndTheClientAsksForANewOne() async throws {
+        // Its timing (a token's seconds) runs alone, not beside the heavy process tests.
+        try await HeavyTestGate.run { try await expiringToken() }
+    }
+
+    private func expiringToken() async throws {
         try await GatewayHarness.run(dev: false, leeway: 0) { harness in
             // Long enough for a connect on a machine busy with other tests and builds.
-            let short = try await harness.token("alice", ttl: 6)
+            let short = try await harness.token("alice", ttl: 12)
             let fresh = try await harness.token("alice", ttl: 3_600)
             let handed = Counter()
             let transport = harness.transport("alice", token: { handed.next() == 0 ? short : fresh })
