@@ -147,7 +147,6 @@ final class ClusterReplica: ServerStore {
             }
             if entries.isEmpty { return }
             engine.apply(entries)
-            engine.flushDetaches()
             if entries.count < Self.readLimit { return }
         }
     }

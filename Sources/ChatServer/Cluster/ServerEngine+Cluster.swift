@@ -198,7 +198,6 @@ extension ServerEngine {
             }
             core.cluster!.pendingLinks[ref] = ClusterCore.PendingLink(mailbox: mailbox, interrupt: interrupt)
         }
-        flushDetaches()
         do throws(ChatError) {
             let outcome = try await replica.submit(
                 .attach(userId: device.userId, deviceId: device.deviceId, resumeAfter: sequence), ref: ref,
@@ -214,10 +213,10 @@ extension ServerEngine {
         }
     }
 
-    /// Logs the ends of this node's connections noted under the lock.
-    func flushDetaches() {
+    /// Logs the ends of this node's connections, noted under the lock (``withCore(_:)`` takes
+    /// them as it releases it).
+    func logDetaches(_ detaches: [(DeviceKey, Int)]) {
         guard let replica = cluster else { return }
-        let detaches = core.withLock { $0.cluster!.takeDetaches() }
         for (device, attachedAt) in detaches {
             replica.post(
                 .detach(userId: device.userId, deviceId: device.deviceId, attachedAt: attachedAt), time: clock.now)

@@ -152,11 +152,12 @@ final class ServerEngine: Sendable {
     ) throws(Failure) -> (result: Result, ticket: Int) {
         var deadline: Date?
         var wakes: [EventMailbox.Wake] = []
+        var detaches: [(DeviceKey, Int)] = []
         defer {
             // Readers of the events posted are woken once the lock is released.
             for wake in wakes { wake.run() }
             if let deadline { wakeUps.withLock { $0 }?.arm(at: deadline) }
-            if cluster != nil { flushDetaches() }
+            if !detaches.isEmpty { logDetaches(detaches) }
         }
         return try core.withLock { (core: inout ServerCore) throws(Failure) -> (Result, Int) in
             core.hub.deferWakes()
@@ -164,6 +165,8 @@ final class ServerEngine: Sendable {
                 if store == nil { core.discardStorageChanges() }
                 deadline = core.takeNewDeadline()
                 wakes = core.hub.takeWakes()
+                // A node of a cluster logs its connections' ends once the lock is released.
+                if core.cluster != nil { detaches = core.cluster!.takeDetaches() }
             }
             let result: Result
             do throws(Failure) {
@@ -260,7 +263,6 @@ final class ServerEngine: Sendable {
         }
         wakeUps.withLock { $0 }?.cancel()
         if let cluster {
-            _ = core.withLock { $0.cluster!.takeDetaches() }  // the node's end says it for all
             await cluster.close(nodeDownAt: clock.now)
             return
         }

@@ -211,8 +211,9 @@ import Testing
             try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "m\(index)")))
         }
         try await Self.settle(nodes, log)
-        // Some of it is in the tables, the rest only in the log.
-        try await Task.sleep(for: .milliseconds(1_500))
+        // Some of it is in the tables (a quiet node writes them within a second or so), the rest
+        // only in the log.
+        try await Self.eventually { log.snapshotPosition > 0 }
         try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "newest")))
         let late = try await ChatServer(log: log, nodeId: "late")
         try await Self.settle(nodes + [late], log)
