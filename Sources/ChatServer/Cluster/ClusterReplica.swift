@@ -27,10 +27,6 @@ final class ClusterReplica: ServerStore {
     static let pollInterval: Duration = .milliseconds(250)
     /// How long a caller waits for its entry to apply.
     static let applyTimeout: Duration = .seconds(10)
-    /// How often the node beats, and how long a silent node is given before its devices are
-    /// counted offline.
-    static let beatInterval: Duration = .seconds(5)
-    static let silentLimit: Double = 15
     /// The most entries read at once.
     static let readLimit = 2_000
 
@@ -128,9 +124,12 @@ final class ClusterReplica: ServerStore {
             }
         }
         let beats = Task { [weak engine] in
+            // Three beats within the silent limit: a node is named silent only when two in a
+            // row were lost or late.
+            let interval = Duration.seconds(self.log.silentLimit / 3)
             while !Task.isCancelled {
                 if let engine { await self.beat(engine) }
-                try? await Task.sleep(for: Self.beatInterval)
+                try? await Task.sleep(for: interval)
             }
         }
         tasks.withLock { $0 = [reader, notifications, poll, beats] }
@@ -152,7 +151,7 @@ final class ClusterReplica: ServerStore {
     }
 
     private func beat(_ engine: ServerEngine) async {
-        guard let silent = try? await log.beat(node: nodeId, silentFor: Self.silentLimit) else { return }
+        guard let silent = try? await log.beat(node: nodeId, silentFor: log.silentLimit) else { return }
         for node in silent where node != nodeId {
             post(.nodeDown(node), time: engine.clock.now)
             try? await log.forget(node: node)

@@ -19,7 +19,13 @@
 ///   one costs latency only, since nodes also poll.
 /// - ``beat(node:silentFor:)`` records that `node` is alive and returns the nodes not heard of
 ///   for longer than `silentFor` seconds (by the database's clock); ``forget(node:)`` removes one.
+///   Nodes beat three times within ``silentLimit`` and pass it as `silentFor`, so a live node is
+///   named only when two beats in a row were lost or late.
 public protocol ServerChangeLog: ServerDatabase {
+    /// How long a node may be silent before the others count its devices offline, in seconds
+    /// (default 15). Nodes beat every third of it.
+    var silentLimit: Double { get }
+
     /// Appends `entries` (possibly none: a snapshot alone) written by `node`, in one transaction.
     ///
     /// - Returns: the position of the last entry (the log's head when `entries` is empty).
@@ -41,6 +47,10 @@ public protocol ServerChangeLog: ServerDatabase {
 
     /// Forgets a node (its devices were counted offline).
     func forget(node: String) async throws
+}
+
+extension ServerChangeLog {
+    public var silentLimit: Double { 15 }
 }
 
 /// One committed entry of a ``ServerChangeLog``.

@@ -163,7 +163,7 @@ import Testing
 
     @Test func theDevicesOfANodeThatStopsBeatingAreCountedOffline() async throws {
         let log = MemoryChangeLog()
-        log.setSilentLimit(0.5)
+        log.setSilentLimit(2)  // nodes beat every 0.67 s
         let (nodes, _) = try await Self.cluster(2, log: log)
         defer { Task { await nodes[1].close() } }
         _ = try await connected(nodes[0], "alice")

@@ -30,7 +30,9 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     func setMuted(_ muted: Bool) { log.withLock { $0.muted = muted } }
     /// Makes every append fail (or succeed again).
     func setFailing(_ failing: Bool) { log.withLock { $0.failing = failing } }
-    /// How long a node may stay silent before ``beat(node:silentFor:)`` names it.
+    /// How long a node may stay silent before ``beat(node:silentFor:)`` names it (nodes started
+    /// after the change beat every third of it).
+    var silentLimit: Double { log.withLock { $0.silentLimit } }
     func setSilentLimit(_ seconds: Double) { log.withLock { $0.silentLimit = seconds } }
 
     struct Refused: Error, CustomStringConvertible {
@@ -86,7 +88,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
         log.withLock { log in
             let now = Date()
             log.beats[node] = now
-            return log.beats.filter { now.timeIntervalSince($0.value) > log.silentLimit }.map(\.key).sorted()
+            return log.beats.filter { now.timeIntervalSince($0.value) > silentFor }.map(\.key).sorted()
         }
     }
 
