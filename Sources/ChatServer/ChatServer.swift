@@ -203,11 +203,18 @@ public final class ChatServer: Sendable {
     }
 
     /// Checks, without connecting, whether a device of `userId` may connect now: what a network
-    /// front asks before it accepts a connection (``ServerConfiguration/maxDevicesPerUser``).
-    /// The connect checks again.
+    /// front asks before it accepts a connection (``ServerConfiguration/maxDevicesPerUser``,
+    /// counting the user's devices on every node of a cluster — a node first applies every
+    /// change committed before the call). The connect checks again.
     ///
-    /// - Throws: `limitExceeded` when the user has as many other devices connected as allowed.
-    public func checkCanConnect(userId: String, deviceId: String = ChatServer.defaultDeviceId) throws(ChatError) {
+    /// - Throws: `limitExceeded` when the user has as many other devices connected as allowed;
+    ///   `unavailable` when a node cannot read the cluster's log.
+    public func checkCanConnect(
+        userId: String, deviceId: String = ChatServer.defaultDeviceId
+    ) async throws(ChatError) {
+        if let cluster = engine.cluster, engine.configuration.maxDevicesPerUser != nil {
+            try await cluster.awaitCommitted()
+        }
         try engine.checkDeviceCap(of: ServerState.DeviceKey(userId: userId, deviceId: deviceId))
     }
 

@@ -99,6 +99,49 @@ import Testing
     }
 }
 
+extension ClusterProcessTests {
+    /// The pinned cross-node rules, one by one, by a Python client written from the protocol
+    /// document (`Clients/cluster_rules.py`): three nodes with the default limits, and two nodes
+    /// of another database with `--max-devices 2 --messages-per-second 1`.
+    @Test func aPythonClientChecksEveryCrossNodeRule() async throws {
+        try await HeavyTestGate.run { try await pythonRules() }
+    }
+
+    private func pythonRules() async throws {
+        let postgres = try PostgresCluster.start()
+        defer { postgres.stop() }
+        let open = try postgres.createDatabase()
+        let capped = try postgres.createDatabase()
+        var nodes: [(process: Subprocess, port: Int)] = []
+        defer { for node in nodes { node.process.process.terminate() } }
+        for index in 0..<3 {
+            nodes.append(
+                try await ChatServerProcess.start(["--postgres", postgres.url(open), "--node-id", "n\(index)"]))
+        }
+        for index in 0..<2 {
+            nodes.append(
+                try await ChatServerProcess.start([
+                    "--postgres", postgres.url(capped), "--node-id", "c\(index)", "--max-devices", "2",
+                    "--messages-per-second", "1",
+                ]))
+        }
+        let ports = nodes.map { "\($0.port)" }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Clients/cluster_rules.py")
+        let python = try Subprocess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["python3", script.path, ports[0..<3].joined(separator: ","), ports[3..<5].joined(separator: ",")],
+            environment: try PythonEnvironment.environment())
+        var output: [String] = []
+        for await line in python.lines { output.append(line) }
+        let status = await python.exitStatus()
+        let checked = output.filter { $0.hasPrefix("ok: ") }.count
+        #expect(
+            status == 0 && output.last == "OK" && checked >= 18,
+            "exit \(status), \(checked) rules held:\n\(output.joined(separator: "\n"))\n\(python.standardError)")
+    }
+}
+
 extension ChatEvent {
     /// The text of a new message, for compact assertions.
     var newMessageText: String? {

@@ -14,7 +14,9 @@
 ///   position the stored snapshot is at); it records the snapshot's position so that
 ///   ``ServerDatabase/open()`` returns it as the counter `"logPosition"`, consistent with the
 ///   tables it returns.
-/// - ``entries(after:limit:)`` reads committed entries in position order.
+/// - ``entries(after:limit:)`` reads committed entries in position order; ``head()`` is the
+///   position of the newest committed entry (a node that has applied through it has seen every
+///   change committed before the call: a read barrier).
 /// - ``wakeUps()`` yields whenever another append may have committed (a notification); missing
 ///   one costs latency only, since nodes also poll.
 /// - ``beat(node:silentFor:)`` records that `node` is alive and returns the nodes not heard of
@@ -37,6 +39,9 @@ public protocol ServerChangeLog: ServerDatabase {
 
     /// Up to `limit` committed entries after `position`, in position order.
     func entries(after position: Int, limit: Int) async throws -> [ServerLogEntry]
+
+    /// The position of the newest committed entry (0 for an empty log).
+    func head() async throws -> Int
 
     /// Signals that the log may have grown; finishes when the log is closed.
     func wakeUps() -> AsyncStream<Void>

@@ -41,7 +41,13 @@ extension ServerEngine {
     ///   other devices connected (this device's own connection does not count: it is replaced).
     private static func checkDeviceCap(of device: DeviceKey, in core: ServerCore) throws(ChatError) {
         guard let cap = core.state.configuration.maxDevicesPerUser else { return }
-        let others = core.hub.connectedDeviceCount(of: device.userId) - (core.hub.linkId(of: device) == nil ? 0 : 1)
+        let others: Int
+        if let cluster = core.cluster {
+            // Every node's devices (the replicated connections).
+            others = cluster.connections.count(of: device.userId) - (cluster.connections[device] == nil ? 0 : 1)
+        } else {
+            others = core.hub.connectedDeviceCount(of: device.userId) - (core.hub.linkId(of: device) == nil ? 0 : 1)
+        }
         if others >= cap {
             throw .limitExceeded("user '\(device.userId)' has \(others) devices connected; the limit is \(cap)")
         }

@@ -128,6 +128,11 @@ import Testing
         let (nodes, log) = try await Self.cluster(2, configuration: configuration)
         defer { Task { for node in nodes { await node.close() } } }
         let alice = try await connected(nodes[0], "alice", "phone")
+        // The check before an upgrade counts every node at once (a read barrier: no settling).
+        await #expect(throws: ChatError.self) {
+            try await nodes[1].checkCanConnect(userId: "alice", deviceId: "tablet")
+        }
+        try await nodes[1].checkCanConnect(userId: "alice", deviceId: "phone")
         try await Self.settle(nodes, log)
         #expect(nodes[1].user("alice")?.isOnline == true)
         var tablet = TestDevice(nodes[1], "alice", "tablet")

@@ -78,6 +78,8 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
         }
     }
 
+    func head() async throws -> Int { count }
+
     func wakeUps() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         log.withLock { $0.listeners.append(continuation) }

@@ -103,8 +103,8 @@ import Testing
         var laptop = TestDevice(server, "ann", "laptop")
         try await phone.connect()
         try await tablet.connect()
-        #expect(throws: ChatError.self) { try server.checkCanConnect(userId: "ann", deviceId: "laptop") }
-        try server.checkCanConnect(userId: "ann", deviceId: "phone")
+        await #expect(throws: ChatError.self) { try await server.checkCanConnect(userId: "ann", deviceId: "laptop") }
+        try await server.checkCanConnect(userId: "ann", deviceId: "phone")
         await #expect {
             try await laptop.connect()
         } throws: { error in

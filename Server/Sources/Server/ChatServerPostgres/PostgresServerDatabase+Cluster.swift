@@ -113,6 +113,20 @@ extension PostgresServerDatabase {
         }
     }
 
+    public func head() async throws -> Int {
+        let work = Task { () throws -> Int in
+            let rows = try await self.client.query(
+                "SELECT position FROM chat.log_head WHERE id = 1", logger: self.logger
+            ).decode(Int.self)
+            for try await position in rows { return position }
+            throw PostgresStoreError.notOurs("the change log's head row is missing")
+        }
+        return try await Self.value(of: work, within: Self.writeTimeout) {
+            PostgresStoreError.unreachable(
+                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not answer within \(Self.writeTimeout)")
+        }
+    }
+
     /// Listens on a connection of its own, reconnecting (every 250 ms while PostgreSQL is away)
     /// when it drops — and signals after every reconnect too, since what was notified meanwhile
     /// is lost. Ends with the task that reads it.

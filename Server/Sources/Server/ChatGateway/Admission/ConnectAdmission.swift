@@ -36,7 +36,8 @@ struct ConnectAdmission: Sendable {
     ///
     /// - Throws: a ``Refusal``: 401 (`unauthorized`) for a missing, malformed, badly signed or
     ///   expired token; 429 (`limitExceeded`) past the device cap (the connect checks it again:
-    ///   another device may connect meanwhile).
+    ///   another device may connect meanwhile); 503 (`unavailable`) on a node of a cluster that
+    ///   cannot read the cluster's log to count the user's devices.
     func admit(authorization: String?, token queryToken: String?, device: String?) async throws(Refusal) -> Admitted {
         let token = Self.bearer(authorization) ?? queryToken
         let identity: TokenAuthority.Identity
@@ -47,8 +48,12 @@ struct ConnectAdmission: Sendable {
         }
         let deviceId = device ?? ChatServer.defaultDeviceId
         do throws(ChatError) {
-            try server.checkCanConnect(userId: identity.userId, deviceId: deviceId)
+            try await server.checkCanConnect(userId: identity.userId, deviceId: deviceId)
         } catch {
+            if case .unavailable = error {
+                // A node of a cluster that cannot read the log cannot count the user's devices.
+                throw Refusal(error: error, status: .serviceUnavailable, metricReason: "unavailable")
+            }
             throw Refusal(error: error, status: .tooManyRequests, metricReason: "limitExceeded")
         }
         return Admitted(identity: identity, deviceId: deviceId)

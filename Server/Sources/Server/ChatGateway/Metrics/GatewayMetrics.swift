@@ -43,10 +43,11 @@ public struct GatewayMetrics: Sendable {
     }
 
     /// The reasons a refusal is counted under: before the upgrade (`unauthorized`,
-    /// `limitExceeded`), per request (`rateLimited`, `limitExceeded`) and per close (`protocol`,
+    /// `limitExceeded`, `unavailable`), per request (`rateLimited`, `limitExceeded`) and per close (`protocol`,
     /// `tooBig`, `rateLimited`, `tooSlow`, `heartbeatTimeout`).
     static let rejectionReasons = [
-        "unauthorized", "limitExceeded", "rateLimited", "protocol", "tooBig", "tooSlow", "heartbeatTimeout",
+        "unauthorized", "limitExceeded", "unavailable", "rateLimited", "protocol", "tooBig", "tooSlow",
+        "heartbeatTimeout",
     ]
 
     func connectionOpened() { connections.increment() }
