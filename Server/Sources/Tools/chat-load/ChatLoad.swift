@@ -17,11 +17,12 @@ import ServiceLifecycle
 ///   WebSocket broadcast of the same bytes (the floor of the stack).
 /// - `latency`: send → receive latency percentiles at a fixed rate and at the maximum rate.
 /// - `storage`: durable sends and restarts on PostgreSQL, beside SQLite and memory.
+/// - `cluster`: several `chat-server` nodes on one PostgreSQL, beside one node and the floor.
 @main
 struct ChatLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat-load", abstract: "Load tests of chat-server, each beside a baseline.",
-        subcommands: [Idle.self, Fanout.self, Latency.self, Storage.self])
+        subcommands: [Idle.self, Fanout.self, Latency.self, Storage.self, Cluster.self, IdleWorker.self])
 }
 
 /// Runs `body` against an in-process gateway (dev tokens) at a free port.
@@ -78,5 +79,22 @@ struct RawClient: Sendable {
             throw ChatError.unavailable("no welcome")
         }
         return RawClient(connection: connection)
+    }
+
+    /// Sends `request` and waits for its answer, skipping other frames (before a measurement:
+    /// it reads the connection's frames itself).
+    ///
+    /// - Throws: the failure's `ChatError`; `unavailable` when the connection ends first.
+    func request(_ request: ChatRequest) async throws -> ChatResponse {
+        try await connection.send(WireCodec.encode(.request(id: 0, request: request)))
+        for await item in connection.inbound {
+            guard case .text(let text) = item, FrameText.isAnswer(text) else { continue }
+            switch try WireCodec.decode(text) {
+            case .response(_, let envelope): return envelope.response
+            case .failure(_, let error): throw error
+            default: continue
+            }
+        }
+        throw ChatError.unavailable("the connection ended before the answer")
     }
 }

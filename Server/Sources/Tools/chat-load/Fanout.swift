@@ -32,7 +32,7 @@ struct Fanout: AsyncParsableCommand {
 
     /// Counts the frames of each connection for which `isDelivery(index, frame)` holds, until each
     /// saw `target`.
-    private func receive(
+    static func receive(
         _ clients: [any WebSocketConnection], target: Int, isDelivery: @escaping @Sendable (Int, String) -> Bool
     ) -> Task<Void, Never> {
         Task {
@@ -52,14 +52,15 @@ struct Fanout: AsyncParsableCommand {
         }
     }
 
-    private func measureFloor(port: Int) async throws -> Double {
+    func measureFloor(port: Int) async throws -> Double {
         var clients: [any WebSocketConnection] = []
         for _ in 0..<members {
             clients.append(try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast"))
         }
         let sample = try Self.sampleEvent()
         // The same test of each frame as the chat run makes: the clients' work is equal.
-        let receiving = receive(clients, target: messages) { _, text in FrameText.contains(text, "\"messageNew\"") }
+        let receiving = Self.receive(clients, target: messages) { _, text in FrameText.contains(text, "\"messageNew\"")
+        }
         let start = ContinuousClock.now
         for _ in 0..<messages { try await clients[0].send(sample) }
         await receiving.value
@@ -78,7 +79,7 @@ struct Fanout: AsyncParsableCommand {
             var clients: [RawClient] = []
             for user in users { clients.append(try await RawClient.connect(port: port, user: user)) }
             let inFlight = Semaphore(window)
-            let receiving = receive(clients.map(\.connection), target: messages) { index, text in
+            let receiving = Self.receive(clients.map(\.connection), target: messages) { index, text in
                 // The sender's answers free places in its window.
                 if index == 0, FrameText.isAnswer(text) {
                     inFlight.signal()

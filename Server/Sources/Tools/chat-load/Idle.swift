@@ -24,12 +24,11 @@ struct Idle: AsyncParsableCommand {
             }
             return
         }
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         let floor = try await measure(
-            server: directory.appendingPathComponent("chat-load"), arguments: ["idle", "--floor-server"]
+            server: ServerProcess.product("chat-load"), arguments: ["idle", "--floor-server"]
         ) { port in try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast") }
         let ours = try await measure(
-            server: directory.appendingPathComponent("chat-server"), arguments: ["--dev", "--port", "0"]
+            server: ServerProcess.product("chat-server"), arguments: ["--dev", "--port", "0"]
         ) { port in
             try await RawClient.connect(port: port, user: "idle-\(UInt64.random(in: 0...UInt64.max))").connection
         }
@@ -45,57 +44,15 @@ struct Idle: AsyncParsableCommand {
     private func measure(
         server: URL, arguments: [String], open: @escaping @Sendable (Int) async throws -> any WebSocketConnection
     ) async throws -> (held: Int, before: Int, after: Int, perConnection: Int) {
-        let process = Process()
-        process.executableURL = server
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHAT_SERVER_SECRET"] = nil
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
-        let port = try await Self.port(from: output.fileHandleForReading)
+        let process = try await ServerProcess(server, arguments)
+        defer { process.stop() }
+        let port = process.port
         try await Task.sleep(for: .milliseconds(300))
-        let before = LoadStatistics.residentBytes(of: process.processIdentifier) ?? 0
-        var held: [any WebSocketConnection] = []
-        held.reserveCapacity(connections)
-        var failures = 0
-        while held.count < connections && failures < 100 {
-            let batch = min(parallel, connections - held.count)
-            let opened = await withTaskGroup(of: (any WebSocketConnection)?.self) { group in
-                for _ in 0..<batch { group.addTask { try? await open(port) } }
-                var opened: [any WebSocketConnection] = []
-                for await connection in group { if let connection { opened.append(connection) } }
-                return opened
-            }
-            failures += batch - opened.count
-            held += opened
-        }
+        let before = process.residentBytes
+        let held = await IdleWorker.open(connections, parallel: parallel) { _ in try await open(port) }
         try await Task.sleep(for: .seconds(1))
-        let after = LoadStatistics.residentBytes(of: process.processIdentifier) ?? 0
+        let after = process.residentBytes
         for connection in held { await connection.close(code: 1000, reason: "") }
         return (held.count, before, after, held.isEmpty ? 0 : (after - before) / held.count)
-    }
-
-    /// Reads the port from the server's first line (`listening on ws://HOST:PORT/...`).
-    private static func port(from handle: FileHandle) async throws -> Int {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                var line = Data()
-                while true {
-                    let byte = handle.readData(ofLength: 1)
-                    if byte.isEmpty || byte == Data("\n".utf8) { break }
-                    line.append(byte)
-                }
-                let text = String(decoding: line, as: UTF8.self)
-                if let match = text.firstMatch(of: /:(\d+)\//), let port = Int(match.1) {
-                    continuation.resume(returning: port)
-                } else {
-                    continuation.resume(throwing: ChatError.unavailable("the server did not start: \(text)"))
-                }
-            }
-        }
     }
 }

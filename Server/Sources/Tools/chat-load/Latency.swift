@@ -21,8 +21,9 @@ struct Latency: AsyncParsableCommand {
             let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
                 let sender = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
                 let receiver = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
-                return try await measure(
-                    paced: paced, origin: origin, sender: sender, receiver: receiver, isAnswer: { _ in true }
+                return try await Self.measure(
+                    paced: paced, rate: rate, seconds: seconds, origin: origin, sender: sender, receiver: receiver,
+                    isAnswer: { _ in true }
                 ) { stamp, _ in "t=\(stamp)" }
             }
             let server = ChatServer()
@@ -30,8 +31,8 @@ struct Latency: AsyncParsableCommand {
             let ours = try await withGateway(server: server) { port in
                 let sender = try await RawClient.connect(port: port, user: "a").connection
                 let receiver = try await RawClient.connect(port: port, user: "b").connection
-                return try await measure(
-                    paced: paced, origin: origin, sender: sender, receiver: receiver,
+                return try await Self.measure(
+                    paced: paced, rate: rate, seconds: seconds, origin: origin, sender: sender, receiver: receiver,
                     isAnswer: FrameText.isAnswer
                 ) { stamp, index in
                     try WireCodec.encode(
@@ -44,7 +45,7 @@ struct Latency: AsyncParsableCommand {
         }
     }
 
-    private static func line(_ name: String, _ result: (latencies: [Double], seconds: Double)) -> String {
+    static func line(_ name: String, _ result: (latencies: [Double], seconds: Double)) -> String {
         let p50 = LoadStatistics.percentile(50, of: result.latencies)
         let p99 = LoadStatistics.percentile(99, of: result.latencies)
         return
@@ -54,8 +55,8 @@ struct Latency: AsyncParsableCommand {
     /// Sends for `seconds` (paced at `rate`, or as fast as a window of 64 unanswered frames
     /// allows — `isAnswer` tells the sender's answers), each frame stamped with its send time;
     /// the receiver records when each stamp arrives.
-    private func measure(
-        paced: Bool, origin: ContinuousClock.Instant, sender: any WebSocketConnection,
+    static func measure(
+        paced: Bool, rate: Int, seconds: Double, origin: ContinuousClock.Instant, sender: any WebSocketConnection,
         receiver: any WebSocketConnection,
         isAnswer: @escaping @Sendable (String) -> Bool, frame: @escaping @Sendable (Int64, Int) throws -> String
     ) async throws -> (latencies: [Double], seconds: Double) {

@@ -51,7 +51,7 @@ struct Storage: AsyncParsableCommand {
         }
     }
 
-    private static func dropSchema(_ endpoint: PostgresEndpoint) async throws {
+    static func dropSchema(_ endpoint: PostgresEndpoint) async throws {
         var logger = Logger(label: "chat-load")
         logger.logLevel = .error
         let database = PostgresServerDatabase(endpoint, logger: logger)
@@ -187,7 +187,7 @@ struct Storage: AsyncParsableCommand {
         return directory.appendingPathComponent("server.sqlite")
     }
 
-    private static func seconds(_ duration: Duration) -> Double {
+    static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -1,0 +1,341 @@
+import ArgumentParser
+import ChatAPI
+import ChatServerPostgres
+import Foundation
+import LiveChannels
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+import LiveChannelsNIO
+
+/// `chat-load cluster --postgres URL`: `chat-server` nodes (processes) on one PostgreSQL, each
+/// figure beside one node on the same database and the bare broadcast floor, in the same run
+/// (`scripts/bench-cluster` starts a throw-away PostgreSQL for it). The database's `chat`
+/// schema is dropped before each configuration.
+///
+/// - Latency: one sender at `--rate` messages/s into a 2-member channel, the receiver on
+///   another node; p50/p99.
+/// - Durable messages per second: 64 senders spread over the nodes, 16 sends in flight each,
+///   every send acknowledged once committed to the log and applied on its node.
+/// - Fan-out: deliveries per second in a 100-member channel whose members are spread over the
+///   nodes, one sender.
+/// - Idle: `--idle` connections held across `--idle-nodes` nodes by `--idle-workers` worker
+///   processes (a process holds at most about 19,900), with the memory they cost, beside bare
+///   Hummingbird WebSocket connections.
+struct Cluster: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Several chat-server nodes on one PostgreSQL, beside one node and a bare broadcast.")
+
+    @Option(
+        help:
+            "An empty PostgreSQL database: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (its schema chat is replaced)."
+    )
+    var postgres: String
+    @Option(help: "Nodes of the latency, throughput and fan-out runs.") var nodes = 3
+    @Option(help: "Messages per second of the latency run.") var rate = 1_000
+    @Option(help: "Seconds of the latency and throughput runs.") var seconds = 5.0
+    @Option(help: "Idle connections held across the cluster (0: no idle run).") var idle = 100_000
+    @Option(help: "Nodes of the idle run.") var idleNodes = 7
+    @Option(help: "Worker processes holding the idle run's connections.") var idleWorkers = 6
+    @Flag(help: "Only the idle run.") var idleOnly = false
+
+    func run() async throws {
+        let endpoint = try PostgresEndpoint(url: postgres)
+        if !idleOnly {
+            try await latency(endpoint)
+            try await throughput(endpoint)
+            try await fanout(endpoint)
+        }
+        if idle > 0 { try await idleRun(endpoint) }
+    }
+
+    // MARK: Nodes
+
+    /// Starts `count` nodes on a fresh `chat` schema (or, `onPostgres` false, one in-memory
+    /// `chat-server`), one after the other, dev tokens, no rate limits.
+    private func start(
+        _ count: Int, onPostgres: Bool = true, _ endpoint: PostgresEndpoint, extra: [String] = []
+    ) async throws -> [ServerProcess] {
+        var started: [ServerProcess] = []
+        if onPostgres { try await Storage.dropSchema(endpoint) }
+        for index in 0..<count {
+            let storage = onPostgres ? ["--postgres", postgres, "--node-id", "n\(index)"] : []
+            started.append(
+                try await ServerProcess(
+                    ServerProcess.product("chat-server"),
+                    ["--dev", "--port", "0", "--no-limits"] + storage + extra))
+        }
+        return started
+    }
+
+    /// The configurations each networked figure is measured on: the label and the nodes.
+    private func configurations() -> [(label: String, nodes: Int, onPostgres: Bool)] {
+        [("1 node, in memory", 1, false), ("1 node, PostgreSQL", 1, true), ("\(nodes) nodes, PostgreSQL", nodes, true)]
+    }
+
+    // MARK: Latency
+
+    private func latency(_ endpoint: PostgresEndpoint) async throws {
+        print("## cluster — send → receive latency at \(rate) messages/s, 2-member channel\n")
+        print("| | messages | p50 | p99 |")
+        print("|---|---|---|---|")
+        let origin = ContinuousClock.now
+        let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
+            let sender = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
+            let receiver = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
+            return try await Latency.measure(
+                paced: true, rate: rate, seconds: seconds, origin: origin, sender: sender, receiver: receiver,
+                isAnswer: { _ in true }
+            ) { stamp, _ in "t=\(stamp)" }
+        }
+        Self.latencyRow("floor (bare broadcast)", floor)
+        for configuration in configurations() {
+            let started = try await start(configuration.nodes, onPostgres: configuration.onPostgres, endpoint)
+            defer { for node in started { node.stop() } }
+            let receiver = try await RawClient.connect(port: started[started.count > 1 ? 1 : 0].port, user: "b")
+            let sender = try await RawClient.connect(port: started[0].port, user: "a")
+            _ = try await sender.request(
+                .createChannel(ChannelDraft(type: .community, channelId: "room", userIds: ["b"])))
+            let result = try await Latency.measure(
+                paced: true, rate: rate, seconds: seconds, origin: origin, sender: sender.connection,
+                receiver: receiver.connection, isAnswer: FrameText.isAnswer
+            ) { stamp, index in
+                try WireCodec.encode(
+                    .request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "t=\(stamp)"))))
+            }
+            let route = configuration.nodes > 1 ? " (node 0 → node 1)" : ""
+            Self.latencyRow(configuration.label + route, result)
+        }
+        print("")
+    }
+
+    private static func latencyRow(_ label: String, _ result: (latencies: [Double], seconds: Double)) {
+        let p50 = LoadStatistics.percentile(50, of: result.latencies)
+        let p99 = LoadStatistics.percentile(99, of: result.latencies)
+        print(
+            "| \(label) | \(result.latencies.count) | \(LoadStatistics.milliseconds(p50)) | \(LoadStatistics.milliseconds(p99)) |"
+        )
+    }
+
+    // MARK: Durable messages per second
+
+    private func throughput(_ endpoint: PostgresEndpoint) async throws {
+        let senders = 64
+        let window = 16
+        print("## cluster — acknowledged messages per second (\(senders) senders, \(window) in flight each)\n")
+        print("| | messages | per second | database commits |")
+        print("|---|---|---|---|")
+        for configuration in configurations() {
+            let started = try await start(configuration.nodes, onPostgres: configuration.onPostgres, endpoint)
+            defer { for node in started { node.stop() } }
+            var clients: [RawClient] = []
+            for index in 0..<senders {
+                let client = try await RawClient.connect(
+                    port: started[index % started.count].port, user: "s\(index)")
+                _ = try await client.request(
+                    .createChannel(ChannelDraft(type: .community, channelId: "s\(index)", userIds: [])))
+                clients.append(client)
+            }
+            let commitsBefore = try await Self.commits(of: started)
+            let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
+            let start = ContinuousClock.now
+            let (acknowledged, finished) = try await withThrowingTaskGroup(
+                of: (Int, ContinuousClock.Instant).self
+            ) { group in
+                for (index, client) in clients.enumerated() {
+                    group.addTask {
+                        try await Self.send(from: client, into: "s\(index)", window: window, until: deadline)
+                    }
+                }
+                return try await group.reduce((0, start)) { ($0.0 + $1.0, max($0.1, $1.1)) }
+            }
+            let elapsed = Storage.seconds(finished - start)
+            let commits = try await Self.commits(of: started) - commitsBefore
+            for client in clients { await client.connection.close(code: 1000, reason: "") }
+            let commitText = configuration.onPostgres ? "\(commits)" : "—"
+            print(
+                "| \(configuration.label) | \(acknowledged) | \(Int(Double(acknowledged) / elapsed)) | \(commitText) |")
+        }
+        print("")
+    }
+
+    /// Sends into `channelId` with `window` sends unanswered at most, until `deadline`, then
+    /// waits for the last answers; returns how many were answered with a message, and when the
+    /// last answer came.
+    private static func send(
+        from client: RawClient, into channelId: String, window: Int, until deadline: ContinuousClock.Instant
+    ) async throws -> (Int, ContinuousClock.Instant) {
+        let free = Semaphore(window)
+        let answers = Task { () -> (acknowledged: Int, answered: Int) in
+            var acknowledged = 0
+            var answered = 0
+            for await item in client.connection.inbound {
+                guard case .text(let text) = item, FrameText.isAnswer(text) else { continue }
+                answered += 1
+                if FrameText.contains(text, "\"type\":\"response\"") { acknowledged += 1 }
+                free.signal()
+            }
+            return (acknowledged, answered)
+        }
+        var sent = 0
+        while ContinuousClock.now < deadline {
+            await free.wait()
+            try await client.connection.send(
+                WireCodec.encode(
+                    .request(id: sent, request: .sendMessage(MessageDraft(channelId: channelId, text: "m\(sent)")))))
+            sent += 1
+        }
+        // Every place of the window back: every send answered.
+        for _ in 0..<window { await free.wait() }
+        let finished = ContinuousClock.now
+        answers.cancel()
+        return (await answers.value.acknowledged, finished)
+    }
+
+    /// The sum of the nodes' `chat_db_commits_total`.
+    private static func commits(of nodes: [ServerProcess]) async throws -> Int {
+        var total = 0
+        for node in nodes {
+            let (data, _) = try await URLSession.shared.data(
+                from: URL(string: "http://127.0.0.1:\(node.port)/metrics")!)
+            for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
+            where line.hasPrefix("chat_db_commits_total ") {
+                total += Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+            }
+        }
+        return total
+    }
+
+    // MARK: Fan-out
+
+    private func fanout(_ endpoint: PostgresEndpoint) async throws {
+        let members = 100
+        let messages = 2_000
+        print("## cluster — fan-out: \(members)-member channel, \(messages) messages, one sender (64 in flight)\n")
+        print("| | deliveries/s | × the floor | × 1 node on PostgreSQL |")
+        print("|---|---|---|---|")
+        let reference = try Fanout.parse(["--members", "\(members)", "--messages", "\(messages)"])
+        let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
+            try await reference.measureFloor(port: port)
+        }
+        print("| floor (bare broadcast) | \(Int(floor)) | 1.00× | |")
+        var single: Double?
+        for configuration in configurations() {
+            let started = try await start(configuration.nodes, onPostgres: configuration.onPostgres, endpoint)
+            defer { for node in started { node.stop() } }
+            let rate = try await Self.fanout(
+                ports: started.map(\.port), members: members, messages: messages, window: 64)
+            if configuration.onPostgres, configuration.nodes == 1 { single = rate }
+            let versusSingle = single.map { String(format: "%.2f×", rate / $0) } ?? ""
+            print(
+                "| \(configuration.label) | \(Int(rate)) | \(String(format: "%.2f×", rate / floor)) | \(versusSingle) |"
+            )
+        }
+        print("")
+    }
+
+    /// Deliveries per second with `members` members spread round-robin over `ports`, the first
+    /// sending `messages` messages.
+    private static func fanout(ports: [Int], members: Int, messages: Int, window: Int) async throws -> Double {
+        var clients: [RawClient] = []
+        for index in 0..<members {
+            clients.append(try await RawClient.connect(port: ports[index % ports.count], user: "u\(index)"))
+        }
+        _ = try await clients[0].request(
+            .createChannel(
+                ChannelDraft(type: .community, channelId: "room", userIds: (1..<members).map { "u\($0)" })))
+        let inFlight = Semaphore(window)
+        let receiving = Fanout.receive(clients.map(\.connection), target: messages) { index, text in
+            if index == 0, FrameText.isAnswer(text) { inFlight.signal() }
+            return FrameText.contains(text, "\"messageNew\"")
+        }
+        let sender = clients[0].connection
+        let start = ContinuousClock.now
+        for index in 0..<messages {
+            await inFlight.wait()
+            try await sender.send(
+                WireCodec.encode(
+                    .request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "m\(index)")))))
+        }
+        await receiving.value
+        let seconds = Storage.seconds(ContinuousClock.now - start)
+        for client in clients { await client.connection.close(code: 1000, reason: "") }
+        return Double(members * messages) / seconds
+    }
+
+    // MARK: Idle connections
+
+    private func idleRun(_ endpoint: PostgresEndpoint) async throws {
+        print("## cluster — \(idle) idle connections across \(idleNodes) nodes (\(idleWorkers) client processes)\n")
+        let started = try await start(idleNodes, endpoint, extra: ["--ping-interval", "120"])
+        defer { for node in started { node.stop() } }
+        try await Task.sleep(for: .seconds(1))
+        let before = started.map(\.residentBytes)
+        let opening = ContinuousClock.now
+        let (held, workers) = try await Self.hold(idle, over: started.map(\.port), workers: idleWorkers, bare: false)
+        let took = Storage.seconds(ContinuousClock.now - opening)
+        try await Task.sleep(for: .seconds(2))
+        let after = started.map(\.residentBytes)
+        for worker in workers { worker.closeInput() }
+        for worker in workers { worker.process.waitUntilExit() }
+        for node in started { node.stop() }
+
+        // The floor: as many bare connections as one node held, in a process of its own.
+        let perNode = held / idleNodes
+        let floorProcess = try await ServerProcess(ServerProcess.product("chat-load"), ["idle", "--floor-server"])
+        defer { floorProcess.stop() }
+        try await Task.sleep(for: .seconds(1))
+        let floorBefore = floorProcess.residentBytes
+        let (floorHeld, floorWorkers) = try await Self.hold(
+            perNode, over: [floorProcess.port], workers: 1, bare: true)
+        try await Task.sleep(for: .seconds(2))
+        let floorAfter = floorProcess.residentBytes
+        for worker in floorWorkers { worker.closeInput() }
+        for worker in floorWorkers { worker.process.waitUntilExit() }
+
+        let grown = zip(before, after).map { $1 - $0 }
+        let total = grown.reduce(0, +)
+        let floorEach = floorHeld > 0 ? (floorAfter - floorBefore) / floorHeld : 0
+        print("| | connections | server memory per connection |")
+        print("|---|---|---|")
+        print("| floor (bare Hummingbird WebSocket, one process) | \(floorHeld) | \(floorEach / 1_024) KiB |")
+        for (index, bytes) in grown.enumerated() {
+            print(
+                "| node \(index): its growth / its own connections | \(perNode) | \(bytes / max(1, perNode) / 1_024) KiB |"
+            )
+        }
+        print("| the cluster: every node's growth / every connection | \(held) | \(total / max(1, held) / 1_024) KiB |")
+        print("")
+        print(
+            "held \(held) of \(idle) across \(idleNodes) nodes; opened in \(String(format: "%.1f", took)) s (\(Int(Double(held) / took)) connections/s); cluster memory grew \(LoadStatistics.mebibytes(total))"
+        )
+        print("")
+    }
+
+    /// Starts `workers` worker processes holding `count` connections between them over `ports`;
+    /// returns how many they hold and the workers (still holding: close their input to end).
+    private static func hold(
+        _ count: Int, over ports: [Int], workers: Int, bare: Bool
+    ) async throws -> (held: Int, workers: [ServerProcess]) {
+        var started: [ServerProcess] = []
+        for index in 0..<workers {
+            let share = count / workers + (index < count % workers ? 1 : 0)
+            started.append(
+                try await ServerProcess(
+                    ServerProcess.product("chat-load"),
+                    [
+                        "idle-worker", "--ports", ports.map(String.init).joined(separator: ","), "--connections",
+                        "\(share)", "--prefix", "w\(index)",
+                    ] + (bare ? ["--bare"] : []), listens: false))
+        }
+        var held = 0
+        for worker in started {
+            let line = await worker.nextLine() ?? ""
+            guard let match = line.firstMatch(of: /held (\d+) failed (\d+)/), let count = Int(match.1) else {
+                throw ChatError.unavailable("a worker ended without holding its connections: \(line)")
+            }
+            held += count
+        }
+        return (held, started)
+    }
+}

@@ -1,0 +1,83 @@
+import ChatAPI
+import Foundation
+
+/// A process the load generator starts and measures: a `chat-server` node, the broadcast floor
+/// (`chat-load idle --floor-server`) or a connection worker (`chat-load idle-worker`). Its first
+/// line of output names the port it listens on (`listening on ws://HOST:PORT/...`); the later
+/// lines are read on demand (``nextLine()``). Stopped with SIGTERM by ``stop()``.
+final class ServerProcess: @unchecked Sendable {
+    // Written once in init; `Process` and `FileHandle` are thread-safe for the calls made here.
+    let process = Process()
+    private let output = Pipe()
+    private let input = Pipe()
+    /// The port from the first line, or 0 for a process that prints none (a worker).
+    private(set) var port = 0
+
+    /// The product `name` built beside this `chat-load`.
+    static func product(_ name: String) -> URL {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// Starts `executable` with `arguments` (without `CHAT_SERVER_SECRET`: dev tokens only)
+    /// and, when `listens`, waits for its first line and reads the port from it.
+    ///
+    /// - Throws: `unavailable` when it does not start or prints no port.
+    init(_ executable: URL, _ arguments: [String], listens: Bool = true) async throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHAT_SERVER_SECRET"] = nil
+        process.environment = environment
+        process.standardOutput = output
+        process.standardInput = input
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        guard listens else { return }
+        let first = await nextLine() ?? ""
+        guard let match = first.firstMatch(of: /:(\d+)\//), let port = Int(match.1) else {
+            stop()
+            throw ChatError.unavailable("\(executable.lastPathComponent) \(arguments) did not start: \(first)")
+        }
+        self.port = port
+        // Whatever it prints later is read and dropped: a full pipe would stop it.
+        let handle = output.fileHandleForReading
+        Thread.detachNewThread {
+            while !handle.availableData.isEmpty {}
+        }
+    }
+
+    deinit { stop() }
+
+    /// The next line the process prints, or `nil` at its end (read on a thread of its own).
+    func nextLine() async -> String? {
+        let handle = output.fileHandleForReading
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var line = Data()
+                while true {
+                    let byte = handle.readData(ofLength: 1)
+                    if byte.isEmpty {
+                        return continuation.resume(
+                            returning: line.isEmpty ? nil : String(decoding: line, as: UTF8.self))
+                    }
+                    if byte == Data("\n".utf8) { break }
+                    line.append(byte)
+                }
+                continuation.resume(returning: String(decoding: line, as: UTF8.self))
+            }
+        }
+    }
+
+    /// Closes the process's standard input (a worker lets its connections go then).
+    func closeInput() { try? input.fileHandleForWriting.close() }
+
+    /// Resident memory now, in bytes (0 where `/proc` has none).
+    var residentBytes: Int { LoadStatistics.residentBytes(of: process.processIdentifier) ?? 0 }
+
+    /// Stops it with SIGTERM and waits for its exit.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
