@@ -17,12 +17,14 @@ import Testing
 /// healing, every client's list equals what the cluster answers, and no acknowledged message is
 /// missing from the database.
 @Suite(.serialized) struct ClusterConvergenceTests {
-    /// `CLUSTER_SEEDS` seeds (default 100), or the one `CLUSTER_SEED` names (to replay one).
+    /// `CLUSTER_SEEDS` seeds (default 100) from `CLUSTER_SEED_START` (default 1: a long run
+    /// can be split over processes), or the one `CLUSTER_SEED` names (to replay one).
     static let seeds: [UInt64] = {
         let environment = ProcessInfo.processInfo.environment
         if let one = environment["CLUSTER_SEED"].flatMap(UInt64.init) { return [one] }
-        let count = environment["CLUSTER_SEEDS"].flatMap(Int.init) ?? 100
-        return (1...UInt64(max(1, count))).map { $0 }
+        let count = UInt64(max(1, environment["CLUSTER_SEEDS"].flatMap(Int.init) ?? 100))
+        let start = environment["CLUSTER_SEED_START"].flatMap(UInt64.init) ?? 1
+        return Array(start..<(start + count))
     }()
 
     enum Fault: CaseIterable {

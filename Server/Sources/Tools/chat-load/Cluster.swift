@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChatAPI
+import ChatServer
 import ChatServerPostgres
 import Foundation
 import LiveChannels
@@ -7,6 +8,7 @@ import LiveChannels
     import FoundationNetworking
 #endif
 import LiveChannelsNIO
+import Logging
 
 /// `chat-load cluster --postgres URL`: `chat-server` nodes (processes) on one PostgreSQL, each
 /// figure beside one node on the same database and the bare broadcast floor, in the same run
@@ -15,6 +17,8 @@ import LiveChannelsNIO
 ///
 /// - Latency: one sender at `--rate` messages/s into a 2-member channel, the receiver on
 ///   another node; p50/p99.
+/// - The log's own rate: console sends (no network) by 64 concurrent senders into nodes in this
+///   process, beside the single-server PostgreSQL store.
 /// - Durable messages per second: 64 senders spread over the nodes, 16 sends in flight each,
 ///   every send acknowledged once committed to the log and applied on its node.
 /// - Fan-out: deliveries per second in a 100-member channel whose members are spread over the
@@ -34,19 +38,22 @@ struct Cluster: AsyncParsableCommand {
     @Option(help: "Nodes of the latency, throughput and fan-out runs.") var nodes = 3
     @Option(help: "Messages per second of the latency run.") var rate = 1_000
     @Option(help: "Seconds of the latency and throughput runs.") var seconds = 5.0
-    @Option(help: "Idle connections held across the cluster (0: no idle run).") var idle = 100_000
+    @Option(help: "Senders of the throughput run, spread over the nodes.") var senders = 64
+    @Option(help: "Sends in flight per sender in the throughput run.") var window = 16
+    @Option(help: "Idle connections held across the cluster.") var idle = 100_000
     @Option(help: "Nodes of the idle run.") var idleNodes = 7
     @Option(help: "Worker processes holding the idle run's connections.") var idleWorkers = 6
-    @Flag(help: "Only the idle run.") var idleOnly = false
+    @Option(help: "The runs to make, comma-separated: latency, log, throughput, fanout, idle.")
+    var runs = "latency,log,throughput,fanout,idle"
 
     func run() async throws {
         let endpoint = try PostgresEndpoint(url: postgres)
-        if !idleOnly {
-            try await latency(endpoint)
-            try await throughput(endpoint)
-            try await fanout(endpoint)
-        }
-        if idle > 0 { try await idleRun(endpoint) }
+        let runs = Set(self.runs.split(separator: ",").map(String.init))
+        if runs.contains("latency") { try await latency(endpoint) }
+        if runs.contains("log") { try await log(endpoint) }
+        if runs.contains("throughput") { try await throughput(endpoint) }
+        if runs.contains("fanout") { try await fanout(endpoint) }
+        if runs.contains("idle") { try await idleRun(endpoint) }
     }
 
     // MARK: Nodes
@@ -117,14 +124,65 @@ struct Cluster: AsyncParsableCommand {
         )
     }
 
+    // MARK: The log's rate, without the network
+
+    private func log(_ endpoint: PostgresEndpoint) async throws {
+        let total = 20_000
+        print("## cluster — the change log's rate: \(total) console sends, 64 senders, 100 channels, nodes in one process\n")
+        print("| | sends/s | CPU per send (this process) | database commits |")
+        print("|---|---|---|---|")
+        var logger = Logger(label: "chat-load")
+        logger.logLevel = .error
+        for count in [0, 1, nodes] {
+            try await Storage.dropSchema(endpoint)
+            var databases: [PostgresServerDatabase] = []
+            var servers: [ChatServer] = []
+            if count == 0 {
+                let database = PostgresServerDatabase(endpoint, logger: logger)
+                servers.append(try await ChatServer(database: database))
+            } else {
+                for index in 0..<count {
+                    let database = PostgresServerDatabase(endpoint, logger: logger)
+                    databases.append(database)
+                    servers.append(try await ChatServer(log: database, nodeId: "n\(index)"))
+                }
+            }
+            for number in 0..<100 {
+                try await servers[number % servers.count].createChannel(
+                    type: .community, channelId: "c\(number)", userIds: ["ann"])
+            }
+            let commitsBefore = servers.map(\.databaseCommits).reduce(0, +)
+            let cpuBefore = LoadStatistics.cpuSeconds(of: getpid()) ?? 0
+            let start = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<64 {
+                    let server = servers[worker % servers.count]
+                    group.addTask {
+                        for number in stride(from: worker, to: total, by: 64) {
+                            try await server.sendMessage(as: "ann", channelId: "c\(number % 100)", text: "m\(number)")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let elapsed = Storage.seconds(ContinuousClock.now - start)
+            let cpu = (LoadStatistics.cpuSeconds(of: getpid()) ?? 0) - cpuBefore
+            let commits = servers.map(\.databaseCommits).reduce(0, +) - commitsBefore
+            for server in servers { await server.close() }
+            let label = count == 0 ? "one server, PostgreSQL store (not a cluster)" : "\(count) node\(count == 1 ? "" : "s") on the log"
+            print(
+                "| \(label) | \(Int(Double(total) / elapsed)) | \(Self.microseconds(cpu, per: total)) | \(commits) |")
+        }
+        print("")
+    }
+
     // MARK: Durable messages per second
 
     private func throughput(_ endpoint: PostgresEndpoint) async throws {
-        let senders = 64
-        let window = 16
+        let window = window
         print("## cluster — acknowledged messages per second (\(senders) senders, \(window) in flight each)\n")
-        print("| | messages | per second | database commits |")
-        print("|---|---|---|---|")
+        print("| | messages | per second | server CPU per message | database commits |")
+        print("|---|---|---|---|---|")
         for configuration in configurations() {
             let started = try await start(configuration.nodes, onPostgres: configuration.onPostgres, endpoint)
             defer { for node in started { node.stop() } }
@@ -137,6 +195,7 @@ struct Cluster: AsyncParsableCommand {
                 clients.append(client)
             }
             let commitsBefore = try await Self.commits(of: started)
+            let cpuBefore = started.map(\.cpuSeconds).reduce(0, +)
             let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
             let start = ContinuousClock.now
             let (acknowledged, finished) = try await withThrowingTaskGroup(
@@ -150,11 +209,13 @@ struct Cluster: AsyncParsableCommand {
                 return try await group.reduce((0, start)) { ($0.0 + $1.0, max($0.1, $1.1)) }
             }
             let elapsed = Storage.seconds(finished - start)
+            let cpu = started.map(\.cpuSeconds).reduce(0, +) - cpuBefore
             let commits = try await Self.commits(of: started) - commitsBefore
             for client in clients { await client.connection.close(code: 1000, reason: "") }
             let commitText = configuration.onPostgres ? "\(commits)" : "—"
             print(
-                "| \(configuration.label) | \(acknowledged) | \(Int(Double(acknowledged) / elapsed)) | \(commitText) |")
+                "| \(configuration.label) | \(acknowledged) | \(Int(Double(acknowledged) / elapsed)) | \(Self.microseconds(cpu, per: acknowledged)) | \(commitText) |"
+            )
         }
         print("")
     }
@@ -192,6 +253,11 @@ struct Cluster: AsyncParsableCommand {
         return (await answers.value.acknowledged, finished)
     }
 
+    /// `seconds` per `count`, in µs.
+    private static func microseconds(_ seconds: Double, per count: Int) -> String {
+        String(format: "%.1f µs", seconds / Double(max(1, count)) * 1e6)
+    }
+
     /// The sum of the nodes' `chat_db_commits_total`.
     private static func commits(of nodes: [ServerProcess]) async throws -> Int {
         var total = 0
@@ -212,19 +278,21 @@ struct Cluster: AsyncParsableCommand {
         let members = 100
         let messages = 2_000
         print("## cluster — fan-out: \(members)-member channel, \(messages) messages, one sender (64 in flight)\n")
-        print("| | deliveries/s | × the floor | × 1 node on PostgreSQL |")
-        print("|---|---|---|---|")
+        print("| | deliveries/s | × the floor | × 1 node on PostgreSQL | server CPU per delivery |")
+        print("|---|---|---|---|---|")
         let reference = try Fanout.parse(["--members", "\(members)", "--messages", "\(messages)"])
         let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
             try await reference.measureFloor(port: port)
         }
-        print("| floor (bare broadcast) | \(Int(floor)) | 1.00× | |")
+        print("| floor (bare broadcast) | \(Int(floor)) | 1.00× | | |")
         var single: Double?
         for configuration in configurations() {
             let started = try await start(configuration.nodes, onPostgres: configuration.onPostgres, endpoint)
             defer { for node in started { node.stop() } }
+            let cpuBefore = started.map(\.cpuSeconds).reduce(0, +)
             let rate = try await Self.fanout(
                 ports: started.map(\.port), members: members, messages: messages, window: 64)
+            let cpu = started.map(\.cpuSeconds).reduce(0, +) - cpuBefore
             if configuration.onPostgres, configuration.nodes == 1 { single = rate }
             let versusSingle = single.map { String(format: "%.2f×", rate / $0) } ?? ""
             print(

@@ -74,6 +74,9 @@ final class ServerProcess: @unchecked Sendable {
     /// Resident memory now, in bytes (0 where `/proc` has none).
     var residentBytes: Int { LoadStatistics.residentBytes(of: process.processIdentifier) ?? 0 }
 
+    /// CPU time used so far, in seconds (0 where `/proc` has none).
+    var cpuSeconds: Double { LoadStatistics.cpuSeconds(of: process.processIdentifier) ?? 0 }
+
     /// Stops it with SIGTERM and waits for its exit.
     func stop() {
         guard process.isRunning else { return }
