@@ -128,7 +128,9 @@ struct Cluster: AsyncParsableCommand {
 
     private func log(_ endpoint: PostgresEndpoint) async throws {
         let total = 20_000
-        print("## cluster — the change log's rate: \(total) console sends, 64 senders, 100 channels, nodes in one process\n")
+        print(
+            "## cluster — the change log's rate: \(total) console sends, 64 senders, 100 channels, nodes in one process\n"
+        )
         print("| | sends/s | CPU per send (this process) | database commits |")
         print("|---|---|---|---|")
         var logger = Logger(label: "chat-load")
@@ -169,7 +171,9 @@ struct Cluster: AsyncParsableCommand {
             let cpu = (LoadStatistics.cpuSeconds(of: getpid()) ?? 0) - cpuBefore
             let commits = servers.map(\.databaseCommits).reduce(0, +) - commitsBefore
             for server in servers { await server.close() }
-            let label = count == 0 ? "one server, PostgreSQL store (not a cluster)" : "\(count) node\(count == 1 ? "" : "s") on the log"
+            let label =
+                count == 0
+                ? "one server, PostgreSQL store (not a cluster)" : "\(count) node\(count == 1 ? "" : "s") on the log"
             print(
                 "| \(label) | \(Int(Double(total) / elapsed)) | \(Self.microseconds(cpu, per: total)) | \(commits) |")
         }
@@ -296,7 +300,7 @@ struct Cluster: AsyncParsableCommand {
             if configuration.onPostgres, configuration.nodes == 1 { single = rate }
             let versusSingle = single.map { String(format: "%.2f×", rate / $0) } ?? ""
             print(
-                "| \(configuration.label) | \(Int(rate)) | \(String(format: "%.2f×", rate / floor)) | \(versusSingle) |"
+                "| \(configuration.label) | \(Int(rate)) | \(String(format: "%.2f×", rate / floor)) | \(versusSingle) | \(Self.microseconds(cpu, per: members * messages)) |"
             )
         }
         print("")
