@@ -158,30 +158,11 @@ final class ClusterReplica: ServerStore {
         }
     }
 
-    /// A read barrier: returns once this node has applied every entry committed before the
-    /// call, so what it then reads from its state is at least as new as any answer any node gave
-    /// before.
-    ///
-    /// - Throws: `unavailable` when the log cannot be read or the node does not catch up within
-    ///   ``applyTimeout``.
-    func awaitCommitted() async throws(ChatError) {
-        let head: Int
-        do {
-            head = try await log.head()
-        } catch {
-            throw .unavailable("the change log cannot be read: \(error)")
-        }
-        let start = ContinuousClock.now
-        while appliedPosition < head {
-            let ring = state.withLock { state -> AsyncStream<Void>.Continuation? in
-                state.closed ? nil : state.doorbell
-            }
-            guard let ring, ContinuousClock.now - start < Self.applyTimeout else {
-                throw .unavailable("this node has not caught up with the change log")
-            }
-            ring.yield()
-            try? await Task.sleep(for: .milliseconds(1))
-        }
+    /// Wakes the reader; `false` once the node is closed.
+    func ringReader() -> Bool {
+        guard let ring = state.withLock({ $0.closed ? nil : $0.doorbell }) else { return false }
+        ring.yield()
+        return true
     }
 
     // MARK: Writing entries

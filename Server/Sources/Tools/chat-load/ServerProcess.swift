@@ -5,8 +5,11 @@ import Foundation
 /// (`chat-load idle --floor-server`) or a connection worker (`chat-load idle-worker`). Its first
 /// line of output names the port it listens on (`listening on ws://HOST:PORT/...`); the later
 /// lines are read on demand (``nextLine()``). Stopped with SIGTERM by ``stop()``.
+///
+/// - Threading: `@unchecked Sendable` without a lock: every stored property is written only in
+///   `init` (`port` too), and `Process` and `Pipe`'s handles are thread-safe for the calls made
+///   here.
 final class ServerProcess: @unchecked Sendable {
-    // Written once in init; `Process` and `FileHandle` are thread-safe for the calls made here.
     let process = Process()
     private let output = Pipe()
     private let input = Pipe()
