@@ -83,6 +83,19 @@ final class ServerConnection: ChatTransport {
         engine.core.withLock { $0.hub.lastSequence(of: device) }
     }
 
+    /// While this transport's connection is the device's current one: every event queued for
+    /// the device (``lastEventSequence``, held-back ones included). Otherwise only what was put
+    /// on ``events``: the device's replay log goes on growing while it is away, and those events
+    /// come only with a next connection — `ChatClient.synchronize()` must not wait for them.
+    func lastQueuedEventSequence() async -> Int {
+        linkId.withLock { id in
+            engine.core.withLock { core in
+                guard let id, core.hub.linkId(of: device) == id else { return mailbox.lastPostedSequence }
+                return core.hub.lastSequence(of: device)
+            }
+        }
+    }
+
     func disconnect() async {
         guard let id = linkId.withLock({ $0 }) else { return }
         engine.disconnect(device, linkId: id, reason: .requested)

@@ -42,6 +42,8 @@ final class EventMailbox: Sendable {
         var isFinished = false
         /// The reading task was cancelled: the mailbox ends for good.
         var isCancelled = false
+        /// The sequence number of the last event envelope buffered (0 before any).
+        var lastPostedSequence = 0
 
         var count: Int { buffer.count - head }
 
@@ -81,6 +83,9 @@ final class EventMailbox: Sendable {
             if state.isFinished || state.isCancelled { return (.dropped, nil) }
             if let limit, state.count >= limit { return (.dropped, nil) }
             state.buffer.append(event)
+            if case .event(let envelope) = event {
+                state.lastPostedSequence = max(state.lastPostedSequence, envelope.sequence)
+            }
             let remaining = limit.map { $0 - state.count }
             return (.enqueued(remaining: remaining), state.reader.take().map(Wake.init))
         }
@@ -94,6 +99,10 @@ final class EventMailbox: Sendable {
             return state.reader.take().map(Wake.init)
         }
     }
+
+    /// The sequence number of the last event envelope buffered for the reader (0 before any):
+    /// what the reader will have seen once it has taken every buffered event.
+    var lastPostedSequence: Int { state.withLock { $0.lastPostedSequence } }
 
     /// Whether the reader is parked, waiting for an event (for tests).
     var hasParkedReader: Bool { state.withLock { $0.reader != nil } }

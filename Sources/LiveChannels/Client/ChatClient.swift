@@ -166,11 +166,20 @@ public final class ChatClient: Sendable {
     /// the cache and published to live handles, and retries whatever failed to load (a live
     /// list or object whose request failed). Useful after another user acted, in tests and
     /// before reading a derived value. Never waits for a connection that ended: it returns when
-    /// the connection drops.
+    /// the connection drops, and without waiting for events while the client is offline (what
+    /// the server queued meanwhile comes with the next connection). Always returns; it throws
+    /// nothing, so after it returns check ``connectionState`` to know whether it caught up.
     public func synchronize() async {
-        await sync.waitUntilApplied(await transport.lastQueuedEventSequence())
+        await catchUp()
         await sync.retries.runAll()
-        await sync.waitUntilApplied(await transport.lastQueuedEventSequence())
+        await catchUp()
+    }
+
+    /// Waits until the events queued so far are applied — unless the connection ends meanwhile
+    /// (they come, if ever, with the next connection).
+    private func catchUp() async {
+        let connection = sync.endedConnectionCount
+        await sync.waitUntilApplied(await transport.lastQueuedEventSequence(), unlessConnectionEndedSince: connection)
     }
 
     /// The cache file's problem, if it has one, naming the file: why it cannot be used (see

@@ -36,6 +36,7 @@ extension SyncEngine {
     /// apply). Safe because versions guard the caches: events replayed after a reconnect never
     /// replace the newer values these responses carry.
     func connectionEnded() {
+        endedConnections.withLock { $0 += 1 }
         runAllWaiters()
     }
 

@@ -41,6 +41,11 @@ actor SyncEngine {
     /// The user the client acts for, as the last connect answered (`nil` before). Lock order: a
     /// leaf (see `LockRank`), as is ``isClosed``'s.
     nonisolated let signedIn = Lock<User?>(nil, rank: .leaf)
+    /// How many connections have ended (``connectionEnded()`` counts them). A wait for events
+    /// reads it before it starts and gives up once it grew: the events it waits for belonged
+    /// to a connection that is gone, and come — if ever — only with a next one. Lock order: a
+    /// leaf (see `LockRank`).
+    nonisolated let endedConnections = Lock(0, rank: .leaf)
     /// Set by `ChatClient.close()`: every request throws from then on.
     nonisolated let isClosed = Lock(false, rank: .leaf)
     /// The cache file the caches write behind to, if any.
@@ -142,8 +147,9 @@ actor SyncEngine {
         // Before the first connect nothing is sent: handles show the cache (`.local`) and load
         // once connected (their retry); a call fails at once, as it would offline.
         guard currentUser != nil else { throw Self.notConnected }
+        let connection = endedConnectionCount
         let envelope = try await transport.send(request)
-        return try await run(after: envelope.position) { engine in
+        return try await run(after: envelope.position, unlessConnectionEndedSince: connection) { engine in
             // One unit for the cache file: a response's values are written together.
             engine.store?.beginUnit()
             defer { engine.store?.endUnit(sequence: nil) }
@@ -188,16 +194,26 @@ actor SyncEngine {
     /// applied, and recorded for the cache file).
     func finishCurrentWork() {}
 
-    /// Returns once the event with sequence number `target` (and all before it) was applied.
-    func waitUntilApplied(_ target: Int) async {
-        _ = try? await run(after: target) { _ in }
+    /// How many connections have ended so far: read it before starting something that will wait
+    /// for events (see ``run(after:unlessConnectionEndedSince:_:)``).
+    nonisolated var endedConnectionCount: Int { endedConnections.withLock { $0 } }
+
+    /// Returns once the event with sequence number `target` (and all before it) was applied, or
+    /// once a connection ended after ``endedConnectionCount`` read `connection`.
+    func waitUntilApplied(_ target: Int, unlessConnectionEndedSince connection: Int? = nil) async {
+        _ = try? await run(after: target, unlessConnectionEndedSince: connection) { _ in }
     }
 
-    /// Runs `body` on the engine once event `target` has been applied.
+    /// Runs `body` on the engine once event `target` has been applied — or at once when a
+    /// connection ended since ``endedConnectionCount`` read `connection`: the events it would
+    /// wait for come, if ever, only with a next connection (``connectionEnded()`` runs the
+    /// waiters of the connection that ended; this covers a wait that starts after it did).
     func run<Result: Sendable>(
-        after target: Int, _ body: @escaping @Sendable (isolated SyncEngine) throws -> Result
+        after target: Int, unlessConnectionEndedSince connection: Int? = nil,
+        _ body: @escaping @Sendable (isolated SyncEngine) throws -> Result
     ) async throws -> Result {
         if appliedSequence >= target { return try body(self) }
+        if let connection, endedConnectionCount > connection { return try body(self) }
         return try await withCheckedThrowingContinuation { continuation in
             waiters.append((target, { engine in continuation.resume(with: Swift.Result { try body(engine) }) }))
         }

@@ -29,14 +29,14 @@ final class ConvergenceScenario {
     }
 
     let seed: UInt64
-    private var random: SeededGenerator
+    var random: SeededGenerator
     let clock = ManualClock()
     let server: ChatServer
     let users: [String]
     let channelPool = ["c0", "c1", "c2", "c3", "c4", "c5"]
     private(set) var devices: [Device] = []
     /// What happened, in order, for reproducing a failure (`CONVERGENCE_VERBOSE=1` prints it).
-    private(set) var log: [String] = [] {
+    var log: [String] = [] {
         didSet {
             if Self.tracing, let line = log.last {
                 FileHandle.standardError.write(Data("seed \(seed): \(line)\n".utf8))
@@ -46,8 +46,9 @@ final class ConvergenceScenario {
     /// `CONVERGENCE_TRACE=1` prints each operation and healing phase as it happens (to find a hang).
     static let tracing = ProcessInfo.processInfo.environment["CONVERGENCE_TRACE"] != nil
 
-    /// Requests in flight, awaited at the end of some steps and before healing.
-    private var pending: [Task<Void, Never>] = []
+    /// Requests in flight, awaited at the end of some steps and before healing, each with the
+    /// operation that started it (named when it does not end).
+    var pending: [(label: String, task: Task<Void, Never>)] = []
     /// "user|channel" pairs for which an operation that can end the membership was issued.
     private var membershipMayLapse: Set<String> = []
     /// Devices with `failNext` faults armed (they are spent and the device reconnects on healing).
@@ -78,8 +79,16 @@ final class ConvergenceScenario {
     /// - `tinyRetention`: clients keep only 0–5 messages in memory beyond what live handles show
     ///   (the rest leaves memory, a channel at a time).
     let tinyRetention: Bool
+    /// - `offlinePeriods`: devices go offline for several steps and come back, with handles
+    ///   opened and requests in flight around it, sends while offline, `synchronize()` around
+    ///   reconnects, pages of 2 loaded deep and server time jumping past the replay logs'
+    ///   retention while a device is away (see `ConvergenceScenario+Offline.swift`).
+    let offlinePeriods: Bool
+    /// Draws the `offlinePeriods` operations (a generator of their own: the other operations of a
+    /// seed stay what they were).
+    var offlineRandom: SeededGenerator
     /// How many times each variation acted.
-    private var variationCounts: [String: Int] = [:]
+    var variationCounts: [String: Int] = [:]
     /// The cache files of the devices (with `restarts`).
     private let files = TemporaryFiles()
     /// The clients' message retention limit.
@@ -103,6 +112,8 @@ final class ConvergenceScenario {
         tinyRetention = Int.random(in: 0..<4, using: &variations) == 0
         messageRetention =
             tinyRetention ? Int.random(in: 0...5, using: &variations) : SyncEngine.defaultMessageRetention
+        offlinePeriods = Int.random(in: 0..<2, using: &variations) == 0
+        offlineRandom = SeededGenerator(seed: seed &* 0xD1B5_4A32_D192_ED03 &+ 7)
         var configuration = ServerConfiguration(
             eventLogCapacity: smallLog ? 6 : 1_024, messagesPerChannel: tinyHistory ? 3 : 10_000)
         configuration.typingExpiry = 5
@@ -115,6 +126,10 @@ final class ConvergenceScenario {
         if clockJumps { log.append("server time jumps") }
         if deepPaging { log.append("lists are paged deep") }
         if restarts { log.append("devices cache in SQLite and restart") }
+        if offlinePeriods {
+            log.append("devices go offline for a while")
+            variationCounts["offline-period seeds"] = 1
+        }
         if tinyRetention {
             log.append("clients keep \(messageRetention) messages in memory beyond what is shown")
             variationCounts["tiny-retention seeds"] = 1
@@ -166,6 +181,7 @@ final class ConvergenceScenario {
             let count = Int.random(in: 1...5, using: &random)
             log.append("step \(step)")
             for _ in 0..<count { performRandomOperation() }
+            if offlinePeriods { performOfflineOperations() }
             clock.advance(by: Double(Int.random(in: 1...40, using: &random)) / 1_000)
             if clockJumps, Int.random(in: 0..<8, using: &random) == 0 {
                 let jump: TimeInterval = Bool.random(using: &random) ? 3_700 : 90_000
@@ -176,7 +192,8 @@ final class ConvergenceScenario {
             if restarts, Int.random(in: 0..<10, using: &random) == 0 {
                 await restart(devices.randomElement(using: &random)!)
             }
-            if Bool.random(using: &random) { await awaitPending() }
+            // With devices offline, calls may wait for their connection: a short wait here.
+            if Bool.random(using: &random) { await awaitPending(seconds: offlinePeriods ? 1 : 40) }
         }
 
         log.append("heal")
@@ -214,35 +231,56 @@ final class ConvergenceScenario {
     /// Awaits the requests in flight. Meanwhile server time moves on in small steps, so events
     /// held back by `delayEvents` are released (a call returns only once the events before its
     /// response are applied, so with late events it waits for time to pass).
-    /// - Returns: `false` if they did not finish within a generous amount of server time.
+    ///
+    /// A call may wait for the connection to come back (a device offline, its connects failing):
+    /// those that have not ended within `seconds` of server time stay pending, for the next
+    /// wait — healing waits again after connecting every device.
+    /// - Returns: `false` if some did not finish within `seconds` of server time.
     @discardableResult
-    private func awaitPending() async -> Bool {
+    func awaitPending(seconds: Double = 40) async -> Bool {
         let tasks = pending
         pending = []
         let flag = Flag()
+        let ended = tasks.map { _ in Flag() }
         Task {
-            for task in tasks { await task.value }
+            await withTaskGroup(of: Void.self) { group in
+                for (task, done) in zip(tasks, ended) {
+                    group.addTask {
+                        await task.task.value
+                        done.set()
+                    }
+                }
+            }
             flag.set()
         }
-        for _ in 0..<20_000 {
+        for _ in 0..<Int(seconds / 0.002) {
             for _ in 0..<50 {
-                if flag.isSet { return true }
+                if flag.isSet {
+                    variationCounts["calls that returned", default: 0] += tasks.count
+                    return true
+                }
                 await Task.yield()
             }
             clock.advance(by: 0.002)
         }
-        log.append("requests still in flight after 40 s of server time")
-        return flag.isSet
+        if flag.isSet {
+            variationCounts["calls that returned", default: 0] += tasks.count
+            return true
+        }
+        let running = zip(tasks, ended).filter { !$1.isSet }.map(\.0)
+        log.append("calls still running after \(seconds) s of server time: \(running.map(\.label))")
+        pending = running + pending
+        return false
     }
 
-    private func spawn(_ body: @escaping @Sendable () async -> Void) {
-        pending.append(Task { await body() })
+    func spawn(_ body: @escaping @Sendable () async -> Void) {
+        pending.append((log.last ?? "setup", Task { await body() }))
     }
 
     // MARK: Handles
 
     /// The channel lists a device can open: name, query.
-    private func listQuery(_ index: Int, for device: Device) -> (name: String, query: ChannelListQuery) {
+    func listQuery(_ index: Int, for device: Device) -> (name: String, query: ChannelListQuery) {
         let me = device.userId
         let queries = device.channels.getChannels()
         switch index {
@@ -292,14 +330,14 @@ final class ConvergenceScenario {
 
     private static let listQueryCount = 7
 
-    private func openList(_ index: Int, on device: Device) {
+    func openList(_ index: Int, on device: Device) {
         let (name, query) = listQuery(index, for: device)
         let list = device.channels.getChannels(query: query)
         device.lists.append(.init(name: name, query: query, list: list))
         log.append("\(device.name) opens list '\(name)'")
     }
 
-    private func openObject(_ channelId: String, on device: Device) {
+    func openObject(_ channelId: String, on device: Device) {
         device.objects.append(.init(channelId: channelId, object: device.channels.getChannel(channelId)))
         log.append("\(device.name) opens channel object \(channelId)")
     }
@@ -347,7 +385,7 @@ final class ConvergenceScenario {
         return ["Ops", "Red", "Blue", "Crew", "Lobby", "Zeta"].randomElement(using: &random)! + " \(nextName)"
     }
 
-    private func metadata() -> [String: JSON] {
+    func metadata() -> [String: JSON] {
         var metadata: [String: JSON] = ["color": .string(["red", "blue"].randomElement(using: &random)!)]
         if Bool.random(using: &random) { metadata["n"] = .number(Double(Int.random(in: 0..<100, using: &random))) }
         return metadata
@@ -358,7 +396,7 @@ final class ConvergenceScenario {
         return Array(others.prefix(Int.random(in: 0...limit, using: &random)))
     }
 
-    private func anyChannel() -> String {
+    func anyChannel() -> String {
         if !conversationIds.isEmpty, Int.random(in: 0..<5, using: &random) == 0 {
             return conversationIds.randomElement(using: &random)!
         }
@@ -534,18 +572,7 @@ final class ConvergenceScenario {
             guard !device.lists.isEmpty else { return }
             let open = device.lists.randomElement(using: &random)!
             if deepPaging {
-                log.append("\(device.name) pages '\(open.name)' to its end")
-                variationCounts["deep pagings", default: 0] += 1
-                let list = open.list
-                spawn {
-                    // Page after page while there is more (bounded: a list that stays loading
-                    // is caught as stuck when healing).
-                    for _ in 0..<12 {
-                        for await update in list.updates where update.loadingStatus != .loading { break }
-                        guard list.hasNext else { return }
-                        list.nextPage()
-                    }
-                }
+                pageDeep(open, on: device, counted: "deep pagings")
             } else {
                 log.append("\(device.name) asks for the next page of '\(open.name)'")
                 open.list.nextPage()
@@ -589,6 +616,7 @@ final class ConvergenceScenario {
         variationCounts["restarts", default: 0] += 1
         await awaitPending()
         await device.client.close()
+        device.isOffline = false
         let old = device.snapshotOfHandles()
         device.replaceClient(makeClient(device.userId, device.deviceId))
         for open in old.lists {
@@ -627,8 +655,20 @@ final class ConvergenceScenario {
     /// late events released, injected failures spent, every handle done loading.
     private func heal() async -> [Divergence] {
         var problems: [Divergence] = []
-        if !(await awaitPending()) {
-            problems.append(.init(category: "stuck", detail: "requests did not finish (see the operations)"))
+        // Calls may wait for a device's connection to come back: connect every device and
+        // wait again (a device's own sequence of connects and disconnects may end offline).
+        var finished = await awaitPending()
+        for _ in 0..<3 where !finished {
+            for device in devices {
+                if let problem = await ensureConnected(device) { problems.append(problem) }
+            }
+            finished = await awaitPending()
+        }
+        if !finished {
+            problems.append(
+                .init(
+                    category: "stuck",
+                    detail: "calls did not return once their device was connected again: \(pending.map(\.label))"))
         }
         log.append("heal: requests done")
         clock.advance(by: 10)
@@ -652,8 +692,12 @@ final class ConvergenceScenario {
         }
         clock.advance(by: 10)
         server.runHousekeeping()
-        for device in devices where !(await Settling.synchronize(device.client)) {
-            problems.append(.init(category: "stuck", detail: "\(device.name): synchronize() did not return"))
+        for device in devices {
+            if await Settling.synchronize(device.client) {
+                variationCounts["synchronize() calls that returned after healing", default: 0] += 1
+            } else {
+                problems.append(.init(category: "stuck", detail: "\(device.name): synchronize() did not return"))
+            }
         }
         for device in devices {
             problems += await settle(device)
@@ -692,6 +736,10 @@ final class ConvergenceScenario {
             stuck.append("message list \(open.channelId)")
         }
         for total in device.totals where !(await Settling.idle(total)) { stuck.append("total unread") }
+        let handles =
+            device.lists.count + device.objects.count + device.memberLists.count + device.messageLists.count
+            + device.totals.count
+        variationCounts["handles done loading after healing", default: 0] += handles - stuck.count
         let state = String(describing: device.client.connectionState.snapshot)
         return stuck.map {
             .init(
@@ -912,6 +960,13 @@ final class ConvergenceScenario {
             ]
         }
         var found: [Divergence] = []
+        checks["objects not in error", default: 0] += 1
+        if object.dataStatus == .error || object.loadingStatus == .error {
+            found.append(
+                .init(
+                    category: "object-error",
+                    detail: "\(prefix): in error after healing, though the server shows it: \(ChannelView(expected))"))
+        }
         if ChannelView(live) != ChannelView(expected) {
             found.append(
                 .init(
@@ -943,6 +998,9 @@ final class ConvergenceScenario {
             isMember(device.userId, open.channelId)
         else { return [] }
         checks["strict member lists", default: 0] += 1
+        if list.dataStatus == .error || list.loadingStatus == .error {
+            return [.init(category: "members-error", detail: "\(prefix): in error after healing")]
+        }
         let members = server.members(channelId: open.channelId)
         let selected = members.filter { member in
             switch open.filter {
@@ -976,6 +1034,9 @@ final class ConvergenceScenario {
             && isMember(device.userId, open.channelId)
         if strict {
             checks["strict message lists", default: 0] += 1
+            if list.dataStatus == .error || list.loadingStatus == .error {
+                return [.init(category: "messages-error", detail: "\(prefix): in error after healing")]
+            }
             // With a tiny history, what the server dropped may still be listed (clients keep
             // what they have): only the messages the server keeps are compared.
             let live = tinyHistory ? live.filter { $0.sequence >= (server.first?.sequence ?? .max) } : live
@@ -1041,6 +1102,11 @@ final class Device {
     var memberLists: [OpenMemberList] = []
     var messageLists: [OpenMessageList] = []
     var totals: [LiveObject<Int>] = []
+    /// Whether the scenario took the device offline (the `offlinePeriods` variation).
+    var isOffline = false
+    /// The device's disconnects and connects of the `offlinePeriods` variation, run one after
+    /// another in the order the scenario drew them.
+    var connectionChain: Task<Void, Never>?
 
     var name: String { "\(userId)/\(deviceId)" }
 

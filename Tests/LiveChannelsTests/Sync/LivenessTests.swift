@@ -1,0 +1,134 @@
+import ChatAPI
+import ChatServer
+import Foundation
+import LiveChannels
+import Locking
+import Testing
+
+/// Every async call ends: nothing waits for events that belong to a connection that is gone.
+///
+/// Each test forces one interleaving the convergence soak met by chance (the issue "Every call
+/// returns and every list recovers after healing"): events held back on the server (a
+/// `delayEvents` fault on a clock that never moves), then the connection ends at a chosen moment
+/// and the client does not reconnect. Each wait is bounded by ``Settling`` (scheduler turns, no
+/// sleeping), so a call that would wait forever fails the test instead of hanging it.
+@Suite(.timeLimit(.minutes(1))) struct LivenessTests {
+    /// A transport that can end its connection at a chosen moment: right after reading
+    /// `lastQueuedEventSequence()`, or right after a response came — and then waits until the
+    /// client has taken the end in (its state is no longer `.connected`).
+    final class InterruptingTransport: ChatTransport, Sendable {
+        enum Moment: Sendable { case afterReadingTheLastQueuedEvent, afterAResponse }
+
+        let inner: any ChatTransport
+        let server: ChatServer
+        private let armed = Lock<Moment?>(nil)
+        /// The client, to wait until it saw the end (set after it is made).
+        private let client = Lock<ChatClient?>(nil)
+
+        init(_ server: ChatServer, userId: String, deviceId: String) {
+            self.server = server
+            inner = server.connection(userId: userId, deviceId: deviceId)
+        }
+
+        func arm(_ moment: Moment, for client: ChatClient) {
+            self.client.withLock { $0 = client }
+            armed.withLock { $0 = moment }
+        }
+
+        var userId: String { inner.userId }
+        var deviceId: String { inner.deviceId }
+        var lastEventSequence: Int { inner.lastEventSequence }
+        var events: AsyncStream<ConnectionEvent> { inner.events }
+
+        func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
+            try await inner.connect(resumingAfter: sequence)
+        }
+
+        func send(_ request: ChatRequest) async throws -> ResponseEnvelope {
+            let envelope = try await inner.send(request)
+            await interrupt(at: .afterAResponse)
+            return envelope
+        }
+
+        func lastQueuedEventSequence() async -> Int {
+            let sequence = await inner.lastQueuedEventSequence()
+            await interrupt(at: .afterReadingTheLastQueuedEvent)
+            return sequence
+        }
+
+        func disconnect() async { await inner.disconnect() }
+
+        private func interrupt(at moment: Moment) async {
+            let fires = armed.withLock { armed in
+                defer { if armed == moment { armed = nil } }
+                return armed == moment
+            }
+            guard fires, let client = client.withLock({ $0 }) else { return }
+            server.faults.dropConnection(userId: userId, deviceId: deviceId)
+            _ = await client.connectionState.value { $0 != .connected }
+        }
+    }
+
+    /// A policy that never reconnects: the connection, once lost, stays lost.
+    static let neverReconnect = ReconnectPolicy(maximumAttempts: 1) { _ in throw CancellationError() }
+
+    @Test func synchronizeWhileOfflineReturnsAtOnceAndCatchesUpAfterReconnecting() async throws {
+        let server = ChatServer()
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["alice", "bob"])
+        let alice = ChatClient(transport: server.connection(userId: "alice", deviceId: "phone"))
+        try await alice.connect()
+        let room = ChannelRepository(client: alice).getChannel("room")
+        _ = await room.value { $0 != nil }
+        await alice.disconnect()
+        // The device's replay log grows while it is away; those events come only with a next
+        // connection, so waiting for them offline would wait for good.
+        try await server.sendMessage(as: "bob", channelId: "room", text: "while you were away")
+        #expect(await Settling.synchronize(alice), "synchronize() waited for a connection that had ended")
+
+        try await alice.connect()
+        #expect(await Settling.synchronize(alice))
+        #expect(room.snapshot?.messageCount == 1)
+        await alice.close()
+    }
+
+    /// Alice's phone, connected through an ``InterruptingTransport`` that never reconnects, her
+    /// events held back from now on.
+    static func aliceWithHeldBackEvents() async throws -> (ChatServer, InterruptingTransport, ChatClient) {
+        let server = ChatServer(clock: ManualClock())
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["alice", "bob"])
+        let transport = InterruptingTransport(server, userId: "alice", deviceId: "phone")
+        let alice = ChatClient(transport: transport, reconnectPolicy: neverReconnect)
+        try await alice.connect()
+        server.faults.delayEvents(by: 3_600, userId: "alice", deviceId: "phone")
+        return (server, transport, alice)
+    }
+
+    @Test func synchronizeReturnsWhenItsConnectionEndsBeforeItWaits() async throws {
+        let (server, transport, alice) = try await Self.aliceWithHeldBackEvents()
+        try await server.sendMessage(as: "bob", channelId: "room", text: "held back")
+        // synchronize() reads the last queued event (the held one), then the connection ends
+        // before it starts waiting: the end's own wake-up has already run.
+        transport.arm(.afterReadingTheLastQueuedEvent, for: alice)
+        #expect(await Settling.synchronize(alice), "synchronize() waited for events of a connection that had ended")
+        #expect(alice.connectionState.snapshot != .connected)
+        await alice.close()
+    }
+
+    @Test func aRequestWhoseConnectionEndsBeforeItsEventsReturns() async throws {
+        let (server, transport, alice) = try await Self.aliceWithHeldBackEvents()
+        // The response comes, stamped after alice's own held-back event; then the connection
+        // ends before the response waits for that event.
+        transport.arm(.afterAResponse, for: alice)
+        let sent = Lock<Message?>(nil)
+        let returned = await Settling.within {
+            let message = try? await MessageRepository(client: alice).sendMessage(
+                channelId: "room", text: "mine", mentionedUserIds: [])
+            sent.withLock { $0 = message }
+            return true
+        }
+        #expect(returned, "the request waited for events of a connection that had ended")
+        #expect(sent.withLock { $0?.text } == "mine")
+        #expect(server.messages(channelId: "room").map(\.text) == ["mine"])
+        await alice.close()
+    }
+}
