@@ -6,7 +6,9 @@
 //
 // Modes (environment variables):
 //   default                   500 seeds (1…500), 4 at a time: seconds in debug on 2 cores.
-//   CONVERGENCE_SEEDS=10000   a long soak of seeds 1…10000 (see `scripts/soak-convergence`).
+//   CONVERGENCE_SEEDS=10000   a long soak of seeds 1…10000 (see `scripts/soak-convergence`);
+//                             with CONVERGENCE_SEED_START=20001, seeds 20001…30000 (to split a
+//                             long soak into runs).
 //   CONVERGENCE_SEED=1234     one seed, to reproduce a failure; add CONVERGENCE_VERBOSE=1 to
 //                             print the scenario's operations.
 //   CONVERGENCE_PARALLEL=4    how many seeds run at once (default 4).
@@ -35,7 +37,9 @@ struct ConvergenceConfiguration: Sendable {
             return .init(seeds: [seed], parallelism: 1, verbose: verbose, isSoak: false)
         }
         if let count = environment["CONVERGENCE_SEEDS"].flatMap(UInt64.init), count > 0 {
-            return .init(seeds: Array(1...count), parallelism: parallelism, verbose: verbose, isSoak: true)
+            let start = environment["CONVERGENCE_SEED_START"].flatMap(UInt64.init) ?? 1
+            return .init(
+                seeds: Array(start..<(start + count)), parallelism: parallelism, verbose: verbose, isSoak: true)
         }
         return .init(seeds: Array(1...500), parallelism: parallelism, verbose: verbose, isSoak: false)
     }()
