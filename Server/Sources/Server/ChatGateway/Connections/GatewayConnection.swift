@@ -9,6 +9,9 @@ import NIOWebSocket
 /// One WebSocket connection at the gateway, its token checked before the upgrade: the frames
 /// pumped between the socket and a `WireSession` — which holds every protocol and chat rule.
 ///
+/// Text frames are written in batches (``FrameOutbox``): those queued while the previous batch
+/// was being written go out together, with one flush.
+///
 /// A token that expires while connected closes the connection with 4001 when it does (plus the
 /// 60 s leeway). The gateway pings every `pingInterval` (``Heartbeat``); no pong within two
 /// intervals of the first unanswered ping closes with 4002. After any close the session or the
@@ -41,6 +44,9 @@ struct GatewayConnection {
                 channel.close(promise: nil)
             }
         }
+        // Text frames go out in batches, one flush each (nil only for a channel already closed:
+        // the library's writer then, which fails as the channel has).
+        let outbox = await FrameOutbox.install(on: channel)
         let session = WireSession(
             server: server, userId: identity.userId, deviceId: deviceId,
             record: { record in
@@ -58,9 +64,16 @@ struct GatewayConnection {
             output: { output in
                 switch output {
                 case .text(let text):
-                    try? await outbound.write(.text(text))
+                    if let outbox {
+                        await outbox.send(text)
+                    } else {
+                        try? await outbound.write(.text(text))
+                    }
                 case .close(let code, let reason):
                     dropLater()
+                    // After the frames queued before it (a peer that stopped reading is dropped
+                    // by `dropLater` meanwhile, which ends the wait).
+                    await outbox?.close()
                     try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
                 }
             })

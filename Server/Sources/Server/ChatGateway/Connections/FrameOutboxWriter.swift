@@ -1,0 +1,74 @@
+import NIOCore
+import NIOWebSocket
+
+/// ``FrameOutbox``'s hands in the channel's pipeline, right after NIO's WebSocket frame
+/// encoder: writes a batch of text frames with one flush, and watches the frames the library
+/// writes past it, so that no data frame follows a close frame. No framing is done here: the
+/// frames are NIO's `WebSocketFrame`s, encoded by NIO.
+///
+/// It shares the socket fairly with the library's writer (pings, pongs, the close): a batch is
+/// written only while the channel is writable, and when it turns writable again the library's
+/// handlers hear it first and the next batch waits for the next turn of the event loop.
+///
+/// - Threading: every member runs on the channel's event loop (`@unchecked Sendable` so that
+///   the outbox can hold it; it touches its state only there).
+final class FrameOutboxWriter: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
+    /// Inbound data passes untouched (never unwrapped): only writability is heard.
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    /// The writer's place in the pipeline, while it is in one.
+    private var context: ChannelHandlerContext?
+    /// A close frame went out: the connection takes no more data frames.
+    private var sawClose = false
+    /// What to run once the channel is writable again (or the writer leaves the pipeline).
+    private var whenWritable: (() -> Void)?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        whenWritable.take()?()
+    }
+
+    /// Passes the library's frames on, noting a close.
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if unwrapOutboundIn(data).opcode == .connectionClose { sawClose = true }
+        context.write(data, promise: promise)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        context.fireChannelWritabilityChanged()
+        guard context.channel.isWritable, let waiting = whenWritable.take() else { return }
+        // The library's writer resumes on this same news: it goes first.
+        context.eventLoop.execute(waiting)
+    }
+
+    /// Runs `body` now if the channel is writable (or the writer is out of the pipeline, where
+    /// a write fails at once); else once it turns writable.
+    /// - Precondition: on the channel's event loop; at most one waits at a time.
+    func onceWritable(_ body: @escaping () -> Void) {
+        guard let context, !context.channel.isWritable else { return body() }
+        whenWritable = body
+    }
+
+    /// Writes `texts` as text frames, in order, and flushes once. The future succeeds once the
+    /// last one reached the socket; it fails if the connection is gone or closing.
+    /// - Precondition: on `eventLoop`, the channel's event loop.
+    func write(_ texts: [String], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        guard let context else { return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+        guard !sawClose else { return context.eventLoop.makeFailedFuture(ChannelError.outputClosed) }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        for (index, text) in texts.enumerated() {
+            var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)
+            buffer.writeString(text)
+            let frame = WebSocketFrame(fin: true, opcode: .text, data: buffer)
+            context.write(wrapOutboundOut(frame), promise: index == texts.count - 1 ? promise : nil)
+        }
+        context.flush()
+        return promise.futureResult
+    }
+}

@@ -1,0 +1,149 @@
+@testable import ChatGateway
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOEmbedded
+import NIOWebSocket
+import Testing
+
+/// The gateway's batched writes (``FrameOutbox``), on a test channel with NIO's frame encoder:
+/// frames queued while the channel cannot take them go out together with one flush, in order;
+/// a batch stays near 64 KB; nothing follows a close frame; closing waits for what is queued;
+/// a sender waits while too much is queued. Frames are read back with NIO's frame decoder.
+@Suite(.timeLimit(.minutes(1))) struct FrameOutboxTests {
+    /// Counts the flushes on their way to the socket.
+    final class FlushCounter: ChannelOutboundHandler, Sendable {
+        typealias OutboundIn = ByteBuffer
+        private let count = NIOLockedValueBox(0)
+        var flushes: Int { count.withLockedValue { $0 } }
+
+        func flush(context: ChannelHandlerContext) {
+            count.withLockedValue { $0 += 1 }
+            context.flush()
+        }
+    }
+
+    /// A connected test channel with NIO's frame encoder and a flush counter before it, and an
+    /// outbox installed on it; the channel starts not writable when `writable` is false.
+    static func outbox(writable: Bool = true) async throws -> (NIOAsyncTestingChannel, FrameOutbox, FlushCounter) {
+        let counter = FlushCounter()
+        let channel = NIOAsyncTestingChannel()
+        try await channel.pipeline.addHandler(counter)
+        try await channel.pipeline.addHandler(WebSocketFrameEncoder())
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
+        channel.isWritable = writable
+        let outbox = try #require(await FrameOutbox.install(on: channel))
+        return (channel, outbox, counter)
+    }
+
+    /// Turns the channel writable and tells the pipeline.
+    static func makeWritable(_ channel: NIOAsyncTestingChannel) {
+        channel.isWritable = true
+        channel.pipeline.fireChannelWritabilityChanged()
+    }
+
+    /// The frames written so far, decoded by NIO's frame decoder.
+    static func writtenFrames(_ channel: NIOAsyncTestingChannel) async throws -> [WebSocketFrame] {
+        let decoder = await NIOAsyncTestingChannel(
+            handler: ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 20)))
+        while let buffer = try await channel.readOutbound(as: ByteBuffer.self) {
+            try await decoder.writeInbound(buffer)
+        }
+        var frames: [WebSocketFrame] = []
+        while let frame = try await decoder.readInbound(as: WebSocketFrame.self) { frames.append(frame) }
+        return frames
+    }
+
+    /// The texts of the frames written so far, once there are `count` of them (bounded).
+    static func texts(_ channel: NIOAsyncTestingChannel, count: Int) async throws -> [String] {
+        var texts: [String] = []
+        for _ in 0..<2_000 where texts.count < count {
+            texts += try await writtenFrames(channel).map { frame in
+                #expect(frame.opcode == .text && frame.fin)
+                return String(buffer: frame.unmaskedData)
+            }
+            if texts.count < count { await Task.yield() }
+        }
+        return texts
+    }
+
+    @Test func framesQueuedWhileTheChannelIsBusyGoOutTogetherInOrderWithOneFlush() async throws {
+        let (channel, outbox, counter) = try await Self.outbox(writable: false)
+        let sent = (0..<10).map { "frame \($0) \"quoted\" 😀" }
+        for text in sent { await outbox.send(text) }
+        #expect(try await Self.writtenFrames(channel).isEmpty, "nothing is written while the channel is not writable")
+        Self.makeWritable(channel)
+        #expect(try await Self.texts(channel, count: 10) == sent)
+        #expect(counter.flushes == 1)
+
+        // An idle outbox writes a frame at once, alone.
+        await outbox.send("alone")
+        #expect(try await Self.texts(channel, count: 1) == ["alone"])
+        #expect(counter.flushes == 2)
+        _ = try await channel.finish(acceptAlreadyClosed: true)
+    }
+
+    @Test func aBatchHoldsAboutSixtyFourKilobytes() async throws {
+        let (channel, outbox, counter) = try await Self.outbox(writable: false)
+        let sent = (0..<5).map { String(repeating: Character(String($0)), count: 30_000) }
+        for text in sent { await outbox.send(text) }
+        Self.makeWritable(channel)
+        #expect(try await Self.texts(channel, count: 5) == sent)
+        // 30 + 30 + 30 KB (the third starts below 64 KB), then the other two.
+        #expect(counter.flushes == 2)
+        _ = try await channel.finish(acceptAlreadyClosed: true)
+    }
+
+    @Test func noDataFrameFollowsACloseFrame() async throws {
+        let (channel, outbox, _) = try await Self.outbox()
+        await outbox.send("before")
+        #expect(try await Self.texts(channel, count: 1) == ["before"])
+        // The library closes (a close frame written past the outbox's writer).
+        var reason = channel.allocator.buffer(capacity: 2)
+        reason.write(webSocketErrorCode: .normalClosure)
+        try await channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: reason))
+        await outbox.send("after")
+        var frames: [WebSocketFrame] = []
+        for _ in 0..<100 {
+            frames += try await Self.writtenFrames(channel)
+            await Task.yield()
+        }
+        #expect(frames.map(\.opcode) == [.connectionClose])
+        _ = try await channel.finish(acceptAlreadyClosed: true)
+    }
+
+    @Test func closingWaitsForTheFramesQueuedBeforeAndTakesNoMore() async throws {
+        let (channel, outbox, _) = try await Self.outbox(writable: false)
+        for index in 0..<3 { await outbox.send("queued \(index)") }
+        let closed = NIOLockedValueBox(false)
+        let closing = Task {
+            await outbox.close()
+            closed.withLockedValue { $0 = true }
+        }
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(!closed.withLockedValue { $0 }, "close() returned with frames still queued")
+        Self.makeWritable(channel)
+        await closing.value
+        await outbox.send("after the close")
+        #expect(try await Self.texts(channel, count: 3) == ["queued 0", "queued 1", "queued 2"])
+        #expect(try await Self.writtenFrames(channel).isEmpty)
+        _ = try await channel.finish(acceptAlreadyClosed: true)
+    }
+
+    @Test func aSenderWaitsWhileTooManyFramesAreQueued() async throws {
+        let (channel, outbox, _) = try await Self.outbox(writable: false)
+        let done = NIOLockedValueBox(0)
+        let sender = Task {
+            for index in 0..<(outbox.limit + 8) {
+                await outbox.send("frame \(index)")
+                done.withLockedValue { $0 = index + 1 }
+            }
+        }
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(done.withLockedValue { $0 } == outbox.limit, "the sender went on past the limit")
+        Self.makeWritable(channel)
+        await sender.value
+        let texts = try await Self.texts(channel, count: outbox.limit + 8)
+        #expect(texts == (0..<(outbox.limit + 8)).map { "frame \($0)" })
+        _ = try await channel.finish(acceptAlreadyClosed: true)
+    }
+}
