@@ -15,14 +15,17 @@ import ServiceLifecycle
 ///   memory per idle connection.
 /// - `fanout`: deliveries per second in a 100-member channel, against a bare Hummingbird
 ///   WebSocket broadcast of the same bytes (the floor of the stack).
-/// - `latency`: send → receive latency percentiles at a fixed rate and at the maximum rate.
+/// - `latency`: send → receive latency percentiles at a fixed rate and at the maximum rate
+///   (`--members 100`: in a channel of 100 connected members).
+/// - `sdk`: the SDK end to end (send → another client's live list) over the wire, beside the
+///   same clients in process.
 /// - `storage`: durable sends and restarts on PostgreSQL, beside SQLite and memory.
 /// - `cluster`: several `chat-server` nodes on one PostgreSQL, beside one node and the floor.
 @main
 struct ChatLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat-load", abstract: "Load tests of chat-server, each beside a baseline.",
-        subcommands: [Idle.self, Fanout.self, Latency.self, Storage.self, Cluster.self, IdleWorker.self])
+        subcommands: [Idle.self, Fanout.self, Latency.self, EndToEnd.self, Storage.self, Cluster.self, IdleWorker.self])
 }
 
 /// Runs `body` against an in-process gateway (dev tokens) at a free port.

@@ -6,13 +6,17 @@ import LiveChannels
 import LiveChannelsNIO
 
 /// Send → receive latency between two members at a fixed rate, then at the maximum rate, beside
-/// the same exchange through the bare broadcast floor.
+/// the same exchange through the bare broadcast floor. With `--members N`, the channel has N
+/// members, all connected and reading (the floor broadcasts to as many connections): latency
+/// under fan-out load, one receiver measured.
 struct Latency: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send → receive latency percentiles, beside a bare broadcast.")
 
     @Option(help: "Messages per second of the paced run.") var rate = 1_000
     @Option(help: "Seconds of each run.") var seconds = 5.0
+    @Option(help: "Members of the channel, all connected and reading (the two measured among them).")
+    var members = 2
 
     func run() async throws {
         let clock = ContinuousClock()
@@ -21,16 +25,29 @@ struct Latency: AsyncParsableCommand {
             let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
                 let sender = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
                 let receiver = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
+                var others: [any WebSocketConnection] = []
+                for _ in 2..<max(2, members) {
+                    others.append(try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast"))
+                }
+                let draining = Self.drain(others)
+                defer { draining.cancel() }
                 return try await Self.measure(
                     paced: paced, rate: rate, seconds: seconds, origin: origin, sender: sender, receiver: receiver,
                     isAnswer: { _ in true }
                 ) { stamp, _ in "t=\(stamp)" }
             }
             let server = ChatServer()
-            try await server.createChannel(type: .community, channelId: "room", userIds: ["a", "b"])
+            let others = (2..<max(2, members)).map { "m\($0)" }
+            try await server.createChannel(type: .community, channelId: "room", userIds: ["a", "b"] + others)
             let ours = try await withGateway(server: server) { port in
                 let sender = try await RawClient.connect(port: port, user: "a").connection
                 let receiver = try await RawClient.connect(port: port, user: "b").connection
+                var connections: [any WebSocketConnection] = []
+                for user in others {
+                    connections.append(try await RawClient.connect(port: port, user: user).connection)
+                }
+                let draining = Self.drain(connections)
+                defer { draining.cancel() }
                 return try await Self.measure(
                     paced: paced, rate: rate, seconds: seconds, origin: origin, sender: sender, receiver: receiver,
                     isAnswer: FrameText.isAnswer
@@ -39,9 +56,27 @@ struct Latency: AsyncParsableCommand {
                         .request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "t=\(stamp)"))))
                 }
             }
-            print("latency at \(label):")
+            print("latency at \(label)\(members > 2 ? " into a \(members)-member channel" : ""):")
             print(Self.line("floor (bare broadcast)", floor))
             print(Self.line("chat-server", ours))
+        }
+    }
+
+    /// Reads every frame of `connections` until cancelled (then closes them): members that keep
+    /// up, so the server's and the floor's fan-out is real.
+    static func drain(_ connections: [any WebSocketConnection]) -> Task<Void, Never> {
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for connection in connections {
+                    group.addTask {
+                        await withTaskCancellationHandler {
+                            for await _ in connection.inbound {}
+                        } onCancel: {
+                            Task { await connection.close(code: 1000, reason: "") }
+                        }
+                    }
+                }
+            }
         }
     }
 
