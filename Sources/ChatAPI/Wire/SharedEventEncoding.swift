@@ -13,15 +13,15 @@ import Locking
 ///   wait for it (the package's one lock, `Locking.Lock`, a leaf: held only by the encoding,
 ///   which takes no other lock).
 package final class SharedEventEncoding: Sendable {
-    /// The JSON once encoded. Lock order: a leaf (see `LockRank`).
-    private let encoded = Lock<String?>(nil, rank: .leaf)
+    /// The JSON once encoded, as UTF-8 bytes. Lock order: a leaf (see `LockRank`).
+    private let encoded = Lock<[UInt8]?>(nil, rank: .leaf)
 
     package init() {}
 
-    /// The event's JSON: `encode()`'s result on the first call, the same string afterwards.
-    /// A call that throws caches nothing.
-    func json<E: Error>(encoding encode: () throws(E) -> String) throws(E) -> String {
-        try encoded.withLock { encoded throws(E) -> String in
+    /// The event's JSON (UTF-8): `encode()`'s result on the first call, the same bytes
+    /// afterwards (one buffer, shared by reference). A call that throws caches nothing.
+    func json<E: Error>(encoding encode: () throws(E) -> [UInt8]) throws(E) -> [UInt8] {
+        try encoded.withLock { encoded throws(E) -> [UInt8] in
             if let encoded { return encoded }
             let fresh = try encode()
             encoded = fresh

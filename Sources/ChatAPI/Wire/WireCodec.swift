@@ -23,6 +23,14 @@ public enum WireCodec {
 
     /// The frame as the text of one WebSocket text frame.
     ///
+    /// The hot frames — `event`, `response` and `failure` — are written by ``WireJSONWriter``,
+    /// the others (`hello`, `welcome`, `request`: one per connection, or a client's) by
+    /// `JSONEncoder`; either way the text is the JSON object `JSONEncoder` writes for the
+    /// frame (the same keys, values and number texts; an object's keys perhaps in another
+    /// order). A frame the writer cannot write exactly as `JSONEncoder` would (a non-finite
+    /// number, metadata nested deeper than `JSON.maximumDepth`) is encoded by `JSONEncoder`,
+    /// which writes or refuses it as it always did.
+    ///
     /// An event frame is written around its event's JSON, which envelopes of one change share
     /// (the envelope's package-internal `sharedEncoding`): delivered to many devices, an event is encoded once
     /// and only its `sequence` per frame. The result is the same JSON object either way.
@@ -32,20 +40,64 @@ public enum WireCodec {
     /// - Complexity: O(size of the frame); for an event whose JSON is already shared, O(size of
     ///   the frame) copying and no encoding.
     public static func encode(_ frame: WireFrame) throws -> String {
-        guard case .event(let envelope) = frame else { return try encodeWhole(frame) }
-        let event = try envelope.sharedEncoding?.json { try json(of: envelope.event) } ?? json(of: envelope.event)
-        return #"{"type":"event","envelope":{"sequence":"# + String(envelope.sequence) + #","event":"# + event + "}}"
+        String(decoding: try encodeBytes(frame), as: UTF8.self)
     }
 
-    /// The frame encoded as one value, events included: the reference ``encode(_:)`` agrees
-    /// with (tests compare the two).
-    static func encodeWhole(_ frame: WireFrame) throws -> String {
-        String(decoding: try encoder.encode(FrameBox(frame: frame)), as: UTF8.self)
+    /// The frame as the UTF-8 bytes of one WebSocket text frame: the text ``encode(_:)``
+    /// returns, without making a `String` of it, for a server that writes bytes to its socket
+    /// (one copy fewer per frame).
+    ///
+    /// - Throws: as ``encode(_:)``.
+    /// - Complexity: as ``encode(_:)``.
+    public static func encodeBytes(_ frame: WireFrame) throws -> [UInt8] {
+        switch frame {
+        case .event(let envelope):
+            let event = try envelope.sharedEncoding?.json { try json(of: envelope.event) } ?? json(of: envelope.event)
+            var writer = WireJSONWriter(capacity: event.count + 64)
+            writer.eventFrame(sequence: envelope.sequence, event: event)
+            return writer.bytes
+        case .response(let id, let envelope):
+            var writer = WireJSONWriter()
+            do {
+                try writer.responseFrame(id: id, envelope: envelope)
+                return writer.bytes
+            } catch {
+                return try Array(encodeWholeData(frame))
+            }
+        case .failure(let id, let error):
+            var writer = WireJSONWriter(capacity: 256)
+            do {
+                try writer.failureFrame(id: id, error: error)
+                return writer.bytes
+            } catch {
+                return try Array(encodeWholeData(frame))
+            }
+        case .hello, .welcome, .request:
+            return try Array(encodeWholeData(frame))
+        }
     }
 
-    /// An event's JSON, as it appears inside its envelope.
-    private static func json(of event: ChatEvent) throws -> String {
-        String(decoding: try encoder.encode(event), as: UTF8.self)
+    /// The frame encoded as one value by `JSONEncoder`, events included: the reference
+    /// ``encode(_:)`` agrees with (tests and the `wire` benchmark compare the two).
+    package static func encodeWhole(_ frame: WireFrame) throws -> String {
+        String(decoding: try encodeWholeData(frame), as: UTF8.self)
+    }
+
+    /// The frame encoded by `JSONEncoder`.
+    private static func encodeWholeData(_ frame: WireFrame) throws -> Data {
+        try encoder.encode(FrameBox(frame: frame))
+    }
+
+    /// An event's JSON, as it appears inside its envelope: written by ``WireJSONWriter``, or by
+    /// `JSONEncoder` when the writer refuses it.
+    private static func json(of event: ChatEvent) throws -> [UInt8] {
+        var writer = WireJSONWriter()
+        do {
+            try writer.event(event)
+            return writer.bytes
+        } catch {
+            return Array(try encoder.encode(event))
+        }
     }
 
     /// The frame in `text`.

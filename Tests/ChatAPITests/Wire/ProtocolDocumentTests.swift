@@ -6,10 +6,12 @@ import Testing
 /// ```` ```json ```` block in it must decode as a frame, and it must show every frame type and
 /// every request, so the document cannot drift from the code.
 @Suite struct ProtocolDocumentTests {
-    private static let root = URL(fileURLWithPath: #filePath)
+    /// The repository's root.
+    static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    private static func jsonBlocks() throws -> [String] {
+    /// Every ```` ```json ```` block of `Docs/Protocol.md`, in order.
+    static func jsonBlocks() throws -> [String] {
         let text = try String(contentsOf: root.appendingPathComponent("Docs/Protocol.md"), encoding: .utf8)
         var blocks: [String] = []
         var current: [Substring]?
@@ -24,6 +26,19 @@ import Testing
             }
         }
         return blocks
+    }
+
+    /// The cases declared in `Sources/ChatAPI/<path>`: the names of its lines that start with
+    /// `case ` (a `case .x:` of a switch names none).
+    static func declaredCases(in path: String) throws -> Set<String> {
+        let source = try String(contentsOf: root.appendingPathComponent("Sources/ChatAPI/\(path)"), encoding: .utf8)
+        return Set(
+            source.split(separator: "\n").compactMap { line -> String? in
+                let trimmed = line.drop { $0 == " " }
+                guard trimmed.hasPrefix("case ") else { return nil }
+                let name = trimmed.dropFirst(5).prefix { $0.isLetter || $0.isNumber }
+                return name.isEmpty ? nil : String(name)
+            })
     }
 
     /// The name of an encoded enum value: its one key.
@@ -52,15 +67,7 @@ import Testing
         #expect(Set(frames.map(\.type)) == ["hello", "welcome", "request", "response", "failure", "event"])
         var shown: Set<String> = []
         for case .request(_, let request) in frames { shown.insert(try Self.caseName(of: request)) }
-        // Every case declared in ChatRequest.swift.
-        let source = try String(
-            contentsOf: Self.root.appendingPathComponent("Sources/ChatAPI/Requests/ChatRequest.swift"), encoding: .utf8)
-        let declared = Set(
-            source.split(separator: "\n").compactMap { line -> String? in
-                let trimmed = line.drop { $0 == " " }
-                guard trimmed.hasPrefix("case ") else { return nil }
-                return String(trimmed.dropFirst(5).prefix { $0.isLetter || $0.isNumber })
-            })
+        let declared = try Self.declaredCases(in: "Requests/ChatRequest.swift")
         #expect(declared.count >= 39)
         #expect(
             declared.subtracting(shown).isEmpty, "requests without an example: \(declared.subtracting(shown).sorted())")

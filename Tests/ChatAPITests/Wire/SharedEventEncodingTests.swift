@@ -110,20 +110,20 @@ import TestSupport
         #expect(String(decoding: data, as: UTF8.self).contains("sharedEncoding") == false)
     }
 
-    /// Many tasks asking for one shared JSON at once get one string, encoded once.
+    /// Many tasks asking for one shared JSON at once get the same bytes, encoded once.
     @Test func concurrentReadersEncodeOnce() async throws {
         let shared = SharedEventEncoding()
         let encodings = Counter()
-        let texts = await withTaskGroup(of: String.self) { group in
+        let texts = await withTaskGroup(of: [UInt8].self) { group in
             for _ in 0..<64 {
                 group.addTask {
                     shared.json {
                         encodings.increment()
-                        return "{\"typingStarted\":{}}"
+                        return Array("{\"typingStarted\":{}}".utf8)
                     }
                 }
             }
-            return await group.reduce(into: Set<String>()) { $0.insert($1) }
+            return await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
         }
         #expect(texts.count == 1)
         #expect(encodings.value == 1)
