@@ -1,7 +1,8 @@
 // Benchmarks for LiveChannels. Run in release:
 //
 //     swift run -c release Benchmarks            # everything
-//     swift run -c release Benchmarks diff       # one group: diff, core, server, client, lists, persistence, storage
+//     swift run -c release Benchmarks diff       # one group: diff, core, wire, server, client, lists, persistence,
+//                                                 # storage
 //     swift run -c release Benchmarks soak       # only when named: server memory over 1,000,000 messages
 //     swift run -c release Benchmarks hostile    # only when named: one careless client against the limits
 //     swift run -c release Benchmarks client.memory  # only when named: a client's memory over 300,000 messages
@@ -17,6 +18,7 @@ if wants("core") { CoreBenchmark.run() }
 if groups.contains("core.reduction") { CoreBenchmark.reduction() }
 if groups.contains("core.tree") { TreeProbe.run() }
 if wants("core") || groups.contains("core.slow") { await SlowConsumerBenchmark.run() }
+if wants("wire") { WireBenchmark.run() }
 if wants("server") { await runServerBenchmark() }
 if groups.contains("server.queries") { try? await ServerBenchmark.queries() }
 if groups.contains("server.stalls") {

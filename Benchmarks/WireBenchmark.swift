@@ -1,0 +1,58 @@
+import ChatAPI
+import Foundation
+
+/// `Benchmarks wire`: encoding the hot frames with `WireJSONWriter` (`WireCodec.encode`, and
+/// `encodeBytes`, which makes no `String`) against `JSONEncoder` (`WireCodec.encodeWhole`, what
+/// every frame cost before), in the same run: a typical `messageNew` event frame (unshared, so
+/// the event is written every time) and a typical `message` response frame.
+enum WireBenchmark {
+    /// Frames encoded per timed sample.
+    static let frames = 20_000
+
+    static func run() {
+        print("## wire — encoding one frame: WireJSONWriter against JSONEncoder (median of 5 × \(frames) frames)\n")
+        let date = Date(timeIntervalSince1970: 1_764_000_000.25)
+        var channel = Channel(
+            channelId: "ops-4821", type: .community, metadata: ["floor": 3, "team": "infra"], tags: ["team", "ops"],
+            displayName: "Operations", memberCount: 42, messageCount: 1_208, lastActivity: date, createdAt: date,
+            updatedAt: date, creatorId: "alice", lastMessageAt: date, lastSequence: 1_208,
+            currentUserMembership: .member,
+            readSequence: 1_200)
+        channel.version = 98_213
+        var message = Message(
+            messageId: "9f1c2e4a-7b3d-4c55-a0e1-5d2f8b6c9a10", channelId: channel.channelId, sequence: 1_208,
+            userId: "alice", text: "Deploy of api-gateway 2.14 is done — @bob can you check the dashboards? 🚀",
+            mentionedUserIds: ["bob"], metadata: ["client": "ios"], createdAt: date)
+        message.version = 98_213
+        let cases: [(String, WireFrame)] = [
+            (
+                "`messageNew` event",
+                .event(EventEnvelope(sequence: 5_311, event: .messageNew(message, channel: channel)))
+            ),
+            (
+                "`message` response",
+                .response(
+                    id: 77, envelope: ResponseEnvelope(position: 5_311, revision: 98_213, response: .message(message)))
+            ),
+        ]
+        var rows: [[String]] = []
+        for (name, frame) in cases {
+            let writer = perFrame { blackHole(try? WireCodec.encode(frame)) }
+            let bytes = perFrame { blackHole(try? WireCodec.encodeBytes(frame)) }
+            let encoder = perFrame { blackHole(try? WireCodec.encodeWhole(frame)) }
+            let size = (try? WireCodec.encodeBytes(frame).count) ?? 0
+            rows.append([
+                name, "\(size) B", Harness.format(writer), Harness.format(bytes), Harness.format(encoder),
+                Harness.ratio(encoder / writer),
+            ])
+        }
+        Harness.table(
+            ["frame", "size", "writer (String)", "writer (bytes)", "JSONEncoder", "JSONEncoder / writer"], rows)
+        print()
+    }
+
+    /// The median time of one call of `body`.
+    private static func perFrame(_ body: () -> Void) -> Double {
+        Harness.median { for _ in 0..<frames { body() } } / Double(frames)
+    }
+}
