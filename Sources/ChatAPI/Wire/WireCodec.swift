@@ -57,23 +57,33 @@ public enum WireCodec {
             writer.eventFrame(sequence: envelope.sequence, event: event)
             return writer.bytes
         case .response(let id, let envelope):
-            var writer = WireJSONWriter()
-            do {
-                try writer.responseFrame(id: id, envelope: envelope)
-                return writer.bytes
-            } catch {
-                return try Array(encodeWholeData(frame))
+            return try write {
+                try $0.responseFrame(id: id, envelope: envelope)
+            } orElse: {
+                try encodeWholeData(frame)
             }
         case .failure(let id, let error):
-            var writer = WireJSONWriter(capacity: 256)
-            do {
-                try writer.failureFrame(id: id, error: error)
-                return writer.bytes
-            } catch {
-                return try Array(encodeWholeData(frame))
+            return try write(capacity: 256) {
+                try $0.failureFrame(id: id, error: error)
+            } orElse: {
+                try encodeWholeData(frame)
             }
         case .hello, .welcome, .request:
             return try Array(encodeWholeData(frame))
+        }
+    }
+
+    /// What `body` writes with a ``WireJSONWriter`` whose buffer starts with `capacity` bytes;
+    /// when the writer refuses (``WireJSONWriter/Unwritable``), `fallback`'s `JSONEncoder` bytes.
+    private static func write(
+        capacity: Int = 1_024, _ body: (inout WireJSONWriter) throws -> Void, orElse fallback: () throws -> Data
+    ) throws -> [UInt8] {
+        var writer = WireJSONWriter(capacity: capacity)
+        do {
+            try body(&writer)
+            return writer.bytes
+        } catch {
+            return Array(try fallback())
         }
     }
 
@@ -91,12 +101,10 @@ public enum WireCodec {
     /// An event's JSON, as it appears inside its envelope: written by ``WireJSONWriter``, or by
     /// `JSONEncoder` when the writer refuses it.
     private static func json(of event: ChatEvent) throws -> [UInt8] {
-        var writer = WireJSONWriter()
-        do {
-            try writer.event(event)
-            return writer.bytes
-        } catch {
-            return Array(try encoder.encode(event))
+        try write {
+            try $0.event(event)
+        } orElse: {
+            try encoder.encode(event)
         }
     }
 
