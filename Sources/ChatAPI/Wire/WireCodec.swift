@@ -23,11 +23,11 @@ public enum WireCodec {
 
     /// The frame as the text of one WebSocket text frame.
     ///
-    /// The hot frames — `event`, `response` and `failure` — are written by ``WireJSONWriter``,
-    /// the others (`hello`, `welcome`, `request`: one per connection, or a client's) by
-    /// `JSONEncoder`; either way the text is the JSON object `JSONEncoder` writes for the
-    /// frame (the same keys, values and number texts; an object's keys perhaps in another
-    /// order). A frame the writer cannot write exactly as `JSONEncoder` would (a non-finite
+    /// The hot frames — `event`, `response` and `failure` — are written by the package's own
+    /// JSON writer (`WireJSONWriter`), the others (`hello`, `welcome`, `request`: one per
+    /// connection, or a client's) by `JSONEncoder`; either way the text is the JSON object
+    /// `JSONEncoder` writes for the frame (the same keys, values and number texts; an object's
+    /// keys perhaps in another order). A frame the writer cannot write exactly as `JSONEncoder` would (a non-finite
     /// number, metadata nested deeper than `JSON.maximumDepth`) is encoded by `JSONEncoder`,
     /// which writes or refuses it as it always did.
     ///
