@@ -71,6 +71,7 @@ extension LiveQueryState {
             window.setBound(isFirst ? nil : oldBound, isComplete: !page.hasMore)
         }
         hasLoadedFirstPage = true
+        coveredRevision = isFirst ? revision : min(coveredRevision ?? revision, revision)
         if !isFirst && page.items.count * 8 < window.entries.count {
             return placePage(
                 page, revision: revision, newestCachedVersion: newestCachedVersion, current: current, newer: newer,

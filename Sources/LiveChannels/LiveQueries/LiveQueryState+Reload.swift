@@ -25,6 +25,7 @@ extension LiveQueryState {
             reloadTarget = nil
             hasLoadedFirstPage = false
             boundary = nil
+            coveredRevision = nil
             let change = CollectionChange(from: old, to: items)
             dropped = change.isEmpty ? nil : change
         }

@@ -40,6 +40,12 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
     var hasLoadedFirstPage = false
     /// Elements the server listed for this query (for conditions the client cannot evaluate).
     var confirmed: Set<String> = []
+    /// The oldest revision among the pages that built the window since its first page (`nil`
+    /// before one, and after a reload that discards): every value of a version up to it that
+    /// falls inside the window was seen by a page, so one the pages left out does not belong,
+    /// whatever the client's own matching says (a stale cached record — of a member who left
+    /// while the client was away — refreshed with a newer profile but the same version).
+    var coveredRevision: Int?
     /// Whether a page request is under way (one at a time).
     var isLoading = false
     /// How the last page load ended.
@@ -116,9 +122,14 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         guard isInScope(entity) else { return nil }
         let matches = matches(entity)
         // Most changes concern elements a list neither shows nor wants: no key for those.
-        guard matches || window.lists(entity.id) else { return nil }
+        let isListed = window.lists(entity.id)
+        guard matches || isListed else { return nil }
+        let key = spec.sortKey(for: entity)
+        // A value no newer than the pages, inside their range, that they did not list: the
+        // server's answer stands (only a newer version can bring it in).
+        if !isListed, let covered = coveredRevision, entity.version <= covered, window.contains(key) { return nil }
         defer { checkAfterMutation() }
-        return window.apply(entity, key: spec.sortKey(for: entity), matches: matches)
+        return window.apply(entity, key: key, matches: matches)
     }
 
     // MARK: Before the first page

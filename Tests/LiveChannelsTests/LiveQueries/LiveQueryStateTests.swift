@@ -12,10 +12,12 @@ import Testing
 @Suite struct LiveQueryStateTests {
     static let me = QueryContext(viewerId: "me", isAdmin: false)
 
-    /// Applies a page, checking the returned change against the items before and after.
+    /// Applies a page, checking the returned change against the items before and after. Pages
+    /// are read at revision 0 unless a test says otherwise, and the fixtures' values have version
+    /// 0: the events ``apply(_:to:)`` stamps come after every such page, as real events do.
     @discardableResult
     static func applyPage<Spec: LiveQuerySpec>(
-        _ items: [Spec.Entity], hasMore: Bool, revision: Int = .max, cache: [String: Spec.Entity] = [:],
+        _ items: [Spec.Entity], hasMore: Bool, revision: Int = 0, cache: [String: Spec.Entity] = [:],
         to state: inout LiveQueryState<Spec>
     ) -> CollectionChange? {
         let before = state.items
@@ -29,13 +31,20 @@ import Testing
         return change
     }
 
-    /// Applies an event, checking the returned change.
+    /// Applies an event, checking the returned change. An event of version 0 (the fixtures')
+    /// is stamped version 1, newer than the pages read at the default revision 0: a real event
+    /// the client applies after a page is one the server wrote after reading it.
     @discardableResult
     static func apply<Spec: LiveQuerySpec>(_ entity: Spec.Entity, to state: inout LiveQueryState<Spec>)
         -> CollectionChange?
     {
         let before = state.items
-        let change = state.apply(entity)
+        var event = entity
+        if event.version == 0, var stamped = event as? any FixtureVersioned {
+            stamped.version = 1
+            event = stamped as! Spec.Entity
+        }
+        let change = state.apply(event)
         check(change, from: before, to: state.items)
         state.checkInvariants()
         return change
@@ -277,6 +286,38 @@ import Testing
         #expect(state.items.map(\.userId) == ["a", "b"])
     }
 
+    /// A page is the server's word as of its revision: a value no newer than that revision,
+    /// inside the window, that the pages left out does not belong, whatever the client's own
+    /// matching says (a stale cached record refreshed with the same version); a newer one does.
+    @Test func aValueNoNewerThanThePagesIsNotTakenBack() {
+        func member(_ userId: String, joined: Double, version: Int) -> ChannelMember {
+            var member = Self.member(userId, joined: joined)
+            member.version = version
+            return member
+        }
+        var state = Self.memberState(MemberListQuery(channelId: "club", pageSize: 2))
+        Self.applyPage(
+            [member("a", joined: 1, version: 3), member("c", joined: 3, version: 5)], hasMore: true, revision: 10,
+            to: &state)
+        // b joined between a and c at version 7, before the page's revision 10: the page left b
+        // out (b had left again by then), so the same version does not bring b back.
+        #expect(Self.apply(member("b", joined: 2, version: 7), to: &state) == nil)
+        #expect(state.items.map(\.userId) == ["a", "c"])
+        // A later page read at an older revision (8) covers less: version 9 is newer than it.
+        Self.applyPage([member("d", joined: 4, version: 6)], hasMore: false, revision: 8, to: &state)
+        #expect(Self.apply(member("b", joined: 2, version: 9), to: &state) == CollectionChange(insertions: [1]))
+        #expect(state.items.map(\.userId) == ["a", "b", "c", "d"])
+        // A value the list already shows is updated whatever its version.
+        #expect(Self.apply(member("a", joined: 1, version: 3), to: &state) == nil)
+        #expect(state.items.count == 4)
+        // A reload that discards starts over: nothing is covered until its first page.
+        _ = state.beginReload(discarding: true)
+        #expect(Self.apply(member("e", joined: 5, version: 7), to: &state) == nil)  // before the first page
+        Self.applyPage([member("a", joined: 1, version: 3)], hasMore: false, revision: 12, to: &state)
+        #expect(Self.apply(member("e", joined: 5, version: 11), to: &state) == nil)
+        #expect(Self.apply(member("e", joined: 5, version: 13), to: &state) == CollectionChange(insertions: [1]))
+    }
+
     @Test func memberFiltersDecideMembershipOfTheList() {
         var muted = Self.memberState(MemberListQuery(channelId: "club", filter: .mute, sortBy: .lastCreated))
         Self.applyPage([], hasMore: false, to: &muted)
@@ -375,3 +416,14 @@ import Testing
         #expect(state.items.map(\.sequence) == Array(1...8))
     }
 }
+
+/// The fixtures' entities, whose version a test may set (every model's `version` is a `var`; the
+/// protocol ``Versioned`` only reads it).
+protocol FixtureVersioned {
+    var version: Int { get set }
+}
+
+extension Channel: FixtureVersioned {}
+extension ChannelMember: FixtureVersioned {}
+extension Message: FixtureVersioned {}
+extension User: FixtureVersioned {}
