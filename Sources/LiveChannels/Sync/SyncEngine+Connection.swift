@@ -12,7 +12,16 @@ extension SyncEngine {
     /// ``ChatAPI/ConnectResult/epoch``) is treated as one that cannot resume, and every cached
     /// value is forgotten now — in memory and in the file — before any event of the new
     /// history is applied; ``recover(after:)`` then reloads everything shown.
+    ///
+    /// The connection's events flow as soon as the server attached it, so the event loop may
+    /// have applied some before this runs. When every earlier connection's end has been applied,
+    /// what was applied since came on this connection — numbered after `result.lastSequence` —
+    /// and the numbering restarts after the newest of them instead: moving back below an event
+    /// already applied would leave requests stamped after it, and `synchronize()`, waiting for
+    /// an event that came already.
     func didConnect(_ result: ConnectResult) {
+        let earlierConnections = connectionsRecorded
+        connectionsRecorded += 1
         signedIn.withLock { $0 = result.currentUser }
         isRestored = false
         let incoming = result.epoch.isEmpty ? nil : CacheStore.epochNumber(result.epoch)
@@ -27,7 +36,9 @@ extension SyncEngine {
         guard result.status != .resumed || startsOver else { return }
         storesSequence = false
         store?.recordSequence(nil)
-        appliedSequence = result.lastSequence
+        let appliedOnThisConnection =
+            endedConnectionCount >= earlierConnections ? newestAppliedSinceConnectionEnded : nil
+        appliedSequence = max(result.lastSequence, appliedOnThisConnection ?? result.lastSequence)
         runAllWaiters()
     }
 
@@ -37,6 +48,7 @@ extension SyncEngine {
     /// replace the newer values these responses carry.
     func connectionEnded() {
         endedConnections.withLock { $0 += 1 }
+        newestAppliedSinceConnectionEnded = nil
         runAllWaiters()
     }
 

@@ -34,6 +34,7 @@ extension SyncEngine {
     func handle(_ envelope: EventEnvelope) {
         guard envelope.sequence > appliedSequence else { return }
         appliedSequence = envelope.sequence
+        newestAppliedSinceConnectionEnded = envelope.sequence
         store?.beginUnit()
         apply(envelope.event)
         store?.endUnit(sequence: storesSequence ? envelope.sequence : nil)

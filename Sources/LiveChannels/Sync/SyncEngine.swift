@@ -68,6 +68,11 @@ actor SyncEngine {
     /// Set by a connection to another history than the caches': the recovery that follows
     /// starts over (``startOver()``) instead of resuming or resyncing.
     var startsOver = false
+    /// How many connections ``didConnect(_:)`` has recorded.
+    var connectionsRecorded = 0
+    /// The number of the newest event applied since the last connection ended
+    /// (``connectionEnded()``); `nil` when none was.
+    var newestAppliedSinceConnectionEnded: Int?
     /// Work waiting for an event sequence number to be applied: each runs on the engine right
     /// after that event, before any later one.
     var waiters: [(target: Int, run: @Sendable (isolated SyncEngine) -> Void)] = []

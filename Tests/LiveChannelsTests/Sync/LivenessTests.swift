@@ -131,4 +131,81 @@ import Testing
         #expect(server.messages(channelId: "room").map(\.text) == ["mine"])
         await alice.close()
     }
+
+    /// A transport whose next connect, once armed, runs `before` before the server attaches the
+    /// connection and `after` once it has (the connection is the device's current one, its
+    /// events flow) but before `connect` returns and the client records it.
+    final class SlowConnectTransport: ChatTransport, Sendable {
+        typealias Step = @Sendable () async -> Void
+        let inner: any ChatTransport
+        private let armed = Lock<(before: Step, after: Step)?>(nil)
+
+        init(_ inner: any ChatTransport) { self.inner = inner }
+
+        func armNextConnect(before: @escaping Step, after: @escaping Step) {
+            armed.withLock { $0 = (before, after) }
+        }
+
+        var userId: String { inner.userId }
+        var deviceId: String { inner.deviceId }
+        var lastEventSequence: Int { inner.lastEventSequence }
+        var events: AsyncStream<ConnectionEvent> { inner.events }
+
+        func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
+            let steps = armed.withLock { armed in
+                defer { armed = nil }
+                return armed
+            }
+            await steps?.before()
+            let result = try await inner.connect(resumingAfter: sequence)
+            await steps?.after()
+            return result
+        }
+
+        func send(_ request: ChatRequest) async throws -> ResponseEnvelope { try await inner.send(request) }
+        func lastQueuedEventSequence() async -> Int { await inner.lastQueuedEventSequence() }
+        func disconnect() async { await inner.disconnect() }
+    }
+
+    /// A reconnect that resyncs (the replay log lost events) records the server's last event
+    /// number only once `connect` has returned; an event of the new connection the event loop
+    /// applied before that must stay applied. Moving the applied number back below it left the
+    /// resync's requests (stamped after that event) and `synchronize()` waiting for an event that
+    /// had come already: the total unread count stayed `.loading` on a connected client (the
+    /// soak's seed 511).
+    @Test func anEventOfANewConnectionAppliedBeforeTheConnectIsRecordedIsNotWaitedForAgain() async throws {
+        let server = ChatServer(configuration: ServerConfiguration(eventLogCapacity: 2))
+        try await server.createChannel(type: .community, channelId: "room", userIds: ["alice", "bob"])
+        let transport = SlowConnectTransport(server.connection(userId: "alice", deviceId: "phone"))
+        let alice = ChatClient(transport: transport, reconnectPolicy: .immediate)
+        try await alice.connect()
+        let channels = ChannelRepository(client: alice)
+        let room = channels.getChannel("room")
+        let total = channels.getTotalUnreadCount()
+        _ = await room.value { $0 != nil }
+        #expect(await Settling.idle(total))
+
+        transport.armNextConnect(
+            before: {
+                // While alice is away, more events than her replay log holds: the reconnect resyncs.
+                for text in ["one", "two", "three"] {
+                    _ = try? await server.sendMessage(as: "bob", channelId: "room", text: text)
+                }
+            },
+            after: {
+                // The new connection is attached; its first event reaches alice's event loop, which
+                // applies it before the client records the connection.
+                _ = try? await server.sendMessage(as: "bob", channelId: "room", text: "during the connect")
+                _ = await room.value { $0?.messageCount == 4 }
+            })
+        server.faults.dropConnection(userId: "alice", deviceId: "phone")
+        _ = await room.value { $0?.messageCount == 4 }
+        #expect(await Settling.connection(of: alice, in: [.connected]))
+
+        #expect(await Settling.synchronize(alice), "synchronize() waited for an event it had applied")
+        #expect(await Settling.idle(total), "the unread total stayed .loading on a connected client")
+        #expect(alice.connectionState.snapshot == .connected)
+        #expect(room.snapshot?.messageCount == 4)
+        await alice.close()
+    }
 }
