@@ -29,6 +29,10 @@ extension SyncEngine {
         in cache: EntityCache<Entity>, value: @escaping @Sendable (ChatResponse) -> Entity?
     ) async {
         let connection = retries.connection
+        // A channel the server says the user cannot see is no longer joined (see
+        // `channelIsNotVisible`), unless a newer value than this one came meanwhile.
+        let channelId = request.visibleChannelId
+        let cachedVersion = channelId.flatMap { channels.entity($0)?.version }
         do {
             // Published on the engine, in order with events: an event applied after the answer
             // is never overwritten by it.
@@ -36,6 +40,9 @@ extension SyncEngine {
                 target.object?.publish(snapshot: entity, dataStatus: .fresh, loadingStatus: .loaded)
             }
         } catch {
+            if let channelId, case ChatError.notFound = error {
+                await channelIsNotVisible(channelId, cachedVersion: cachedVersion)
+            }
             guard let source = target.object else { return }
             source.publish(dataStatus: source.snapshot == nil ? .error : nil, loadingStatus: .error, error: error)
             retries.add(startedIn: connection) { [weak self] in
@@ -43,6 +50,17 @@ extension SyncEngine {
                 source.publish(loadingStatus: .loading)
                 await self.load(retry, retrying: retry, into: target, in: cache, value: value)
             }
+        }
+    }
+}
+
+extension ChatRequest {
+    /// The channel a `getChannel` or `joinChannel` request asks for: the server answers it
+    /// `notFound` exactly when the user cannot see that channel.
+    fileprivate var visibleChannelId: String? {
+        switch self {
+        case .getChannel(let channelId), .joinChannel(let channelId): channelId
+        default: nil
         }
     }
 }

@@ -61,16 +61,36 @@ extension SyncEngine {
     }
 
     /// Fetches a cached channel again; one the user can no longer see is marked as not joined,
-    /// so it leaves every list and the unread total.
+    /// so it leaves every list and the unread total. A fetch that fails otherwise (the
+    /// connection dropped meanwhile) is tried again once connected: a reconnect that resumes
+    /// would not resync, and the channel would stay joined.
     func refetch(_ channel: Channel) async {
+        let connection = retries.connection
         do {
             _ = try await entity(
                 answering: .getChannel(channelId: channel.channelId), in: channels, value: \.channelValue)
         } catch ChatError.notFound {
-            var gone = channel
-            gone.currentUserMembership = .none
-            channels.upsert([gone])
-        } catch {}
+            channelIsNotVisible(channel.channelId, cachedVersion: channel.version)
+        } catch {
+            retries.add(startedIn: connection) { [weak self] in
+                guard let self, let current = self.channels.entity(channel.channelId) else { return }
+                await self.refetch(current)
+            }
+        }
+    }
+
+    /// The server answered that the user cannot see `channelId` (`notFound`): a cached value
+    /// still showing the user as joined or banned — a leave or removal whose event was missed —
+    /// is marked not joined, so it leaves every list and the unread total. Not when a newer
+    /// value came meanwhile (`cachedVersion` is the version cached when the request was sent):
+    /// its event is newer than the answer.
+    func channelIsNotVisible(_ channelId: String, cachedVersion: Int?) {
+        guard let cached = channels.entity(channelId), cached.version == cachedVersion,
+            cached.currentUserMembership != .none
+        else { return }
+        var gone = cached
+        gone.currentUserMembership = .none
+        channels.upsert([gone])
     }
 
     /// Reloads everything shown after a reconnect that could not resume: the channels behind the

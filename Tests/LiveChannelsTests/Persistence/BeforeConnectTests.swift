@@ -10,24 +10,12 @@ import Testing
 /// `.fresh`, which means "the server confirmed it" — and nothing is asked of the server; they
 /// turn `.fresh` once the server answers after `connect()`.
 @Suite(.timeLimit(.minutes(1))) struct BeforeConnectTests {
-    /// Counts what is sent through a transport.
-    final class CountingTransport: ChatTransport, Sendable {
-        let inner: any ChatTransport
-        private let count = Lock(0)
-        init(_ inner: any ChatTransport) { self.inner = inner }
-        var sent: Int { count.withLock { $0 } }
-        var userId: String { inner.userId }
-        var deviceId: String { inner.deviceId }
-        var lastEventSequence: Int { inner.lastEventSequence }
-        var events: AsyncStream<ConnectionEvent> { inner.events }
-        func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
-            try await inner.connect(resumingAfter: sequence)
-        }
-        func send(_ request: ChatRequest) async throws -> ResponseEnvelope {
-            count.withLock { $0 += 1 }
-            return try await inner.send(request)
-        }
-        func disconnect() async { await inner.disconnect() }
+    /// `inner`, counting what is sent through it.
+    static func counting(_ inner: any ChatTransport) -> (transport: InterceptingTransport, sent: Shared<Int>) {
+        let sent = Shared(0)
+        var hooks = InterceptingTransport.Hooks()
+        hooks.beforeSend = { _ in sent.withLock { $0 += 1 } }
+        return (InterceptingTransport(inner, hooks: hooks), sent)
     }
 
     @Test func handlesShowTheFileAsLocalUntilTheServerAnswers() async throws {
@@ -40,7 +28,7 @@ import Testing
         try await server.addMembers(["bob"], to: "a1")
         try await server.sendMessage(as: "bob", channelId: "a1", text: "while you were away")
 
-        let transport = CountingTransport(server.connection(userId: "alice", deviceId: "phone"))
+        let (transport, sent) = Self.counting(server.connection(userId: "alice", deviceId: "phone"))
         let alice = ChatClient(transport: transport, persistence: .sqlite(file), reconnectPolicy: .immediate)
         let channel = ChannelRepository(client: alice).getChannel("a2")
         let list = ChannelRepository(client: alice).getChannels(query: joinedQuery)
@@ -52,7 +40,7 @@ import Testing
         #expect(
             await eventually { list.snapshots.map(\.channelId) == ["a1", "a2"] }, "\(list.snapshots.map(\.channelId))")
         #expect(list.dataStatus == .local, "\(list.dataStatus)")
-        #expect(transport.sent == 0, "a request went out before connect()")
+        #expect(sent.withLock { $0 } == 0, "a request went out before connect()")
 
         try await alice.connect()
         #expect(await eventually { channel.dataStatus == .fresh && list.dataStatus == .fresh })

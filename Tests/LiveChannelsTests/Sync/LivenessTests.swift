@@ -13,21 +13,23 @@ import Testing
 /// and the client does not reconnect. Each wait is bounded by ``Settling`` (scheduler turns, no
 /// sleeping), so a call that would wait forever fails the test instead of hanging it.
 @Suite(.timeLimit(.minutes(1))) struct LivenessTests {
-    /// A transport that can end its connection at a chosen moment: right after reading
-    /// `lastQueuedEventSequence()`, or right after a response came — and then waits until the
-    /// client has taken the end in (its state is no longer `.connected`).
-    final class InterruptingTransport: ChatTransport, Sendable {
+    /// Ends alice's connection at a chosen moment of her transport (its hooks): right after
+    /// `lastQueuedEventSequence()` is read, or right after a response came — and then waits
+    /// until the client has taken the end in (its state is no longer `.connected`).
+    final class Interruption: Sendable {
         enum Moment: Sendable { case afterReadingTheLastQueuedEvent, afterAResponse }
 
-        let inner: any ChatTransport
         let server: ChatServer
+        let userId: String
+        let deviceId: String
         private let armed = Lock<Moment?>(nil)
         /// The client, to wait until it saw the end (set after it is made).
         private let client = Lock<ChatClient?>(nil)
 
         init(_ server: ChatServer, userId: String, deviceId: String) {
             self.server = server
-            inner = server.connection(userId: userId, deviceId: deviceId)
+            self.userId = userId
+            self.deviceId = deviceId
         }
 
         func arm(_ moment: Moment, for client: ChatClient) {
@@ -35,28 +37,13 @@ import Testing
             armed.withLock { $0 = moment }
         }
 
-        var userId: String { inner.userId }
-        var deviceId: String { inner.deviceId }
-        var lastEventSequence: Int { inner.lastEventSequence }
-        var events: AsyncStream<ConnectionEvent> { inner.events }
-
-        func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
-            try await inner.connect(resumingAfter: sequence)
+        /// The device's transport, interrupted where armed.
+        func transport() -> InterceptingTransport {
+            var hooks = InterceptingTransport.Hooks()
+            hooks.afterResponse = { [self] _ in await interrupt(at: .afterAResponse) }
+            hooks.afterReadingLastQueuedEvent = { [self] in await interrupt(at: .afterReadingTheLastQueuedEvent) }
+            return InterceptingTransport(server.connection(userId: userId, deviceId: deviceId), hooks: hooks)
         }
-
-        func send(_ request: ChatRequest) async throws -> ResponseEnvelope {
-            let envelope = try await inner.send(request)
-            await interrupt(at: .afterAResponse)
-            return envelope
-        }
-
-        func lastQueuedEventSequence() async -> Int {
-            let sequence = await inner.lastQueuedEventSequence()
-            await interrupt(at: .afterReadingTheLastQueuedEvent)
-            return sequence
-        }
-
-        func disconnect() async { await inner.disconnect() }
 
         private func interrupt(at moment: Moment) async {
             let fires = armed.withLock { armed in
@@ -91,34 +78,34 @@ import Testing
         await alice.close()
     }
 
-    /// Alice's phone, connected through an ``InterruptingTransport`` that never reconnects, her
-    /// events held back from now on.
-    static func aliceWithHeldBackEvents() async throws -> (ChatServer, InterruptingTransport, ChatClient) {
+    /// Alice's phone, connected through a transport that an ``Interruption`` can end and that
+    /// never reconnects, her events held back from now on.
+    static func aliceWithHeldBackEvents() async throws -> (ChatServer, Interruption, ChatClient) {
         let server = ChatServer(clock: ManualClock())
         try await server.createChannel(type: .community, channelId: "room", userIds: ["alice", "bob"])
-        let transport = InterruptingTransport(server, userId: "alice", deviceId: "phone")
-        let alice = ChatClient(transport: transport, reconnectPolicy: neverReconnect)
+        let interruption = Interruption(server, userId: "alice", deviceId: "phone")
+        let alice = ChatClient(transport: interruption.transport(), reconnectPolicy: neverReconnect)
         try await alice.connect()
         server.faults.delayEvents(by: 3_600, userId: "alice", deviceId: "phone")
-        return (server, transport, alice)
+        return (server, interruption, alice)
     }
 
     @Test func synchronizeReturnsWhenItsConnectionEndsBeforeItWaits() async throws {
-        let (server, transport, alice) = try await Self.aliceWithHeldBackEvents()
+        let (server, interruption, alice) = try await Self.aliceWithHeldBackEvents()
         try await server.sendMessage(as: "bob", channelId: "room", text: "held back")
         // synchronize() reads the last queued event (the held one), then the connection ends
         // before it starts waiting: the end's own wake-up has already run.
-        transport.arm(.afterReadingTheLastQueuedEvent, for: alice)
+        interruption.arm(.afterReadingTheLastQueuedEvent, for: alice)
         #expect(await Settling.synchronize(alice), "synchronize() waited for events of a connection that had ended")
         #expect(alice.connectionState.snapshot != .connected)
         await alice.close()
     }
 
     @Test func aRequestWhoseConnectionEndsBeforeItsEventsReturns() async throws {
-        let (server, transport, alice) = try await Self.aliceWithHeldBackEvents()
+        let (server, interruption, alice) = try await Self.aliceWithHeldBackEvents()
         // The response comes, stamped after alice's own held-back event; then the connection
         // ends before the response waits for that event.
-        transport.arm(.afterAResponse, for: alice)
+        interruption.arm(.afterAResponse, for: alice)
         let sent = Lock<Message?>(nil)
         let returned = await Settling.within {
             let message = try? await MessageRepository(client: alice).sendMessage(
@@ -132,39 +119,32 @@ import Testing
         await alice.close()
     }
 
-    /// A transport whose next connect, once armed, runs `before` before the server attaches the
-    /// connection and `after` once it has (the connection is the device's current one, its
-    /// events flow) but before `connect` returns and the client records it.
-    final class SlowConnectTransport: ChatTransport, Sendable {
+    /// Steps into a transport's next connect, once armed: `before` runs before the server
+    /// attaches the connection, `after` once it has (the connection is the device's current one,
+    /// its events flow) but before `connect` returns and the client records it.
+    final class NextConnect: Sendable {
         typealias Step = @Sendable () async -> Void
-        let inner: any ChatTransport
         private let armed = Lock<(before: Step, after: Step)?>(nil)
 
-        init(_ inner: any ChatTransport) { self.inner = inner }
-
-        func armNextConnect(before: @escaping Step, after: @escaping Step) {
+        func arm(before: @escaping Step, after: @escaping Step) {
             armed.withLock { $0 = (before, after) }
         }
 
-        var userId: String { inner.userId }
-        var deviceId: String { inner.deviceId }
-        var lastEventSequence: Int { inner.lastEventSequence }
-        var events: AsyncStream<ConnectionEvent> { inner.events }
-
-        func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
-            let steps = armed.withLock { armed in
-                defer { armed = nil }
-                return armed
+        /// `inner`, its next connect stepped into where armed.
+        func transport(_ inner: any ChatTransport) -> InterceptingTransport {
+            let taken = Shared<(before: Step, after: Step)?>(nil)
+            var hooks = InterceptingTransport.Hooks()
+            hooks.beforeConnect = { [self] in
+                let steps = armed.withLock { armed in
+                    defer { armed = nil }
+                    return armed
+                }
+                taken.withLock { $0 = steps }
+                await steps?.before()
             }
-            await steps?.before()
-            let result = try await inner.connect(resumingAfter: sequence)
-            await steps?.after()
-            return result
+            hooks.afterConnect = { await taken.withLock { $0 }?.after() }
+            return InterceptingTransport(inner, hooks: hooks)
         }
-
-        func send(_ request: ChatRequest) async throws -> ResponseEnvelope { try await inner.send(request) }
-        func lastQueuedEventSequence() async -> Int { await inner.lastQueuedEventSequence() }
-        func disconnect() async { await inner.disconnect() }
     }
 
     /// A reconnect that resyncs (the replay log lost events) records the server's last event
@@ -176,8 +156,10 @@ import Testing
     @Test func anEventOfANewConnectionAppliedBeforeTheConnectIsRecordedIsNotWaitedForAgain() async throws {
         let server = ChatServer(configuration: ServerConfiguration(eventLogCapacity: 2))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["alice", "bob"])
-        let transport = SlowConnectTransport(server.connection(userId: "alice", deviceId: "phone"))
-        let alice = ChatClient(transport: transport, reconnectPolicy: .immediate)
+        let nextConnect = NextConnect()
+        let alice = ChatClient(
+            transport: nextConnect.transport(server.connection(userId: "alice", deviceId: "phone")),
+            reconnectPolicy: .immediate)
         try await alice.connect()
         let channels = ChannelRepository(client: alice)
         let room = channels.getChannel("room")
@@ -185,7 +167,7 @@ import Testing
         _ = await room.value { $0 != nil }
         #expect(await Settling.idle(total))
 
-        transport.armNextConnect(
+        nextConnect.arm(
             before: {
                 // While alice is away, more events than her replay log holds: the reconnect resyncs.
                 for text in ["one", "two", "three"] {

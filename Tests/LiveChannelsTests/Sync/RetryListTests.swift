@@ -8,6 +8,7 @@ import Testing
     /// A retry that waits at a gate, recording when it starts and ends.
     final class Probe: Sendable {
         let gate = Gate()
+        private let startedGate = Gate()
         private let state = Lock((started: false, ended: false))
 
         var started: Bool { state.withLock { $0.started } }
@@ -15,18 +16,16 @@ import Testing
 
         func run() async {
             state.withLock { $0.started = true }
+            startedGate.open()
             await gate.wait()
             state.withLock { $0.ended = true }
         }
 
-        /// Returns once the retry has started (bounded in scheduler turns).
-        func waitUntilStarted() async throws {
-            var turns = 0
-            while !started {
-                turns += 1
-                try #require(turns < 10_000_000, "the retry never started")
-                await Task.yield()
-            }
+        /// Returns once the retry has started (the suite's time limit bounds it): woken by the
+        /// retry itself, not by spinning, which a busy machine could stretch past the limit.
+        func waitUntilStarted() async {
+            await startedGate.wait()
+            #expect(started)
         }
     }
 
@@ -50,7 +49,7 @@ import Testing
         let probe = Probe()
         list.add(startedIn: 0) { await probe.run() }
         let reconnect = Task { await list.connectionEstablished() }
-        try await probe.waitUntilStarted()
+        await probe.waitUntilStarted()
         #expect(await Self.runAllEndsAfter(probe, on: list), "runAll returned before the running retry ended")
         await reconnect.value
     }
@@ -61,7 +60,7 @@ import Testing
         await list.connectionEstablished()
         let probe = Probe()
         list.add(startedIn: 0) { await probe.run() }
-        try await probe.waitUntilStarted()
+        await probe.waitUntilStarted()
         #expect(await Self.runAllEndsAfter(probe, on: list), "runAll returned before the retry started at once ended")
     }
 
