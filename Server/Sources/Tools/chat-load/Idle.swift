@@ -27,9 +27,17 @@ struct Idle: AsyncParsableCommand {
         let floor = try await measure(
             server: ServerProcess.product("chat-load"), arguments: ["idle", "--floor-server"]
         ) { port in try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast") }
-        let ours = try await measure(
-            server: ServerProcess.product("chat-server"), arguments: ["--dev", "--port", "0"]
-        ) { port in
+        // The breakdown: the gateway's own part (upgraded, no hello yet: the outbox, the
+        // heartbeat, the observers), then the session, the engine's connection and the user.
+        let chatServer = ServerProcess.product("chat-server")
+        let arguments = ["--dev", "--port", "0", "--max-devices", "\(connections + 1)"]
+        let upgraded = try await measure(server: chatServer, arguments: arguments) { port in
+            try await NIOWebSocketConnector().connect(
+                WebSocketRequest(
+                    url: URL(string: "ws://127.0.0.1:\(port)/v1/connect?device=d\(UInt64.random(in: 0...UInt64.max))")!,
+                    headers: ["Authorization": "Bearer dev:idle"], pingInterval: .seconds(600)))
+        }
+        let ours = try await measure(server: chatServer, arguments: arguments) { port in
             try await RawClient.connect(port: port, user: "idle-\(UInt64.random(in: 0...UInt64.max))").connection
         }
         print("idle connections: \(connections)")
@@ -39,6 +47,10 @@ struct Idle: AsyncParsableCommand {
         print(
             "  chat-server (signed in, hello/welcome): \(ours.held) held, \(ours.perConnection) bytes of server memory each (\(LoadStatistics.mebibytes(ours.before)) → \(LoadStatistics.mebibytes(ours.after)))"
         )
+        print("  breakdown, bytes per connection:")
+        print("    the stack (the floor's connection)              \(floor.perConnection)")
+        print("    + the gateway (token checked, upgraded, no hello) \(upgraded.perConnection - floor.perConnection)")
+        print("    + session, engine connection, user (hello/welcome) \(ours.perConnection - upgraded.perConnection)")
     }
 
     private func measure(
