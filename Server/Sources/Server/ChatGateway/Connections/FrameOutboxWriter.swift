@@ -43,8 +43,9 @@ final class FrameOutboxWriter: ChannelDuplexHandler, RemovableChannelHandler, @u
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         context.fireChannelWritabilityChanged()
         guard context.channel.isWritable, let waiting = whenWritable.take() else { return }
-        // The library's writer resumes on this same news: it goes first.
-        context.eventLoop.execute(waiting)
+        // The library's writer resumes on this same news: it goes first (on this same loop:
+        // the closure never leaves it).
+        context.eventLoop.assumeIsolated().execute(waiting)
     }
 
     /// Runs `body` now if the channel is writable (or the writer is out of the pipeline, where
