@@ -148,12 +148,12 @@ public final class ChatClient: Sendable {
         let resumeAfter =
             session.withLock { $0.hasConnected } ? await sync.appliedSequence : await sync.restoredSequence
         do {
-            try await Self.attach(transport: transport, sync: sync, connection: connection, resumingAfter: resumeAfter)
-            {
+            try await Self.attach(transport: transport, sync: sync, resumingAfter: resumeAfter) {
                 session.withLock { session in
                     session.hasConnected = true
                     if session.eventLoop == nil { session.eventLoop = startEventLoop() }
                 }
+                Self.publishConnected(connection)
                 return true
             }
         } catch {
@@ -243,17 +243,22 @@ public final class ChatClient: Sendable {
         }
         loop?.cancel()
         await transport.disconnect()
-        connection.publish(snapshot: .disconnected)
+        disconnects.increment { connection.publish(snapshot: .disconnected) }
         await sync.restoration.wait()
         await sync.finishCurrentWork()
         await store?.close()
     }
 
     /// Disconnects. Live handles keep their last state; `connect()` again to resume.
+    ///
+    /// Counted twice: before the transport is told (a reconnect that starts later gives up),
+    /// and again — with `.disconnected` published under the count's lock — once it was: a
+    /// reconnect that started in between, and whose new connection the transport's disconnect
+    /// may have ended, never reports `.connected` after this (see ``attach``).
     public func disconnect() async {
         disconnects.increment()
         await transport.disconnect()
-        connection.publish(snapshot: .disconnected)
+        disconnects.increment { connection.publish(snapshot: .disconnected) }
     }
 
     // MARK: Event loop
@@ -294,18 +299,22 @@ public final class ChatClient: Sendable {
 
     /// The one way a connection is made, by ``connect()`` and by reconnects: connects the
     /// transport resuming after `sequence`, records the result on the engine, then — when
-    /// `isWanted` (run right after) says the connection is still wanted — publishes `.connected`
-    /// and brings the caches current (``SyncEngine/recover(after:)``).
+    /// `publishIfWanted` (run right after) says the connection is still wanted, having
+    /// published `.connected` — brings the caches current (``SyncEngine/recover(after:)``).
     /// - Throws: what the transport's `connect` throws; nothing is recorded then.
     private static func attach(
-        transport: any ChatTransport, sync: SyncEngine, connection: LiveObjectSource<ConnectionState>,
-        resumingAfter sequence: Int?, isWanted: () -> Bool
+        transport: any ChatTransport, sync: SyncEngine, resumingAfter sequence: Int?,
+        publishIfWanted: () -> Bool
     ) async throws {
         let result = try await transport.connect(resumingAfter: sequence)
         await sync.didConnect(result)
-        guard isWanted() else { return }
-        connection.publish(snapshot: .connected, dataStatus: .fresh)  // clears the last error
+        guard publishIfWanted() else { return }
         await sync.recover(after: result.status)
+    }
+
+    /// Publishes `.connected` (clearing the last error).
+    private static func publishConnected(_ connection: LiveObjectSource<ConnectionState>) {
+        connection.publish(snapshot: .connected, dataStatus: .fresh)
     }
 
     /// Reconnects after a lost connection, as `policy` says. A server that said how long to
@@ -327,13 +336,15 @@ public final class ChatClient: Sendable {
             // The user disconnected meanwhile: their word stands.
             if disconnects.value != epoch { return }
             do {
-                try await attach(
-                    transport: transport, sync: sync, connection: connection, resumingAfter: await sync.appliedSequence
-                ) {
+                try await attach(transport: transport, sync: sync, resumingAfter: await sync.appliedSequence) {
                     // The user's disconnect came while this connect was under way: never report
                     // `.connected` over their `.disconnected` (a later `connect()` takes the
                     // connection over; disconnecting here could end one the user made since).
-                    disconnects.value == epoch
+                    // Checked and published under the count's lock: a disconnect that counted
+                    // before this reconnect started may have ended its connection since, and
+                    // counts again (publishing `.disconnected`) only once it has — so
+                    // `.connected` is published before that, or not at all (seed 58849).
+                    disconnects.ifUnchanged(since: epoch) { publishConnected(connection) }
                 }
                 return
             } catch {
@@ -345,10 +356,30 @@ public final class ChatClient: Sendable {
     }
 }
 
-/// How many times `disconnect()` was called (see ``ChatClient``).
+/// Counts `disconnect()` calls, twice each (see ``ChatClient/disconnect()``).
 private final class DisconnectCounter: Sendable {
-    /// Guards the count. Lock order: a leaf (see `LockRank`).
-    private let count = Lock(0, rank: .leaf)
+    /// Guards the count, and is held while a disconnect or a reconnect publishes the connection
+    /// state: `LockRank.unordered`, as the state's publication takes the live value's lock (and
+    /// runs `.synchronous` observers' callbacks). Nothing else takes this lock, and nothing
+    /// a callback can call synchronously does, so a callback cannot deadlock on it.
+    private let count = Lock(0, rank: .unordered)
     var value: Int { count.withLock { $0 } }
-    func increment() { count.withLock { $0 += 1 } }
+
+    /// Counts; then runs `publish` under the lock.
+    func increment(then publish: () -> Void = {}) {
+        count.withLock {
+            $0 += 1
+            publish()
+        }
+    }
+
+    /// Runs `publish` under the lock when nothing was counted since `epoch` was read; whether
+    /// it did.
+    func ifUnchanged(since epoch: Int, _ publish: () -> Void) -> Bool {
+        count.withLock { count in
+            guard count == epoch else { return false }
+            publish()
+            return true
+        }
+    }
 }

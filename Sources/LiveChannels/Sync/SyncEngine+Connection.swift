@@ -34,6 +34,8 @@ extension SyncEngine {
             store?.recordEpoch(incoming, startingOver: startsOver)
         }
         guard result.status != .resumed || startsOver else { return }
+        // A resync outranks a fresh start's load; either outranks a resume.
+        if result.status != .resumed && owedRecovery != .resyncRequired { owedRecovery = result.status }
         storesSequence = false
         store?.recordSequence(nil)
         let appliedOnThisConnection =
@@ -60,8 +62,11 @@ extension SyncEngine {
 
     /// Brings the caches current after a connection was made: a fresh start loads the user's
     /// channels, a resync reloads everything shown; then whatever failed for want of a
-    /// connection runs again.
+    /// connection runs again. A recovery an earlier connection called for and did not get (it
+    /// was no longer wanted: see ``owedRecovery``) runs in place of a resume.
     func recover(after status: ConnectResult.Status) async {
+        let status = owedRecovery ?? status
+        owedRecovery = nil
         if startsOver {
             startsOver = false
             await resync(discarding: true)

@@ -14,6 +14,8 @@ final class InterceptingTransport: ChatTransport, Sendable {
         /// After the server attached the connection (its events flow), before `connect` returns.
         var afterConnect: @Sendable () async -> Void = {}
         var afterReadingLastQueuedEvent: @Sendable () async -> Void = {}
+        /// Before the client's `disconnect()` (or `close()`) is passed on.
+        var beforeDisconnect: @Sendable () async -> Void = {}
     }
 
     let inner: any ChatTransport
@@ -49,5 +51,8 @@ final class InterceptingTransport: ChatTransport, Sendable {
         return sequence
     }
 
-    func disconnect() async { await inner.disconnect() }
+    func disconnect() async {
+        await hooks.beforeDisconnect()
+        await inner.disconnect()
+    }
 }
