@@ -102,6 +102,14 @@ final class FrameOutbox: Sendable {
         }
     }
 
+    /// Writes a ping with `payload` at once, ahead of the frames queued (it is not a data
+    /// frame: no batch waits for it, nor it for them). The future fails once a close frame went
+    /// out or the connection is gone.
+    /// - Precondition: on the channel's event loop.
+    func ping(_ payload: ByteBuffer) -> EventLoopFuture<Void> {
+        writer.writeControl(WebSocketFrame(fin: true, opcode: .ping, data: payload), on: eventLoop)
+    }
+
     /// On the event loop: once the channel is writable, writes what is queued as one batch (up
     /// to ``batchBytes``), then — once it reached the socket — the next, until the queue is
     /// empty.

@@ -56,6 +56,18 @@ final class FrameOutboxWriter: ChannelDuplexHandler, RemovableChannelHandler, @u
         whenWritable = body
     }
 
+    /// Writes `frame` (a ping) and flushes, past the library's writer: the future succeeds once
+    /// it reached the socket; it fails, like the library's writer, once a close frame went out
+    /// or the connection is gone.
+    /// - Precondition: on `eventLoop`, the channel's event loop.
+    func writeControl(_ frame: WebSocketFrame, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        guard let context else { return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+        guard !sawClose else { return context.eventLoop.makeFailedFuture(ChannelError.outputClosed) }
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
+        return promise.futureResult
+    }
+
     /// Writes `texts` as text frames, in order, and flushes once. The future succeeds once the
     /// last one reached the socket; it fails if the connection is gone or closing.
     /// - Precondition: on `eventLoop`, the channel's event loop.

@@ -89,14 +89,10 @@ struct GatewayConnection {
             await session.end()
             return
         }
+        // Watched on the channel's event loop, like the heartbeat: no task per connection.
         let expiry = identity.expiresAt.map { expiresAt in
-            Task {
-                // A day at a time: a token's expiry may lie further ahead than a `Duration`
-                // holds (NaN ends the wait at once).
-                while !Task.isCancelled, expiresAt.timeIntervalSinceNow > 0 {
-                    try? await Task.sleep(for: .seconds(min(expiresAt.timeIntervalSinceNow, 86_400)))
-                }
-                if !Task.isCancelled {
+            TokenExpiry(expiresAt, on: channel.eventLoop) {
+                Task {
                     await session.close(
                         code: WireCloseCode.unauthorized.rawValue, reason: "the token expired; connect with a new one")
                 }
@@ -112,19 +108,22 @@ struct GatewayConnection {
         _ = await FrameErrorObserver.install(on: channel) { code in
             if let reason = Self.rejection(forClose: code.rawValue) { metrics.rejected(reason) }
         }
-        let pings = Task {
-            await heartbeat.run(
-                ping: { payload in
-                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .ping, data: payload)))
-                },
-                // The writer ended without the session closing: the library itself sent a close
-                // (a frame it refused). The peer still gets the close handshake's time.
-                writeFailed: dropLater,
-                timedOut: {
+        let pings = heartbeat.start(
+            on: channel.eventLoop,
+            // Written past the library's writer, by the outbox's (it fails too once a close went
+            // out); without an outbox the channel has closed already.
+            ping: { payload in
+                outbox?.ping(payload) ?? channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+            },
+            // The writer ended without the session closing: the library itself sent a close
+            // (a frame it refused). The peer still gets the close handshake's time.
+            writeFailed: dropLater,
+            timedOut: {
+                Task {
                     await session.close(
                         code: WireCloseCode.heartbeatTimeout.rawValue, reason: "no pong within two ping intervals")
-                })
-        }
+                }
+            })
         defer { pings.cancel() }
         do {
             for try await message in inbound.messages(maxSize: maximumFrameBytes) {

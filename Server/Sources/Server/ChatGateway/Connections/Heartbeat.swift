@@ -17,7 +17,7 @@ import Synchronization
 /// that went unanswered, at a tick of the loop.
 ///
 /// - Threading: thread-safe; the observer calls ``pongReceived()`` on the channel's event
-///   loop; ``run(ping:writeFailed:timedOut:)`` runs in a task of the connection's.
+///   loop, where the pings run too (``start(on:ping:writeFailed:timedOut:)``).
 final class Heartbeat: Sendable {
     /// The time between pings.
     let interval: Duration
@@ -26,10 +26,12 @@ final class Heartbeat: Sendable {
     /// Whether pongs can be heard (the observer was placed): without it no connection is
     /// closed for a missing pong, as none could be seen.
     private let listening = Atomic<Bool>(false)
-    /// Whether a ping is being written (``run(ping:writeFailed:timedOut:)`` starts no other).
+    /// Whether a ping is being written (no other is started meanwhile).
     private let writing = Atomic<Bool>(false)
     /// Whether a ping failed to be written (the writer has ended; no more pings).
     private let failed = Atomic<Bool>(false)
+    /// The pings sent (the last one's payload).
+    private let sent = Atomic<UInt64>(0)
 
     init(interval: Duration) {
         self.interval = interval
@@ -58,45 +60,35 @@ final class Heartbeat: Sendable {
         listening.store(placed != nil, ordering: .relaxed)
     }
 
-    /// Pings through `ping` every interval until the task is cancelled or a pong is overdue
-    /// (then calls `timedOut` and returns).
+    /// Pings through `ping` every interval, as a repeated task of `eventLoop` (the channel's:
+    /// no Swift task of its own per connection), until the returned task is cancelled or a pong
+    /// is overdue (then calls `timedOut` and pings no more).
     ///
-    /// A ping is written in a task of its own, so the deadline is checked on time even while a
-    /// write waits (a peer that stopped reading, its buffers full, holds writes up
-    /// indefinitely): while one ping is still being written no other is started. A ping that
-    /// fails (the library's writer has ended: a close was sent, possibly by the library
-    /// itself) calls `writeFailed` once and pings no more; the deadline still runs.
-    func run(
-        ping: @escaping @Sendable (ByteBuffer) async throws -> Void, writeFailed: @escaping @Sendable () -> Void,
-        timedOut: @Sendable () async -> Void
-    ) async {
-        let clock = ContinuousClock()
-        var pending: Task<Void, Never>?
-        defer { pending?.cancel() }
-        var count: UInt64 = 0
-        while !Task.isCancelled {
-            do {
-                try await clock.sleep(for: interval)
-            } catch {
-                return
-            }
-            let now = clock.now
+    /// `ping` writes without waiting (it returns the write's future), so the deadline is checked
+    /// on time even while a write waits (a peer that stopped reading, its buffers full, holds
+    /// writes up indefinitely): while one ping is still being written no other is started. A
+    /// ping that fails (the connection's writer has ended: a close was sent, possibly by the
+    /// library itself) calls `writeFailed` once and pings no more; the deadline still runs.
+    func start(
+        on eventLoop: any EventLoop, ping: @escaping @Sendable (ByteBuffer) -> EventLoopFuture<Void>,
+        writeFailed: @escaping @Sendable () -> Void, timedOut: @escaping @Sendable () -> Void
+    ) -> RepeatedTask {
+        let (seconds, attoseconds) = interval.components
+        let amount = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        return eventLoop.scheduleRepeatedTask(initialDelay: amount, delay: amount) { [self] task in
+            let now = ContinuousClock.now
             if hasTimedOut(at: now) {
-                await timedOut()
+                task.cancel()
+                timedOut()
                 return
             }
-            guard !failed.load(ordering: .relaxed), !writing.load(ordering: .relaxed) else { continue }
-            count &+= 1
+            guard !failed.load(ordering: .relaxed), !writing.load(ordering: .relaxed) else { return }
             var payload = ByteBuffer()
-            payload.writeInteger(count)
+            payload.writeInteger(sent.add(1, ordering: .relaxed).newValue)
             unansweredSince.withLockedValue { since in if since == nil { since = now } }
             writing.store(true, ordering: .relaxed)
-            pending = Task { [self, payload] in
-                do {
-                    try await ping(payload)
-                } catch {
-                    if !failed.exchange(true, ordering: .relaxed) { writeFailed() }
-                }
+            ping(payload).whenComplete { [self] result in
+                if case .failure = result, !failed.exchange(true, ordering: .relaxed) { writeFailed() }
                 writing.store(false, ordering: .relaxed)
             }
         }
