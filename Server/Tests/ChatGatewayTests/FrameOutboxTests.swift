@@ -28,7 +28,10 @@ import Testing
         let counter = FlushCounter()
         let channel = NIOAsyncTestingChannel()
         try await channel.pipeline.addHandler(counter)
-        try await channel.pipeline.addHandler(WebSocketFrameEncoder())
+        // Made on the channel's loop: NIO's handlers are not `Sendable`.
+        try await channel.testingEventLoop.executeInContext {
+            try channel.pipeline.syncOperations.addHandler(WebSocketFrameEncoder())
+        }
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
         channel.isWritable = writable
         let outbox = try #require(await FrameOutbox.install(on: channel))
@@ -43,8 +46,11 @@ import Testing
 
     /// The frames written so far, decoded by NIO's frame decoder.
     static func writtenFrames(_ channel: NIOAsyncTestingChannel) async throws -> [WebSocketFrame] {
-        let decoder = await NIOAsyncTestingChannel(
-            handler: ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 20)))
+        let decoder = NIOAsyncTestingChannel()
+        try await decoder.testingEventLoop.executeInContext {
+            try decoder.pipeline.syncOperations.addHandler(
+                ByteToMessageHandler(WebSocketFrameDecoder(maxFrameSize: 1 << 20)))
+        }
         while let buffer = try await channel.readOutbound(as: ByteBuffer.self) {
             try await decoder.writeInbound(buffer)
         }
