@@ -254,7 +254,7 @@ public final class ChatClient: Sendable {
     /// Counted twice: before the transport is told (a reconnect that starts later gives up),
     /// and again — with `.disconnected` published under the count's lock — once it was: a
     /// reconnect that started in between, and whose new connection the transport's disconnect
-    /// may have ended, never reports `.connected` after this (see ``attach``).
+    /// may have ended, never reports `.connected` after this (see `attach`).
     public func disconnect() async {
         disconnects.increment()
         await transport.disconnect()
