@@ -61,26 +61,34 @@ final class FrameOutboxWriter: ChannelDuplexHandler, RemovableChannelHandler, @u
     /// or the connection is gone.
     /// - Precondition: on `eventLoop`, the channel's event loop.
     func writeControl(_ frame: WebSocketFrame, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        guard let context else { return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
-        guard !sawClose else { return context.eventLoop.makeFailedFuture(ChannelError.outputClosed) }
-        let promise = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(frame), promise: promise)
-        return promise.futureResult
+        writeAndFlush(on: eventLoop) { context, promise in
+            context.write(wrapOutboundOut(frame), promise: promise)
+        }
     }
 
     /// Writes `texts` as text frames, in order, and flushes once. The future succeeds once the
     /// last one reached the socket; it fails if the connection is gone or closing.
     /// - Precondition: on `eventLoop`, the channel's event loop.
     func write(_ texts: [String], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        writeAndFlush(on: eventLoop) { context, promise in
+            for (index, text) in texts.enumerated() {
+                var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)
+                buffer.writeString(text)
+                let frame = WebSocketFrame(fin: true, opcode: .text, data: buffer)
+                context.write(wrapOutboundOut(frame), promise: index == texts.count - 1 ? promise : nil)
+            }
+        }
+    }
+
+    /// Runs `body` — which writes, completing the promise with its last write — then flushes
+    /// once; fails at once when the handler left the pipeline or a close frame went out.
+    private func writeAndFlush(
+        on eventLoop: any EventLoop, _ body: (ChannelHandlerContext, EventLoopPromise<Void>) -> Void
+    ) -> EventLoopFuture<Void> {
         guard let context else { return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
         guard !sawClose else { return context.eventLoop.makeFailedFuture(ChannelError.outputClosed) }
         let promise = context.eventLoop.makePromise(of: Void.self)
-        for (index, text) in texts.enumerated() {
-            var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)
-            buffer.writeString(text)
-            let frame = WebSocketFrame(fin: true, opcode: .text, data: buffer)
-            context.write(wrapOutboundOut(frame), promise: index == texts.count - 1 ? promise : nil)
-        }
+        body(context, promise)
         context.flush()
         return promise.futureResult
     }
