@@ -300,7 +300,7 @@ public final class ChatClient: Sendable {
     /// The one way a connection is made, by ``connect()`` and by reconnects: connects the
     /// transport resuming after `sequence`, records the result on the engine, then — when
     /// `publishIfWanted` (run right after) says the connection is still wanted, having
-    /// published `.connected` — brings the caches current (``SyncEngine/recover(after:)``).
+    /// published `.connected` — brings the caches current (`SyncEngine.recover()`).
     /// - Throws: what the transport's `connect` throws; nothing is recorded then.
     private static func attach(
         transport: any ChatTransport, sync: SyncEngine, resumingAfter sequence: Int?,
@@ -309,7 +309,7 @@ public final class ChatClient: Sendable {
         let result = try await transport.connect(resumingAfter: sequence)
         await sync.didConnect(result)
         guard publishIfWanted() else { return }
-        await sync.recover(after: result.status)
+        await sync.recover()
     }
 
     /// Publishes `.connected` (clearing the last error).

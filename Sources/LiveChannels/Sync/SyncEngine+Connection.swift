@@ -11,7 +11,7 @@ extension SyncEngine {
     /// A connection to another history than the one the caches were filled from (another
     /// ``ChatAPI/ConnectResult/epoch``) is treated as one that cannot resume, and every cached
     /// value is forgotten now — in memory and in the file — before any event of the new
-    /// history is applied; ``recover(after:)`` then reloads everything shown.
+    /// history is applied; ``recover()`` then reloads everything shown.
     ///
     /// The connection's events flow as soon as the server attached it, so the event loop may
     /// have applied some before this runs. When every earlier connection's end has been applied,
@@ -60,12 +60,12 @@ extension SyncEngine {
         for waiter in all { waiter.run(self) }
     }
 
-    /// Brings the caches current after a connection was made: a fresh start loads the user's
-    /// channels, a resync reloads everything shown; then whatever failed for want of a
-    /// connection runs again. A recovery an earlier connection called for and did not get (it
-    /// was no longer wanted: see ``owedRecovery``) runs in place of a resume.
-    func recover(after status: ConnectResult.Status) async {
-        let status = owedRecovery ?? status
+    /// Brings the caches current after a connection was made, as the connections recorded
+    /// since the last recovery call for (``owedRecovery``: a fresh start loads the user's
+    /// channels, a resync reloads everything shown, none owed resumes); then whatever failed
+    /// for want of a connection runs again.
+    func recover() async {
+        let status = owedRecovery ?? .resumed
         owedRecovery = nil
         if startsOver {
             startsOver = false

@@ -68,10 +68,11 @@ actor SyncEngine {
     /// Set by a connection to another history than the caches': the recovery that follows
     /// starts over (``startOver()``) instead of resuming or resyncing.
     var startsOver = false
-    /// The recovery a recorded connection called for (``didConnect(_:)``) and that has not run
-    /// yet: a connection the user no longer wanted is recorded but not recovered, and the next
-    /// one — which resumes after the numbering it moved — owes its recovery (a resync, a fresh
-    /// start) all the same. `nil` when none is owed.
+    /// The recovery the connections recorded since the last ``recover()`` call for
+    /// (``didConnect(_:)``; a resync outranks a fresh start's load), `nil` when they all
+    /// resumed. Kept until it runs: a connection the user no longer wanted is recorded but not
+    /// recovered, and the next one — which resumes after the numbering it moved — owes that
+    /// recovery all the same.
     var owedRecovery: ConnectResult.Status?
     /// How many connections ``didConnect(_:)`` has recorded.
     var connectionsRecorded = 0
