@@ -96,6 +96,21 @@ final class ServerConnection: ChatTransport {
         }
     }
 
+    /// Reads the events without a task waiting between them, instead of ``events`` (for
+    /// ``WireSession``): `ring` is called when events arrive while none are being read, then
+    /// ``takeEvent()`` takes them until `.empty` (see `EventMailbox.readOnDemand(_:)`). `ring`
+    /// must not block: it may run on the thread of the request that caused the event.
+    /// - Precondition: ``events`` is not read.
+    func readEventsOnDemand(_ ring: @escaping @Sendable () -> Void) {
+        mailbox.readOnDemand(ring)?.run()
+    }
+
+    /// The next event for a reader on demand (see ``readEventsOnDemand(_:)``).
+    func takeEvent() -> EventMailbox.Take { mailbox.take() }
+
+    /// The reader on demand is done: no event is delivered to it again.
+    func stopReading() { mailbox.cancel() }
+
     func disconnect() async {
         guard let id = linkId.withLock({ $0 }) else { return }
         engine.disconnect(device, linkId: id, reason: .requested)

@@ -10,12 +10,19 @@ import Locking
 /// runs the wakes once it has released its lock (see `EventHub.deferWakes()` and `EventHub.takeWakes()`). Between the put and the
 /// wake nothing is lost: the reader finds the event in the buffer whenever it looks.
 ///
-/// A single reader, as `ChatTransport.events` has: ``next()`` returns the oldest buffered
-/// event, or suspends until one is posted, ``finish()`` is called (then `nil` once the buffer is
-/// empty), or the reading task is cancelled (`nil`, as `AsyncStream` ends when its reader is
-/// cancelled).
+/// A single reader, in one of two ways:
+/// - a task, as `ChatTransport.events` has: ``next()`` returns the oldest buffered event, or
+///   suspends until one is posted, ``finish()`` is called (then `nil` once the buffer is empty),
+///   or the reading task is cancelled (`nil`, as `AsyncStream` ends when its reader is
+///   cancelled);
+/// - or no task at all between bursts of events (``readOnDemand(_:)``, what `WireSession` does
+///   for a network connection): a doorbell is rung when an event arrives, the reader takes
+///   events with ``take()`` until there are none — which arms the doorbell again — and
+///   ``cancel()`` ends the reading. An idle connection then holds no suspended task (about 3 KB
+///   each), only the doorbell's closure.
 ///
-/// - Complexity: ``post(_:)`` and ``next()`` are amortized O(1), one short lock hold each.
+/// - Complexity: ``post(_:)``, ``next()`` and ``take()`` are amortized O(1), one short lock hold
+///   each.
 final class EventMailbox: Sendable {
     /// What ``post(_:)`` did with an event.
     enum Posting {
@@ -25,11 +32,31 @@ final class EventMailbox: Sendable {
         case dropped
     }
 
-    /// A parked reader to resume; resume it once, outside the server's lock.
-    struct Wake: Sendable {
-        fileprivate let continuation: UnsafeContinuation<Void, Never>
+    /// What ``take()`` found.
+    enum Take {
+        /// The oldest event not yet taken (now taken).
+        case event(ConnectionEvent)
+        /// No event buffered: the doorbell is armed again, and the next post rings it.
+        case empty
+        /// Nothing more comes: finished and empty, or cancelled.
+        case end
+    }
 
-        func run() { continuation.resume() }
+    /// A reader to wake: a parked task to resume, or a doorbell to ring. Run it once, outside
+    /// the server's lock.
+    struct Wake: Sendable {
+        fileprivate enum Reader {
+            case parked(UnsafeContinuation<Void, Never>)
+            case doorbell(@Sendable () -> Void)
+        }
+        fileprivate let reader: Reader
+
+        func run() {
+            switch reader {
+            case .parked(let continuation): continuation.resume()
+            case .doorbell(let ring): ring()
+            }
+        }
     }
 
     private struct State: Sendable {
@@ -39,6 +66,10 @@ final class EventMailbox: Sendable {
         var head = 0
         /// The reader, while it waits for an event.
         var reader: UnsafeContinuation<Void, Never>?
+        /// The doorbell of a reader on demand (``readOnDemand(_:)``); `nil` for a task reader.
+        var doorbell: (@Sendable () -> Void)?
+        /// The doorbell rings at the next post: the reader found no event and is not reading.
+        var isDoorbellArmed = false
         var isFinished = false
         /// The reading task was cancelled: the mailbox ends for good.
         var isCancelled = false
@@ -46,6 +77,15 @@ final class EventMailbox: Sendable {
         var lastPostedSequence = 0
 
         var count: Int { buffer.count - head }
+
+        /// The reader to wake for a post or the finish, if it waits: a parked task, or an
+        /// armed doorbell (disarmed: it rings once per burst).
+        mutating func takeWake() -> Wake? {
+            if let reader = reader.take() { return Wake(reader: .parked(reader)) }
+            guard isDoorbellArmed, let doorbell else { return nil }
+            isDoorbellArmed = false
+            return Wake(reader: .doorbell(doorbell))
+        }
 
         mutating func takeOldest() -> ConnectionEvent? {
             guard head < buffer.count else { return nil }
@@ -87,7 +127,7 @@ final class EventMailbox: Sendable {
                 state.lastPostedSequence = max(state.lastPostedSequence, envelope.sequence)
             }
             let remaining = limit.map { $0 - state.count }
-            return (.enqueued(remaining: remaining), state.reader.take().map(Wake.init))
+            return (.enqueued(remaining: remaining), state.takeWake())
         }
     }
 
@@ -96,7 +136,7 @@ final class EventMailbox: Sendable {
     func finish() -> Wake? {
         state.withLock { state in
             state.isFinished = true
-            return state.reader.take().map(Wake.init)
+            return state.takeWake()
         }
     }
 
@@ -106,6 +146,43 @@ final class EventMailbox: Sendable {
 
     /// Whether the reader is parked, waiting for an event (for tests).
     var hasParkedReader: Bool { state.withLock { $0.reader != nil } }
+
+    /// Reads this mailbox on demand instead of with ``next()``: `ring` is called (from the
+    /// poster's thread, outside the server's lock; it must not block) once an event is posted or
+    /// the mailbox finishes while the doorbell is armed — armed now, and again each time
+    /// ``take()`` answers `.empty`. It rings once per burst: the reader then takes events until
+    /// `.empty` or `.end`. Returns the wake to run at once if events are buffered already.
+    /// - Precondition: called once, before any other read.
+    func readOnDemand(_ ring: @escaping @Sendable () -> Void) -> Wake? {
+        state.withLock { state in
+            precondition(state.doorbell == nil && state.reader == nil, "a mailbox has one reader")
+            state.doorbell = ring
+            state.isDoorbellArmed = !state.isCancelled
+            return state.count > 0 || state.isFinished ? state.takeWake() : nil
+        }
+    }
+
+    /// The oldest event not yet taken, without waiting: `.empty` (the doorbell armed again) when
+    /// there is none, `.end` once finished and empty or cancelled. For a reader on demand.
+    func take() -> Take {
+        state.withLock { state in
+            if state.isCancelled { return .end }
+            if let event = state.takeOldest() { return .event(event) }
+            if state.isFinished { return .end }
+            state.isDoorbellArmed = true
+            return .empty
+        }
+    }
+
+    /// The reader on demand stops: the mailbox ends for good (what cancelling a task reader
+    /// does), the doorbell is let go and never rings again.
+    func cancel() {
+        state.withLock { state in
+            state.isCancelled = true
+            state.isDoorbellArmed = false
+            state.doorbell = nil
+        }
+    }
 
     /// The oldest event not yet taken, waiting for one if need be; `nil` once finished and
     /// empty, or when the calling task is cancelled.

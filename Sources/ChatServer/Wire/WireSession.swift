@@ -43,7 +43,8 @@ public final class WireSession: Sendable {
     }
     private enum Phase {
         case awaitingHello
-        case open(any ChatTransport, pump: Task<Void, Never>)
+        /// Events are read on demand: a task forwards each burst of them (none waits between).
+        case open(ServerConnection)
         case closed
     }
 
@@ -97,7 +98,7 @@ public final class WireSession: Sendable {
                 return
             }
             await open(resumingAfter: resumeAfter)
-        case (.request(let id, let request), .open(let transport, _)):
+        case (.request(let id, let request), .open(let transport)):
             let taken = answers.withLock { answers -> Bool in
                 if answers.ignoring { return false }
                 answers.inFlight += 1
@@ -139,7 +140,7 @@ public final class WireSession: Sendable {
         // A close frame's reason holds at most 123 bytes.
         var limited = reason
         while limited.utf8.count > 123 { limited.removeLast() }
-        // Sent before the event pump is cancelled: the pump itself may be the caller.
+        // Sent before the events stop: the forwarding of a burst itself may be the caller.
         await output(.close(code: code, reason: limited))
         await release(previous)
     }
@@ -152,11 +153,11 @@ public final class WireSession: Sendable {
         }
     }
 
-    /// Disconnects the device and stops the event pump of a session that was `previous`.
+    /// Disconnects the device and stops the events of a session that was `previous`.
     private func release(_ previous: Phase) async {
-        if case .open(let transport, let pump) = previous {
+        if case .open(let transport) = previous {
             await transport.disconnect()
-            pump.cancel()
+            transport.stopReading()
         }
     }
 
@@ -171,7 +172,7 @@ public final class WireSession: Sendable {
     private func open(resumingAfter sequence: Int?) async {
         // The ends that refuse the client (too slow, too many refusals) are heard at once, not
         // only after the events queued before them: a client that stopped reading (its socket
-        // full, the pump waiting on a write) is still closed with its code. Every other end
+        // full, the forwarding of its events waiting on a write) is still closed with its code. Every other end
         // (a drop, a takeover, the server closing) comes through the event stream, after the
         // events before it, so a client that reads gets them all first.
         let transport = server.connection(userId: userId, deviceId: deviceId) { [weak self] reason in
@@ -194,15 +195,21 @@ public final class WireSession: Sendable {
             return
         }
         await send(.welcome(protocolVersion: WireProtocol.version, result: result))
-        let pump = Task { await self.forwardEvents(of: transport) }
         let opened = phase.withLock { phase -> Bool in
             guard case .awaitingHello = phase else { return false }
-            phase = .open(transport, pump: pump)
+            phase = .open(transport)
             return true
         }
-        if !opened {
-            pump.cancel()
+        guard opened else {
             await transport.disconnect()
+            return
+        }
+        // No task waits for events: each burst gets a task that forwards it and ends. The
+        // doorbell rings again only once that task found no more, so bursts never overlap and
+        // frames keep the events' order.
+        transport.readEventsOnDemand { [weak self] in
+            guard let self else { return }
+            Task { await self.forwardEvents(of: transport) }
         }
     }
 
@@ -214,14 +221,18 @@ public final class WireSession: Sendable {
         }
     }
 
-    private func forwardEvents(of transport: any ChatTransport) async {
-        for await item in transport.events {
-            switch item {
-            case .event(let envelope):
+    /// Forwards one burst of events: those buffered, until there are none (the doorbell then
+    /// armed again) or the connection ended.
+    private func forwardEvents(of transport: ServerConnection) async {
+        while true {
+            switch transport.takeEvent() {
+            case .event(.event(let envelope)):
                 record(.event)
                 await send(.event(envelope))
-            case .disconnected(let reason):
+            case .event(.disconnected(let reason)):
                 await closeForEnd(reason)
+                return
+            case .empty, .end:
                 return
             }
         }
