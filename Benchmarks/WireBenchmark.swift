@@ -4,7 +4,8 @@ import Foundation
 /// `Benchmarks wire`: encoding the hot frames with `WireJSONWriter` (`WireCodec.encode`, and
 /// `encodeBytes`, which makes no `String`) against `JSONEncoder` (`WireCodec.encodeWhole`, what
 /// every frame cost before), in the same run: a typical `messageNew` event frame (unshared, so
-/// the event is written every time) and a typical `message` response frame.
+/// the event is written every time), a typical `message` response frame, and the `sendMessage`
+/// request a client writes for it.
 enum WireBenchmark {
     /// Frames encoded per timed sample.
     static let frames = 20_000
@@ -33,6 +34,15 @@ enum WireBenchmark {
                 "`message` response",
                 .response(
                     id: 77, envelope: ResponseEnvelope(position: 5_311, revision: 98_213, response: .message(message)))
+            ),
+            (
+                "`sendMessage` request (a client's)",
+                .request(
+                    id: 78,
+                    request: .sendMessage(
+                        MessageDraft(
+                            channelId: channel.channelId, text: message.text, mentionedUserIds: ["bob"],
+                            metadata: ["client": "ios"])))
             ),
         ]
         var rows: [[String]] = []

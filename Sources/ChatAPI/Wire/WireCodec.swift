@@ -23,9 +23,10 @@ public enum WireCodec {
 
     /// The frame as the text of one WebSocket text frame.
     ///
-    /// The hot frames — `event`, `response` and `failure` — are written by the package's own
-    /// JSON writer (`WireJSONWriter`), the others (`hello`, `welcome`, `request`: one per
-    /// connection, or a client's) by `JSONEncoder`; either way the text is the JSON object
+    /// The hot frames — `event`, `response`, `failure`, and the requests a client sends most
+    /// (`sendMessage`, `startReading`, `stopReading`, `startTyping`, `stopTyping`) — are written
+    /// by the package's own JSON writer (`WireJSONWriter`), the others (`hello` and `welcome`,
+    /// one per connection; the rarer requests) by `JSONEncoder`; either way the text is the JSON object
     /// `JSONEncoder` writes for the frame (the same keys, values and number texts; an object's
     /// keys perhaps in another order). A frame the writer cannot write exactly as `JSONEncoder` would (a non-finite
     /// number, metadata nested deeper than `JSON.maximumDepth`) is encoded by `JSONEncoder`,
@@ -68,7 +69,13 @@ public enum WireCodec {
             } orElse: {
                 try encodeWholeData(frame)
             }
-        case .hello, .welcome, .request:
+        case .request(let id, let request):
+            return try write(capacity: 256) {
+                try $0.requestFrame(id: id, request: request)
+            } orElse: {
+                try encodeWholeData(frame)
+            }
+        case .hello, .welcome:
             return try Array(encodeWholeData(frame))
         }
     }

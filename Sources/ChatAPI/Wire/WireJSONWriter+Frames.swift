@@ -1,6 +1,6 @@
 /// The hot frames whole, as `WireCodec`'s `FrameBox` writes them: `type` first, then the
-/// frame's fields (`Docs/Protocol.md`). `hello`, `welcome` and `request` frames are not here:
-/// they are rare (one per connection, or sent by clients), so `JSONEncoder` keeps them.
+/// frame's fields (`Docs/Protocol.md`). `hello` and `welcome` frames are not here: one per
+/// connection, `JSONEncoder` keeps them. `request` frames are in `WireJSONWriter+Requests.swift`.
 extension WireJSONWriter {
     /// Writes `{"type":"event","envelope":{"sequence":N,"event":EVENT}}` around `event`, the
     /// event's JSON written before (shared by the envelopes of one change).
@@ -23,12 +23,9 @@ extension WireJSONWriter {
     /// - Throws: ``WireJSONWriter/Unwritable`` for a value `JSONEncoder` must decide on.
     /// - Complexity: O(size of the frame).
     package mutating func responseFrame(id: Int, envelope: ResponseEnvelope) throws(Unwritable) {
-        beginObject()
-        field("type", "response")
-        field("id", id)
-        key("envelope")
-        try responseEnvelope(envelope)
-        endObject()
+        try numberedFrame("response", id: id, "envelope") { writer throws(Unwritable) in
+            try writer.responseEnvelope(envelope)
+        }
     }
 
     /// Writes `{"type":"failure","id":ID,"error":ERROR}`.
@@ -36,11 +33,20 @@ extension WireJSONWriter {
     /// - Throws: ``WireJSONWriter/Unwritable`` for a `retryAfter` that is not finite.
     /// - Complexity: O(size of the frame).
     package mutating func failureFrame(id: Int, error: ChatError) throws(Unwritable) {
+        try numberedFrame("failure", id: id, "error") { writer throws(Unwritable) in try writer.error(error) }
+    }
+
+    /// Writes `{"type":TYPE,"id":ID,"KEY":VALUE}`, `value` writing VALUE: the frames numbered by
+    /// a request's `id` (the request itself, its response or failure).
+    package mutating func numberedFrame(
+        _ type: String, id: Int, _ key: StaticString,
+        _ value: (inout WireJSONWriter) throws(Unwritable) -> Void
+    ) throws(Unwritable) {
         beginObject()
-        field("type", "failure")
+        field("type", type)
         field("id", id)
-        key("error")
-        try self.error(error)
+        self.key(key)
+        try value(&self)
         endObject()
     }
 }

@@ -49,7 +49,7 @@ extension WireJSONWriter {
     }
 
     /// Writes `"metadata":{…}` (see ``metadata(_:)``).
-    private mutating func metadataField(_ members: [String: JSON]) throws(Unwritable) {
+    package mutating func metadataField(_ members: [String: JSON]) throws(Unwritable) {
         key("metadata")
         try metadata(members)
     }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writes compact JSON as UTF-8 bytes into one growing buffer: the hand-written encoder of the
-/// hot frames (``WireCodec``'s `event`, `response` and `failure` frames), without what makes
+/// hot frames (``WireCodec``'s `event`, `response` and `failure` frames, and a client's most
+/// frequent `request`s), without what makes
 /// `JSONEncoder` costly per value: no boxing of every value behind an `Encoder` existential, no
 /// intermediate tree, no dictionary per object.
 ///
@@ -28,6 +29,8 @@ package struct WireJSONWriter {
         /// A `JSON` value nested deeper than `JSON.maximumDepth`: left to `JSONEncoder`, which
         /// enforces `JSON.maximumDecodingDepth` on the whole coding path.
         case tooDeep
+        /// A request the writer does not write (not one a client sends often): `JSONEncoder`'s.
+        case rareRequest
     }
 
     /// The UTF-8 bytes written so far.

@@ -2,7 +2,7 @@
 import Foundation
 import TestSupport
 
-/// Random values of everything the hot frames carry, for comparing ``WireJSONWriter`` with
+/// Random values of everything the hot frames carry (a client's hot requests among them), for comparing ``WireJSONWriter`` with
 /// `JSONEncoder`: text that needs escaping (quotes, backslashes, every control character,
 /// U+2028, emoji, other scripts, empty strings), metadata trees of every JSON kind (negative,
 /// fractional, huge and tiny numbers), every optional both `nil` and set, fractional dates,
@@ -255,11 +255,28 @@ struct RandomWireValues {
     }
 
     /// A hot frame: an event (half the time), a response, or a failure.
+    /// A request a client sends: mostly the ones the writer writes (every one of them), and
+    /// some it leaves to `JSONEncoder`.
+    mutating func request() -> ChatRequest {
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0, 1:
+            .sendMessage(
+                MessageDraft(channelId: string(), text: string(), mentionedUserIds: strings(), metadata: metadata()))
+        case 2: .startReading(channelId: string())
+        case 3: .stopReading(channelId: string())
+        case 4: .startTyping(channelId: string())
+        case 5: .stopTyping(channelId: string())
+        case 6: .editMessage(messageId: string(), draft: MessageDraft(channelId: string(), text: string()))
+        default: .addMembers(channelId: string(), userIds: strings())
+        }
+    }
+
     mutating func frame() -> WireFrame {
-        switch Int.random(in: 0..<10, using: &random) {
+        switch Int.random(in: 0..<12, using: &random) {
         case 0..<5: .event(EventEnvelope(sequence: int(), event: event()))
         case 5..<9:
             .response(id: count(), envelope: ResponseEnvelope(position: int(), revision: int(), response: response()))
+        case 9, 10: .request(id: count(), request: request())
         default: .failure(id: count(), error: error())
         }
     }

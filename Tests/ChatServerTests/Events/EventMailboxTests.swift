@@ -153,7 +153,6 @@ import TestSupport
     }
 }
 
-
 /// Reading on demand (`readOnDemand`, what `WireSession` does): no task waits between bursts;
 /// a doorbell rings once per burst and `take()` arms it again when it finds nothing.
 @Suite struct EventMailboxOnDemandTests {
@@ -166,13 +165,13 @@ import TestSupport
 
     @Test func theDoorbellRingsOncePerBurstAndAgainOnlyAfterTakeFoundNothing() {
         let mailbox = EventMailbox(limit: nil)
-        let rings = Lock(0)
-        #expect(mailbox.readOnDemand { rings.withLock { $0 += 1 } } == nil, "nothing was buffered")
+        let rings = Shared(0)
+        #expect(mailbox.readOnDemand { rings.value.withLock { $0 += 1 } } == nil, "nothing was buffered")
         let first = mailbox.post(Mailbox.event(1)).wake
         #expect(mailbox.post(Mailbox.event(2)).wake == nil, "the doorbell rings once per burst")
-        #expect(rings.withLock { $0 } == 0, "the post hands the ring back; it does not ring under the lock")
+        #expect(rings.value.withLock { $0 } == 0, "the post hands the ring back; it does not ring under the lock")
         first?.run()
-        #expect(rings.withLock { $0 } == 1)
+        #expect(rings.value.withLock { $0 } == 1)
         #expect(Self.sequence(of: mailbox.take()) == 1)
         // A post during the burst does not ring: the reader is still taking.
         #expect(mailbox.post(Mailbox.event(3)).wake == nil)
@@ -184,36 +183,36 @@ import TestSupport
         }
         // Armed again by that empty take: the next post rings.
         mailbox.post(Mailbox.event(4)).wake?.run()
-        #expect(rings.withLock { $0 } == 2)
+        #expect(rings.value.withLock { $0 } == 2)
         #expect(Self.sequence(of: mailbox.take()) == 4)
     }
 
     @Test func eventsBufferedBeforeTheReaderStartsRingAtOnce() {
         let mailbox = EventMailbox(limit: nil)
         _ = mailbox.post(Mailbox.event(1))
-        let rings = Lock(0)
-        let wake = mailbox.readOnDemand { rings.withLock { $0 += 1 } }
+        let rings = Shared(0)
+        let wake = mailbox.readOnDemand { rings.value.withLock { $0 += 1 } }
         wake?.run()
-        #expect(rings.withLock { $0 } == 1, "an event already buffered was not announced")
+        #expect(rings.value.withLock { $0 } == 1, "an event already buffered was not announced")
         #expect(Self.sequence(of: mailbox.take()) == 1)
     }
 
     @Test func finishingRingsAndTheReaderThenTakesTheRestAndTheEnd() {
         let mailbox = EventMailbox(limit: nil)
-        let rings = Lock(0)
-        _ = mailbox.readOnDemand { rings.withLock { $0 += 1 } }
+        let rings = Shared(0)
+        _ = mailbox.readOnDemand { rings.value.withLock { $0 += 1 } }
         mailbox.post(Mailbox.event(1)).wake?.run()
         #expect(Self.sequence(of: mailbox.take()) == 1)
         guard case .empty = mailbox.take() else { return #expect(Bool(false), "not empty") }
         mailbox.finish()?.run()
-        #expect(rings.withLock { $0 } == 2, "the finish of an idle reader was not announced")
+        #expect(rings.value.withLock { $0 } == 2, "the finish of an idle reader was not announced")
         guard case .end = mailbox.take() else { return #expect(Bool(false), "no end after the finish") }
     }
 
     @Test func cancellingStopsTheReadingForGood() {
         let mailbox = EventMailbox(limit: nil)
-        let rings = Lock(0)
-        _ = mailbox.readOnDemand { rings.withLock { $0 += 1 } }
+        let rings = Shared(0)
+        _ = mailbox.readOnDemand { rings.value.withLock { $0 += 1 } }
         _ = mailbox.post(Mailbox.event(1))
         mailbox.cancel()
         guard case .end = mailbox.take() else { return #expect(Bool(false), "a cancelled reader took an event") }
@@ -230,24 +229,24 @@ import TestSupport
         let seed = SeededGenerator.testSeed(0x6465_6D64)
         var random = SeededGenerator(seed: seed)
         let mailbox = EventMailbox(limit: nil)
-        let turn = Lock(0)
+        let turn = Shared(0)
         let total = 20_000
         let posters = 4
         let plans = (0..<posters).map { _ in
             (0..<(total / posters)).map { _ in Int.random(in: 0..<20, using: &random) == 0 }
         }
-        let reading = Lock((received: [Int](), bursts: 0, running: 0, overlapped: false))
+        let reading = Shared((received: [Int](), bursts: 0, running: 0, overlapped: false))
         let (finished, done) = AsyncStream.makeStream(of: Void.self)
         // Each event's handling is marked running while it lasts: two bursts handling events
         // at once would be seen. (A burst's end, after its `.empty`, handles nothing.)
         let drain: @Sendable () -> Void = {
-            reading.withLock { $0.bursts += 1 }
+            reading.value.withLock { $0.bursts += 1 }
             while case .event(let item) = mailbox.take() {
-                reading.withLock { reading in
+                reading.value.withLock { reading in
                     reading.running += 1
                     if reading.running > 1 { reading.overlapped = true }
                 }
-                let count = reading.withLock { reading in
+                let count = reading.value.withLock { reading in
                     reading.running -= 1
                     reading.received.append(Mailbox.sequence(of: item) ?? -1)
                     return reading.received.count
@@ -260,7 +259,7 @@ import TestSupport
             for plan in plans {
                 group.addTask {
                     for pause in plan {
-                        let wake = turn.withLock { next -> EventMailbox.Wake? in
+                        let wake = turn.value.withLock { next -> EventMailbox.Wake? in
                             next += 1
                             return mailbox.post(Mailbox.event(next)).wake
                         }
@@ -271,7 +270,7 @@ import TestSupport
             }
         }
         for await _ in finished { break }
-        let result = reading.withLock { $0 }
+        let result = reading.value.withLock { $0 }
         #expect(result.received == Array(1...total), "seed \(seed)")
         #expect(!result.overlapped, "two bursts ran at once, seed \(seed)")
         #expect(result.bursts >= 1)
@@ -281,4 +280,11 @@ import TestSupport
 /// The posters' shared turn: the last number posted, under a lock (the server's lock's stand-in).
 private final class Counter: Sendable {
     let value = Lock(0)
+}
+
+/// A value under a lock that closures can share (`Lock` itself cannot be copied into them).
+private final class Shared<Value: Sendable>: Sendable {
+    let value: Lock<Value>
+
+    init(_ value: Value) { self.value = Lock(value) }
 }
