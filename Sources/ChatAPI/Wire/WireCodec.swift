@@ -117,14 +117,30 @@ public enum WireCodec {
 
     /// The frame in `text`.
     ///
+    /// The requests a client sends most, in their plain form (no escapes, no metadata), are
+    /// read by the package's own reader (`WireRequestReader`); every other frame by
+    /// `JSONDecoder`. The reader answers only what `JSONDecoder` would read the same.
+    ///
     /// - Throws: ``WireDecodingError``: `notProtocol` or `badRequestId` (close the connection
     ///   with 1002), or `badRequest` (answer that request with a `failure`).
     public static func decode(_ text: String) throws(WireDecodingError) -> WireFrame {
-        try decode(Data(text.utf8))
+        var text = text
+        if let frame = text.withUTF8({ WireRequestReader.frame(in: $0) }) { return frame }
+        return try decodeWithJSONDecoder(Data(text.utf8))
     }
 
     /// The frame in the UTF-8 bytes `data` (see ``decode(_:)-(String)``).
     public static func decode(_ data: Data) throws(WireDecodingError) -> WireFrame {
+        let read = data.withUnsafeBytes { raw in
+            WireRequestReader.frame(in: raw.assumingMemoryBound(to: UInt8.self))
+        }
+        if let read { return read }
+        return try decodeWithJSONDecoder(data)
+    }
+
+    /// The frame in `data`, read by `JSONDecoder`: every frame the request reader does not take
+    /// (`WireRequestReader`, the plain form of the requests a client sends most).
+    static func decodeWithJSONDecoder(_ data: Data) throws(WireDecodingError) -> WireFrame {
         let decoded: DecodedFrame
         do {
             decoded = try decoder.decode(DecodedFrame.self, from: data)
