@@ -65,11 +65,23 @@ import WSClient
 
     @Test func helloWelcomeRequestResponseEvent() async throws {
         try await GatewayHarness.run { harness in
-            let result = try await exchange(
+            // Requests in flight together are handled concurrently (Protocol.md): the message is
+            // sent once the channel's creation was answered, on a second connection.
+            _ = try await exchange(
                 harness,
                 send: [
                     Self.hello,
                     #"{"type":"request","id":1,"request":{"createChannel":{"_0":{"type":"community","channelId":"raw"}}}}"#,
+                ]
+            ) { frames in
+                // The answer, and the event of the creation (in either order).
+                frames.contains { $0.contains(#""type":"response""#) && $0.contains(#""id":1"#) }
+                    && frames.contains { $0.contains(#""type":"event""#) && $0.contains(#""channelCreated""#) }
+            }
+            let result = try await exchange(
+                harness,
+                send: [
+                    Self.hello,
                     #"{"type":"request","id":2,"request":{"sendMessage":{"_0":{"channelId":"raw","text":"hi"}}}}"#,
                 ]
             ) { frames in frames.contains { $0.contains(#""type":"response""#) && $0.contains(#""id":2"#) } }
