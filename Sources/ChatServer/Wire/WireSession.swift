@@ -206,9 +206,10 @@ public final class WireSession: Sendable {
         }
         // No task waits for events: each burst gets a task that forwards it and ends. The
         // doorbell rings again only once that task found no more, so bursts never overlap and
-        // frames keep the events' order.
-        transport.readEventsOnDemand { [weak self] in
-            guard let self else { return }
+        // frames keep the events' order. (Held weakly: the transport keeps the doorbell, and
+        // a transport let go disconnects its device.)
+        transport.readEventsOnDemand { [weak self, weak transport] in
+            guard let self, let transport else { return }
             Task { await self.forwardEvents(of: transport) }
         }
     }

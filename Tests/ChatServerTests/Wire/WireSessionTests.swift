@@ -130,6 +130,48 @@ import Testing
         #expect(output.close?.code == 1011)
     }
 
+    /// Events are read on demand (no task waits for them), so nothing but the session holds its
+    /// device's connection: a session let go without `end()` disconnects the device all the same.
+    @Test func aSessionLetGoDisconnectsItsDevice() async throws {
+        var (session, output): (WireSession?, Output) = session()
+        await session?.receive(try hello())
+        #expect(output.frames.count == 1)
+        #expect(server.user("alice")?.isOnline == true)
+        session = nil
+        #expect(server.user("alice")?.isOnline == false, "the device stayed connected after its session was let go")
+    }
+
+    /// Events arrive burst after burst, each written once and in order, with no task waiting
+    /// between the bursts.
+    @Test func eventsComeInOrderAcrossBursts() async throws {
+        let (session, output) = session()
+        await session.receive(try hello())
+        _ = try await server.createChannel(type: .community, channelId: "c", userIds: ["alice", "bob"])
+        let bob = server.connection(userId: "bob")
+        _ = try await bob.connect(resumingAfter: nil)
+        for burst in 0..<20 {
+            for index in 0..<(burst % 4 + 1) {
+                _ = try await bob.send(.sendMessage(MessageDraft(channelId: "c", text: "\(burst).\(index)")))
+            }
+            await Task.yield()
+        }
+        let expected = (0..<20).flatMap { burst in (0..<(burst % 4 + 1)).map { "\(burst).\($0)" } }
+        func texts(_ output: Output) -> [String] {
+            output.frames.compactMap { frame in
+                guard case .event(let envelope) = frame, case .messageNew(let message, _) = envelope.event else {
+                    return nil
+                }
+                return message.text
+            }
+        }
+        #expect(await output.wait { texts($0).count >= expected.count })
+        #expect(texts(output) == expected)
+        let sequences = output.frames.compactMap {
+            if case .event(let envelope) = $0 { envelope.sequence } else { nil }
+        }
+        #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count)
+    }
+
     @Test func aSecondConnectionOfTheDeviceCloses4003OnTheFirst() async throws {
         let (first, output) = session()
         await first.receive(try hello())
