@@ -5,7 +5,8 @@ import Foundation
 /// `encodeBytes`, which makes no `String`) against `JSONEncoder` (`WireCodec.encodeWhole`, what
 /// every frame cost before), in the same run: a typical `messageNew` event frame (unshared, so
 /// the event is written every time), a typical `message` response frame, and the `sendMessage`
-/// request a client writes for it.
+/// request a client writes for it; and the server's decoding of that request (the request
+/// reader against `JSONDecoder`).
 enum WireBenchmark {
     /// Frames encoded per timed sample.
     static let frames = 20_000
@@ -58,6 +59,33 @@ enum WireBenchmark {
         }
         Harness.table(
             ["frame", "size", "writer (String)", "writer (bytes)", "JSONEncoder", "JSONEncoder / writer"], rows)
+        print()
+        let plain = WireFrame.request(
+            id: 78,
+            request: .sendMessage(
+                MessageDraft(channelId: channel.channelId, text: message.text, mentionedUserIds: ["bob"])))
+        decoding(
+            [("`sendMessage` request, no metadata (read by the reader)", plain)]
+                + cases.compactMap { name, frame in
+                    guard case .request = frame else { return nil }
+                    return ("\(name.prefix { $0 != " " }) request with metadata (left to `JSONDecoder`)", frame)
+                })
+    }
+
+    /// Decoding a request as the server does (`WireCodec.decode`: the plain form of a hot
+    /// request read by `WireRequestReader`) against what it did before (the text's bytes to
+    /// `JSONDecoder`), in the same run.
+    private static func decoding(_ requests: [(String, WireFrame)]) {
+        print("Decoding, the server's side (median of 5 × \(frames) frames):\n")
+        var rows: [[String]] = []
+        for (name, frame) in requests {
+            guard let text = try? WireCodec.encode(frame) else { continue }
+            let reader = perFrame { blackHole(try? WireCodec.decode(text)) }
+            // What `decode` did before the reader: the text's bytes to `JSONDecoder`.
+            let decoder = perFrame { blackHole(try? WireCodec.decodeWithJSONDecoder(Data(text.utf8))) }
+            rows.append([name, Harness.format(reader), Harness.format(decoder), Harness.ratio(decoder / reader)])
+        }
+        Harness.table(["frame", "WireCodec.decode (reader)", "JSONDecoder", "JSONDecoder / reader"], rows)
         print()
     }
 

@@ -140,7 +140,7 @@ public enum WireCodec {
 
     /// The frame in `data`, read by `JSONDecoder`: every frame the request reader does not take
     /// (`WireRequestReader`, the plain form of the requests a client sends most).
-    static func decodeWithJSONDecoder(_ data: Data) throws(WireDecodingError) -> WireFrame {
+    package static func decodeWithJSONDecoder(_ data: Data) throws(WireDecodingError) -> WireFrame {
         let decoded: DecodedFrame
         do {
             decoded = try decoder.decode(DecodedFrame.self, from: data)

@@ -95,29 +95,36 @@ struct WireRequestReader: ~Copyable {
 
     /// A `MessageDraft`: `channelId` and `text`, `mentionedUserIds` and empty `metadata` if
     /// present (left out, they are empty, as the draft's `init(from:)` takes them).
+    ///
+    /// Its strings are made only once the whole draft was read: a draft left to `JSONDecoder`
+    /// (metadata, say, which comes last) costs the reader no allocation.
     private mutating func messageDraft() -> MessageDraft? {
-        var channelId: String?
-        var text: String?
-        var mentions: [String]?
+        var channelId: UnsafeBufferPointer<UInt8>?
+        var text: UnsafeBufferPointer<UInt8>?
+        var sawMentions = false
+        var mentions: [String] = []
         var sawMetadata = false
         let complete = object { reader, key in
             if key.is("channelId"), channelId == nil {
-                channelId = reader.string()
+                channelId = reader.plainBytes()
                 return channelId != nil
             } else if key.is("text"), text == nil {
-                text = reader.string()
+                text = reader.plainBytes()
                 return text != nil
-            } else if key.is("mentionedUserIds"), mentions == nil {
-                mentions = reader.strings()
-                return mentions != nil
+            } else if key.is("mentionedUserIds"), !sawMentions, let strings = reader.strings() {
+                sawMentions = true
+                mentions = strings
+                return true
             } else if key.is("metadata"), !sawMetadata {
                 sawMetadata = true
                 return reader.object { _, _ in false }
             }
             return false
         }
-        guard complete, let channelId, let text else { return nil }
-        return MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentions ?? [])
+        guard complete, let channelId = channelId.flatMap(Self.string), let text = text.flatMap(Self.string) else {
+            return nil
+        }
+        return MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentions)
     }
 
     // MARK: JSON values
@@ -147,7 +154,11 @@ struct WireRequestReader: ~Copyable {
 
     /// A string with no escape and no control character, of valid UTF-8.
     private mutating func string() -> String? {
-        guard let bytes = plainBytes() else { return nil }
+        plainBytes().flatMap(Self.string)
+    }
+
+    /// `bytes` as a string, if they are valid UTF-8.
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         // Decoding repairs what is not UTF-8, so the string has these very bytes only if they
         // were valid (`String(validating:as:)` is not on every platform this package supports).
         let string = String(decoding: bytes, as: UTF8.self)

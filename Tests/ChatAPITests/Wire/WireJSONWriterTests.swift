@@ -303,7 +303,15 @@ import TestSupport
         var values = RandomWireValues(seed: SeededGenerator.testSeed(0xB17E5))
         for _ in 0..<50 {
             let frame = values.frame()
-            #expect(try WireCodec.encodeBytes(frame) == Array(WireCodec.encode(frame).utf8))
+            let bytes = try WireCodec.encodeBytes(frame)
+            let text = try WireCodec.encode(frame)
+            var writer = WireJSONWriter()
+            if case .request(let id, let request) = frame, (try? writer.requestFrame(id: id, request: request)) == nil {
+                // A rare request is JSONEncoder's, whose key order changes from one call to the next.
+                #expect(try JSONTree(String(decoding: bytes, as: UTF8.self)) == JSONTree(text))
+            } else {
+                #expect(bytes == Array(text.utf8))
+            }
         }
         // JSONEncoder's key order changes from one call to the next: compare values.
         let hello = WireFrame.hello(protocolVersion: 1, resumeAfter: nil)
