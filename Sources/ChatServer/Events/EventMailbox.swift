@@ -147,11 +147,12 @@ final class EventMailbox: Sendable {
     /// Whether the reader is parked, waiting for an event (for tests).
     var hasParkedReader: Bool { state.withLock { $0.reader != nil } }
 
-    /// Reads this mailbox on demand instead of with ``next()``: `ring` is called (from the
-    /// poster's thread, outside the server's lock; it must not block) once an event is posted or
-    /// the mailbox finishes while the doorbell is armed — armed now, and again each time
-    /// ``take()`` answers `.empty`. It rings once per burst: the reader then takes events until
-    /// `.empty` or `.end`. Returns the wake to run at once if events are buffered already.
+    /// Reads this mailbox on demand instead of with ``next()``: `ring` is called (on the
+    /// poster's thread, as a ``Wake``; it must not block nor take the server's lock) once an
+    /// event is posted or the mailbox finishes while the doorbell is armed — armed now, and
+    /// again each time ``take()`` answers `.empty`. It rings once per burst: the reader then
+    /// takes events until `.empty` or `.end`. Returns the wake to run at once if events are
+    /// buffered already.
     /// - Precondition: called once, before any other read.
     func readOnDemand(_ ring: @escaping @Sendable () -> Void) -> Wake? {
         state.withLock { state in
