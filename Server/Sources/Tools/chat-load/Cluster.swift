@@ -96,6 +96,17 @@ struct Cluster: AsyncParsableCommand {
             ) { stamp, _ in "t=\(stamp)" }
         }
         Self.latencyRow("floor (bare broadcast)", floor)
+        // The same floor in a process of its own, as the nodes are: what crossing processes
+        // costs by itself.
+        let floorProcess = try await ServerProcess(ServerProcess.product("chat-load"), ["idle", "--floor-server"])
+        let apart = try await Latency.measure(
+            paced: true, rate: rate, seconds: seconds, origin: origin,
+            sender: try await NIOConnect.open("ws://127.0.0.1:\(floorProcess.port)/broadcast"),
+            receiver: try await NIOConnect.open("ws://127.0.0.1:\(floorProcess.port)/broadcast"),
+            isAnswer: { _ in true }
+        ) { stamp, _ in "t=\(stamp)" }
+        floorProcess.stop()
+        Self.latencyRow("floor (bare broadcast), a process of its own", apart)
         for configuration in configurations() {
             let started = try await start(configuration.nodes, onPostgres: configuration.onPostgres, endpoint)
             defer { for node in started { node.stop() } }
