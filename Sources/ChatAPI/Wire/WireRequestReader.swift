@@ -195,14 +195,14 @@ struct WireRequestReader: ~Copyable {
         }
         let digits = index - start
         guard digits > 0, digits == 1 || bytes[start] != UInt8(ascii: "0") else { return nil }
-        // A number must end here, not run on into `.`, `e` or `-`.
-        if index < bytes.count,
-            [
-                UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "-"),
-                UInt8(ascii: "+"),
-            ].contains(bytes[index])
-        {
-            return nil
+        // A number must end here, not run on into a fraction or an exponent.
+        if index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "-"), UInt8(ascii: "+"):
+                return nil
+            default:
+                break
+            }
         }
         return value
     }

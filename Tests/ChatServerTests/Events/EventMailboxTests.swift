@@ -114,26 +114,15 @@ import TestSupport
         #expect(await reader.value == 1)
     }
 
-    /// Posters take turns under one lock (as the server does), run the wakes after releasing
-    /// it, and the reader gets every event once, in the order posted, with bursts and pauses
-    /// mixed at random.
-    @Test(.timeLimit(.minutes(1))) func concurrentPostersAndOneReaderLoseNothingAndKeepOrder() async throws {
-        let seed = SeededGenerator.testSeed(0x6D61_696C)
-        var random = SeededGenerator(seed: seed)
-        let mailbox = EventMailbox(limit: nil)
-        let turn = Counter()
-        let total = 20_000
+    /// Posts events 1...`total` from 4 concurrent posters that take turns under one lock (as
+    /// the server does) and run the wakes after releasing it, with bursts and pauses mixed at
+    /// random.
+    static func postConcurrently(_ total: Int, to mailbox: EventMailbox, using random: inout SeededGenerator) async {
         let posters = 4
         let plans = (0..<posters).map { _ in
             (0..<(total / posters)).map { _ in Int.random(in: 0..<20, using: &random) == 0 }
         }
-        let reader = Task {
-            var received: [Int] = []
-            while received.count < total, let item = await mailbox.next() {
-                received.append(Self.sequence(of: item) ?? -1)
-            }
-            return received
-        }
+        let turn = Shared(0)
         await withTaskGroup(of: Void.self) { group in
             for plan in plans {
                 group.addTask {
@@ -148,6 +137,24 @@ import TestSupport
                 }
             }
         }
+    }
+
+    /// Posters take turns under one lock (as the server does), run the wakes after releasing
+    /// it, and the reader gets every event once, in the order posted, with bursts and pauses
+    /// mixed at random.
+    @Test(.timeLimit(.minutes(1))) func concurrentPostersAndOneReaderLoseNothingAndKeepOrder() async throws {
+        let seed = SeededGenerator.testSeed(0x6D61_696C)
+        var random = SeededGenerator(seed: seed)
+        let mailbox = EventMailbox(limit: nil)
+        let total = 20_000
+        let reader = Task {
+            var received: [Int] = []
+            while received.count < total, let item = await mailbox.next() {
+                received.append(Self.sequence(of: item) ?? -1)
+            }
+            return received
+        }
+        await Self.postConcurrently(total, to: mailbox, using: &random)
         let received = await reader.value
         #expect(received == Array(1...total), "seed \(seed)")
     }
@@ -229,12 +236,7 @@ import TestSupport
         let seed = SeededGenerator.testSeed(0x6465_6D64)
         var random = SeededGenerator(seed: seed)
         let mailbox = EventMailbox(limit: nil)
-        let turn = Shared(0)
         let total = 20_000
-        let posters = 4
-        let plans = (0..<posters).map { _ in
-            (0..<(total / posters)).map { _ in Int.random(in: 0..<20, using: &random) == 0 }
-        }
         let reading = Shared((received: [Int](), bursts: 0, running: 0, overlapped: false))
         let (finished, done) = AsyncStream.makeStream(of: Void.self)
         // Each event's handling is marked running while it lasts: two bursts handling events
@@ -255,31 +257,13 @@ import TestSupport
             }
         }
         _ = mailbox.readOnDemand { Task { drain() } }
-        await withTaskGroup(of: Void.self) { group in
-            for plan in plans {
-                group.addTask {
-                    for pause in plan {
-                        let wake = turn.value.withLock { next -> EventMailbox.Wake? in
-                            next += 1
-                            return mailbox.post(Mailbox.event(next)).wake
-                        }
-                        wake?.run()
-                        if pause { await Task.yield() }
-                    }
-                }
-            }
-        }
+        await Mailbox.postConcurrently(total, to: mailbox, using: &random)
         for await _ in finished { break }
         let result = reading.value.withLock { $0 }
         #expect(result.received == Array(1...total), "seed \(seed)")
         #expect(!result.overlapped, "two bursts ran at once, seed \(seed)")
         #expect(result.bursts >= 1)
     }
-}
-
-/// The posters' shared turn: the last number posted, under a lock (the server's lock's stand-in).
-private final class Counter: Sendable {
-    let value = Lock(0)
 }
 
 /// A value under a lock that closures can share (`Lock` itself cannot be copied into them).
