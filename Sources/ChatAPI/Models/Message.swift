@@ -28,7 +28,19 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
     /// values not made by a server.
     public var version: Int = 0
 
+    /// Where the message stands between the device and the server: ``MessageSyncState/synced``
+    /// for every message the server sent; a message created on the device
+    /// (`MessageRepository.createMessage`) is ``MessageSyncState/syncing`` (with `sequence` 0)
+    /// until the server stored it. Local only: never on the wire (not in `Codable`).
+    public var syncState: MessageSyncState = .synced
+
     public var id: String { messageId }
+
+    /// Every field but ``syncState``, which is local only.
+    private enum CodingKeys: String, CodingKey {
+        case messageId, channelId, sequence, userId, text, mentionedUserIds, metadata, createdAt, editedAt, isDeleted
+        case version
+    }
 
     /// A message as the server describes it (tests and transports build these).
     public init(
@@ -57,13 +69,13 @@ public struct Message: Sendable, Hashable, Codable, Identifiable {
 }
 
 extension Message {
-    /// Equal content, whatever the versions.
+    /// Equal content and sync state, whatever the versions.
     public static func == (lhs: Message, rhs: Message) -> Bool {
         lhs.messageId == rhs.messageId && lhs.channelId == rhs.channelId && lhs.sequence == rhs.sequence
             && lhs.userId == rhs.userId && lhs.text == rhs.text
             && lhs.mentionedUserIds == rhs.mentionedUserIds && lhs.metadata == rhs.metadata
             && lhs.createdAt == rhs.createdAt && lhs.editedAt == rhs.editedAt
-            && lhs.isDeleted == rhs.isDeleted
+            && lhs.isDeleted == rhs.isDeleted && lhs.syncState == rhs.syncState
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -77,5 +89,6 @@ extension Message {
         hasher.combine(createdAt)
         hasher.combine(editedAt)
         hasher.combine(isDeleted)
+        hasher.combine(syncState)
     }
 }

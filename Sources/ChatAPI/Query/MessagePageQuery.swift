@@ -46,10 +46,21 @@ public struct MessagePageQuery: Sendable, Hashable, Codable {
         }
     }
 
-    /// A message's place in a channel's message list: ascending by sequence number.
+    /// A message's place in a channel's message list: ascending by sequence number; a message kept
+    /// on the device (``MessageSyncState/isLocal``) after every stored one, in creation order.
     public static func sortKey(for message: Message) -> SortKey {
-        SortKey(values: [.number(Double(message.sequence))], ascending: [true], id: message.messageId)
+        guard message.syncState.isLocal else {
+            return SortKey(values: [.number(Double(message.sequence))], ascending: [true], id: message.messageId)
+        }
+        // A message kept on the device (sequence 0) sorts after every stored one, by its
+        // creation time: sequences stay below 2^52 (exact in a Double).
+        return SortKey(
+            values: [.number(localLead), .number(message.createdAt.timeIntervalSince1970)], ascending: [true, true],
+            id: message.messageId)
     }
+
+    /// The first sort value of a message kept on the device: above every sequence.
+    private static let localLead = Double(1 << 52)
 
     /// The sequence numbers of the page in a channel whose last message is `lastSequence` and
     /// whose oldest message still kept is `oldestSequence` (1 unless the server dropped older

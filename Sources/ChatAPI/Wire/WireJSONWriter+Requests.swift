@@ -31,13 +31,15 @@ extension WireJSONWriter {
         }
     }
 
-    /// Writes a draft as its synthesized `encode(to:)` does: every field, empty ones too.
+    /// Writes a draft as its synthesized `encode(to:)` does: every field, empty ones too, and
+    /// `messageId` when there is one.
     package mutating func messageDraft(_ draft: MessageDraft) throws(Unwritable) {
         beginObject()
         field("channelId", draft.channelId)
         field("text", draft.text)
         field("mentionedUserIds", draft.mentionedUserIds)
         try metadataField(draft.metadata)
+        if let messageId = draft.messageId { field("messageId", messageId) }
         endObject()
     }
 

@@ -93,8 +93,9 @@ struct WireRequestReader: ~Copyable {
         return complete ? channelId : nil
     }
 
-    /// A `MessageDraft`: `channelId` and `text`, `mentionedUserIds` and empty `metadata` if
-    /// present (left out, they are empty, as the draft's `init(from:)` takes them).
+    /// A `MessageDraft`: `channelId` and `text`, `mentionedUserIds`, empty `metadata` and
+    /// `messageId` if present (left out, they are empty or `nil`, as the draft's `init(from:)`
+    /// takes them).
     ///
     /// Its strings are made only once the whole draft was read: a draft left to `JSONDecoder`
     /// (metadata, say, which comes last) costs the reader no allocation.
@@ -104,6 +105,7 @@ struct WireRequestReader: ~Copyable {
         var sawMentions = false
         var mentions: [String] = []
         var sawMetadata = false
+        var messageId: UnsafeBufferPointer<UInt8>?
         let complete = object { reader, key in
             if key.is("channelId"), channelId == nil {
                 channelId = reader.plainBytes()
@@ -118,13 +120,21 @@ struct WireRequestReader: ~Copyable {
             } else if key.is("metadata"), !sawMetadata {
                 sawMetadata = true
                 return reader.object { _, _ in false }
+            } else if key.is("messageId"), messageId == nil {
+                messageId = reader.plainBytes()
+                return messageId != nil
             }
             return false
         }
         guard complete, let channelId = channelId.flatMap(Self.string), let text = text.flatMap(Self.string) else {
             return nil
         }
-        return MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentions)
+        var chosenId: String?
+        if let messageId {
+            guard let id = Self.string(messageId) else { return nil }
+            chosenId = id
+        }
+        return MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentions, messageId: chosenId)
     }
 
     // MARK: JSON values

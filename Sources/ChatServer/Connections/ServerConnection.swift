@@ -73,6 +73,11 @@ final class ServerConnection: ChatTransport {
             throw error
         case .delay(let seconds)?:
             try await engine.clock.sleep(until: engine.clock.now + seconds)
+        case .dropBeforeAnswer?:
+            // The work is done (or refused) in full; the answer is lost with the connection.
+            _ = try? await engine.handle(request, from: device, linkId: id)
+            engine.dropConnection(device, linkId: id)
+            throw ChatError.unavailable("the connection dropped before the answer arrived (injected fault)")
         case nil:
             break
         }

@@ -19,4 +19,20 @@ extension ServerEngine {
             requestFaultsArmed.store(core.faults.hasRequestFaults)
         }
     }
+
+    /// Drops `device`'s connection (connection `linkId`, or whichever is current) as a network
+    /// failure would; whether there was one to drop.
+    @discardableResult
+    func dropConnection(_ device: DeviceKey, linkId: UInt64? = nil) -> Bool {
+        core.withLock { core in
+            guard let current = core.hub.linkId(of: device), linkId.map({ $0 == current }) ?? true else {
+                return false
+            }
+            core.detach(
+                device, linkId: current,
+                reason: .connectionLost(.unavailable("the server dropped the connection (injected fault)")),
+                now: clock.now)
+            return true
+        }
+    }
 }

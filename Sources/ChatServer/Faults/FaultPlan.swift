@@ -21,6 +21,8 @@ struct FaultPlan: Sendable {
         case fail(ChatError)
         /// It waits this many seconds of the server's clock, then runs.
         case delay(TimeInterval)
+        /// It runs in full, then the device's connection drops before the answer is sent.
+        case dropBeforeAnswer
     }
 
     private struct Armed<Payload: Sendable>: Sendable {

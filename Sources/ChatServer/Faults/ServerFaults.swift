@@ -33,6 +33,14 @@ public final class ServerFaults: Sendable {
         arm { $0.arm(.delay(seconds), count: count, target: .init(userId: userId, deviceId: deviceId)) }
     }
 
+    /// The next `count` requests of the device run in full — every change made, every event
+    /// queued — then its connection drops before their answers are sent: what a network failure
+    /// after the server did the work looks like. The caller sees `unavailable` and the device's
+    /// transport `.disconnected(.connectionLost(…))`; a reconnect resumes after its last event.
+    public func dropAfterNext(_ count: Int = 1, userId: String, deviceId: String = ChatServer.defaultDeviceId) {
+        arm { $0.arm(.dropBeforeAnswer, count: count, target: .init(userId: userId, deviceId: deviceId)) }
+    }
+
     /// The next `count` connect attempts of the targeted devices fail with `error` (to test
     /// reconnection with backoff).
     public func failNextConnects(
@@ -49,15 +57,7 @@ public final class ServerFaults: Sendable {
     /// - Returns: whether the device was connected.
     @discardableResult
     public func dropConnection(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> Bool {
-        let device = ServerState.DeviceKey(userId: userId, deviceId: deviceId)
-        return engine.core.withLock { core in
-            guard let linkId = core.hub.linkId(of: device) else { return false }
-            core.detach(
-                device, linkId: linkId,
-                reason: .connectionLost(.unavailable("the server dropped the connection (injected fault)")),
-                now: engine.clock.now)
-            return true
-        }
+        engine.dropConnection(ServerState.DeviceKey(userId: userId, deviceId: deviceId))
     }
 
     /// The next `count` events delivered to each targeted device are delivered twice (same

@@ -18,10 +18,24 @@ extension ServerState {
     /// The channel's content filters (``ModerationSettings``) apply: a blocked word refuses the
     /// message or is masked, a link outside the allowed domains refuses it.
     ///
+    /// A draft with a ``MessageDraft/messageId`` the sender chose is sent once: a repeat from the
+    /// same user into the same channel answers the stored message and changes nothing (no
+    /// sequence, event, unread or read marker moves); the id taken by another user's message or
+    /// by one in another channel is `alreadyExists`; an id outside ``MessageIdRules`` is
+    /// `invalidArgument(field: "messageId")`. The rule is part of the state, so it holds
+    /// wherever the state does: after a restart from storage, and on every node of a cluster
+    /// (two nodes asked at once apply the two sends in log order: the second answers the
+    /// first's message). A repeat is recognised while the server keeps the message in memory
+    /// (the channel's newest ``ServerConfiguration/messagesPerChannel``, 10,000 by default).
+    ///
     /// - Complexity: O(mentions + readers + text × blocked words).
     mutating func sendMessage(_ draft: MessageDraft, by userId: String, now: Date) throws(ChatError) -> Message {
         try checkDraft(draft)
         let channelId = draft.channelId
+        if let chosen = draft.messageId {
+            try MessageIdRules.validate(chosen)
+            if let stored = try storedMessage(chosen, sentBy: userId, in: channelId) { return stored }
+        }
         let channel = try authorizedRecord(channelId, .sendMessage, by: .user(userId), now: now)
         var sends: [Date] = []
         if !isAdmin(userId), !channel.isModerator(userId), let limit = channel.activeRateLimit(at: now) {
@@ -47,10 +61,9 @@ extension ServerState {
         _ = consume channel
 
         let message = Message(
-            messageId: "message-\(nextMessageNumber)", channelId: channelId, sequence: sequence,
+            messageId: draft.messageId ?? makeMessageId(), channelId: channelId, sequence: sequence,
             userId: userId, text: text, mentionedUserIds: mentions,
             metadata: draft.metadata, createdAt: now)
-        nextMessageNumber += 1
         forgetOldestMessageIfFull(in: channelId)
         messageLocations[message.messageId] = MessageLocation(channelId: channelId, sequence: sequence)
         channels[channelId]!.messages.append(at: now) { _ in message }
@@ -150,6 +163,30 @@ extension ServerState {
         return MessagePage(
             messages: messages, hasPrevious: range.lowerBound > oldest,
             hasNext: range.upperBound < channel.info.lastSequence)
+    }
+
+    /// The message a repeated send with the chosen id `messageId` answers: the stored one when
+    /// `userId` sent it into `channelId`, `nil` when no kept message has the id.
+    /// - Throws: `alreadyExists` when another user's message, or one in another channel, has it.
+    private func storedMessage(_ messageId: String, sentBy userId: String, in channelId: String) throws(ChatError)
+        -> Message?
+    {
+        guard let location = messageLocations[messageId] else { return nil }
+        guard location.channelId == channelId,
+            let stored = channels[channelId]?.messages[sequence: location.sequence], stored.userId == userId
+        else {
+            throw .alreadyExists("message '\(messageId)'")
+        }
+        return stored
+    }
+
+    /// The next id the server makes (`message-N`), skipping any a sender chose already.
+    private mutating func makeMessageId() -> String {
+        while true {
+            let id = "message-\(nextMessageNumber)"
+            nextMessageNumber += 1
+            if messageLocations[id] == nil { return id }
+        }
     }
 
     private func checkDraft(_ draft: MessageDraft) throws(ChatError) {

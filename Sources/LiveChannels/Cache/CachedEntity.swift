@@ -20,8 +20,13 @@ protocol CachedEntity: Versioned, Equatable, Sendable, RowCodable where ID == St
     var storedScope: String { get }
     /// The value's order within its scope (a message's sequence), for eviction.
     var storedOrdinal: Int { get }
-    /// Whether eviction must keep the value (a channel the user is a member of).
+    /// Whether eviction must keep the value (a channel the user is a member of, a message kept
+    /// on the device only).
     var isPinned: Bool { get }
+    /// Whether the value lives on the device only, not (yet) stored by the server: a message in
+    /// the outbox. No page of the server speaks for it (it is judged by the list's matching,
+    /// whatever the page's revision), and the cache never evicts it.
+    var isLocal: Bool { get }
 }
 
 extension CachedEntity {
@@ -30,6 +35,7 @@ extension CachedEntity {
     var storedScope: String { "" }
     var storedOrdinal: Int { 0 }
     var isPinned: Bool { false }
+    var isLocal: Bool { false }
 }
 
 extension Channel: CachedEntity {
@@ -43,6 +49,8 @@ extension Message: CachedEntity {
     static var pendingValues: WritableKeyPath<PendingWrites, [String: Message]> { \.messages }
     var storedScope: String { channelId }
     var storedOrdinal: Int { sequence }
+    var isPinned: Bool { syncState.isLocal }
+    var isLocal: Bool { syncState.isLocal }
 }
 
 extension User: CachedEntity {

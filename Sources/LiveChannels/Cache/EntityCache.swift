@@ -7,6 +7,9 @@ protocol EntityCacheObserver<Entity>: AnyObject, Sendable {
     associatedtype Entity: CachedEntity
     /// Called after `changed` were stored, outside the cache's lock, on the sync engine.
     func entitiesDidChange(_ changed: [Entity])
+    /// Called after `removed` left the cache for good (a local message discarded), outside the
+    /// cache's lock: a list that shows them drops them.
+    func entitiesDidDisappear(_ removed: [Entity])
     /// Reloads what it shows from the server (after a resync: missed events cannot be replayed).
     /// With `discarding`, the server's history started over (another epoch): the first page
     /// replaces every element shown, whatever their versions.
@@ -52,6 +55,8 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         var observers: [any EntityCacheObserver<Entity>] = []
         /// The highest version stored so far.
         var newestVersion = 0
+        /// The keys of the values that live on the device only (``CachedEntity/isLocal``).
+        var localKeys: Set<String> = []
         /// Cache keys by group, when the cache groups its entities (``entities(inGroup:)``).
         var groups: [String: [String]] = [:]
         /// Keys by scope and scopes by age, when the cache has a retention limit.
@@ -73,6 +78,9 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// Told of every value stored (content and version-only changes), to write behind to disk
     /// (``CacheStore/record(_:)``). Called outside the lock; must not block.
     private let didStore: (@Sendable ([Entity]) -> Void)?
+    /// Told of every value removed for good (``removeLocal(_:error:)``), to delete it on disk.
+    /// Called outside the lock; must not block.
+    private let didRemove: (@Sendable ([Entity]) -> Void)?
     /// The group of an entity, for ``entities(inGroup:)`` (a member's user id); fixed per entity.
     private let group: (@Sendable (Entity) -> String)?
     /// How many entities the cache keeps before it evicts those nothing shows (`nil`: all).
@@ -82,7 +90,8 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     ///   (see the type's "Retention"); `nil` keeps every entity. Not for grouped caches.
     init(
         groupedBy group: (@Sendable (Entity) -> String)? = nil, retaining retentionLimit: Int? = nil,
-        onChange: (@Sendable ([Change]) -> Void)? = nil, didStore: (@Sendable ([Entity]) -> Void)? = nil
+        onChange: (@Sendable ([Change]) -> Void)? = nil, didStore: (@Sendable ([Entity]) -> Void)? = nil,
+        didRemove: (@Sendable ([Entity]) -> Void)? = nil
     ) {
         precondition(group == nil || retentionLimit == nil, "a grouped cache keeps every entity")
         precondition(retentionLimit.map { $0 >= 0 } ?? true, "a retention limit is 0 or more")
@@ -90,6 +99,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         self.retentionLimit = retentionLimit
         self.onChange = onChange
         self.didStore = didStore
+        self.didRemove = didRemove
         if let retentionLimit { state.withLock { $0.nextEviction = Self.nextPass(after: 0, limit: retentionLimit) } }
     }
 
@@ -122,6 +132,18 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// cached value is newer than the response.
     var newestVersion: Int {
         state.withLock { $0.newestVersion }
+    }
+
+    /// The values that live on the device only (``CachedEntity/isLocal``), in no particular
+    /// order.
+    /// - Complexity: O(local values).
+    var localEntities: [Entity] {
+        state.withLock { state in state.localKeys.compactMap { state.entities[$0] } }
+    }
+
+    /// Whether the cache holds a value that lives on the device only. O(1).
+    var hasLocalEntities: Bool {
+        state.withLock { !$0.localKeys.isEmpty }
     }
 
     /// The cache keys shown by live objects that still exist.
@@ -203,6 +225,11 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
                 let value = old.map(incoming.merging(cached:)) ?? incoming
                 state.entities[key] = value
                 wrote = true
+                if value.isLocal {
+                    state.localKeys.insert(key)
+                } else if old?.isLocal == true {
+                    state.localKeys.remove(key)
+                }
                 if old == nil, let group { state.groups[group(value), default: []].append(key) }
                 if retentionLimit != nil {
                     if old == nil {
@@ -239,6 +266,38 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         return changes
     }
 
+    /// Removes the values of `keys` that live on the device only (a discarded local message) —
+    /// a value the server stored stays — and tells live objects (no value, `.error` with
+    /// `error`) and observers (``EntityCacheObserver/entitiesDidDisappear(_:)``). Writes the
+    /// removal behind with `didRemove`.
+    /// - Returns: the values removed.
+    /// - Complexity: O(k) for k keys, plus publishing.
+    @discardableResult
+    func removeLocal(_ keys: [String], error: any Error) -> [Entity] {
+        let (removed, objects, observers) = state.withLock { state in
+            var removed: [Entity] = []
+            var objects: [LiveObjectSource<Entity>] = []
+            for key in keys {
+                guard let value = state.entities[key], value.isLocal else { continue }
+                state.entities[key] = nil
+                state.localKeys.remove(key)
+                if retentionLimit != nil { state.ledger.remove(key, scope: value.storedScope) }
+                if let group { state.groups[group(value)]?.removeAll { $0 == key } }
+                removed.append(value)
+                objects += (state.objects[key] ?? []).compactMap(\.object)
+            }
+            if !removed.isEmpty { checkAfterMutation(&state, evicted: true) }
+            return (removed, objects, removed.isEmpty ? [] : state.observers)
+        }
+        guard !removed.isEmpty else { return [] }
+        didRemove?(removed)
+        for source in objects {
+            source.publish(snapshot: .some(nil), dataStatus: .error, loadingStatus: .error, error: error)
+        }
+        for observer in observers { observer.entitiesDidDisappear(removed) }
+        return removed
+    }
+
     // MARK: Starting over
 
     /// Forgets every cached value and the newest version — the server's history started over
@@ -253,6 +312,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         state.withLock { state in
             let removed = Array(state.entities.values)
             state.entities.removeAll()
+            state.localKeys.removeAll()
             state.groups.removeAll()
             state.ledger = ScopeLedger()
             state.newestVersion = 0
@@ -290,6 +350,10 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             let age = state.ledger.lastTouch(of: scope)
             var kept: [String] = []
             for key in state.ledger.remove(scope) {
+                if state.localKeys.contains(key) {
+                    kept.append(key)
+                    continue
+                }
                 if let sources = state.objects[key], sources.contains(where: { $0.object != nil }) {
                     kept.append(key)
                     continue
@@ -323,6 +387,8 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             checkCounts(of: state)
             for (key, entity) in state.entities {
                 precondition(entity.cacheKey == key, "entity \(entity.cacheKey) stored under key \(key)")
+                precondition(
+                    entity.isLocal == state.localKeys.contains(key), "entity \(key) is local without being listed")
                 precondition(entity.version <= state.newestVersion, "entity \(key) is newer than the newest version")
             }
             if let group {

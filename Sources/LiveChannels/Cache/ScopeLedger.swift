@@ -40,6 +40,16 @@ struct ScopeLedger: Sendable {
         return keys.removeValue(forKey: scope) ?? []
     }
 
+    /// Forgets one key of a scope (a value removed for good); the scope goes with its last key.
+    /// - Complexity: O(keys in the scope).
+    mutating func remove(_ key: String, scope: String) {
+        keys[scope]?.removeAll { $0 == key }
+        if keys[scope]?.isEmpty == true {
+            keys[scope] = nil
+            touched[scope] = nil
+        }
+    }
+
     /// Records the keys of a scope that stay after it was removed (keeping its age).
     /// - Complexity: O(kept).
     mutating func restore(_ kept: [String], in scope: String, touched time: Int) {

@@ -24,6 +24,8 @@ public final class ChatClient: Sendable {
     let sync: SyncEngine
     /// The cache file, with `.sqlite` persistence.
     let store: CacheStore?
+    /// The messages created on the device and not stored by the server yet, and their sender.
+    let outbox: MessageOutbox
     private let connection = LiveObjectSource<ConnectionState>(snapshot: .disconnected, dataStatus: .fresh)
     /// Lock order: a leaf (see `LockRank`).
     private let session = Lock(Session(), rank: .leaf)
@@ -77,11 +79,13 @@ public final class ChatClient: Sendable {
         }
         let sync = SyncEngine(transport: transport, store: store, messageRetention: messageRetention)
         self.sync = sync
+        outbox = MessageOutbox(sync: sync, userId: transport.userId, restored: store?.start.messages ?? [])
         if store != nil { Task { await sync.restore() } }
     }
 
     deinit {
         session.withLock { $0.eventLoop?.cancel() }
+        outbox.close()
         sync.close()
         // The file is released before the last reference's release returns: a new client on
         // the same file right after opens it.
@@ -234,8 +238,11 @@ public final class ChatClient: Sendable {
     /// ``connect()`` and every request throw `ChatError.notAllowed`; live handles keep their
     /// last state and receive nothing more. A second call returns at once. Freeing the last
     /// reference to a client does the same (without waiting for the disconnect to be sent).
+    /// The outbox (`MessageRepository.createMessage`) stops sending; with the `.sqlite` cache
+    /// the file keeps its messages, and the next client on the file sends them.
     public func close() async {
         guard sync.close() else { return }
+        outbox.close()
         disconnects.increment()
         let loop = session.withLock { session -> Task<Void, Never>? in
             defer { session.eventLoop = nil }

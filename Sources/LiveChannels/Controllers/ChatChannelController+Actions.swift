@@ -23,21 +23,38 @@ extension ChatChannelController {
         if let error = messageBinding.loadError { throw error }
     }
 
-    /// Sends a text message; `completion` (main actor) gets the message id once ``messages``
-    /// shows it, or the error. Sending ends the current user's typing indicator.
+    /// Creates a text message through the outbox (`MessageRepository.createMessage`): online or
+    /// offline, `completion` (main actor) gets its id once it is saved on the device and
+    /// ``messages`` shows it (``MessageSyncState/syncing``), or the error of a bad argument. The
+    /// client sends it when connected, in creation order; it becomes ``MessageSyncState/synced``
+    /// in place, or ``MessageSyncState/failed(_:)`` for a rule the server enforces (then
+    /// ``resendMessage(messageId:)``). Creating ends the current user's typing indicator here
+    /// (the server ends it when the message arrives).
     public func createNewMessage(
         text: String, mentionedUserIds: [String] = [], extraData: [String: JSON] = [:],
         completion: (@MainActor (Result<String, any Error>) -> Void)? = nil
     ) {
         Task { @MainActor in
             do {
-                let messageId = try await sendMessage(
-                    text: text, mentionedUserIds: mentionedUserIds, extraData: extraData)
-                completion?(.success(messageId))
+                let channelId = try requireChannelId()
+                typingStartedAt = nil
+                let message = try MessageRepository(client: client).createMessage(
+                    channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: extraData)
+                if messageBinding.isStarted { await messageBinding.settled() }
+                completion?(.success(message.messageId))
             } catch {
                 completion?(.failure(error))
             }
         }
+    }
+
+    /// Sends a ``MessageSyncState/failed(_:)`` message of the outbox again (Stream's
+    /// `resendMessage`): it is ``MessageSyncState/syncing`` when this returns and is sent in its
+    /// turn.
+    /// - Throws: `ChatError.notFound` when the outbox has no such message of this channel.
+    public func resendMessage(messageId: String) async throws {
+        let channelId = try requireChannelId()
+        try await MessageRepository(client: client).resendMessage(channelId: channelId, messageId: messageId)
     }
 
     /// The async form of ``createNewMessage(text:mentionedUserIds:extraData:completion:)``

@@ -229,6 +229,21 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         if loadsAgain { requestPage() }
     }
 
+    /// Drops entities that left the cache for good (discarded local messages) and publishes the
+    /// change, if any.
+    func entitiesDidDisappear(_ removed: [Entity]) {
+        mutate { (state: inout LiveQueryState<Spec>) -> ((), Publication?) in
+            var total: CollectionChange?
+            for entity in removed {
+                guard let change = state.remove(entity) else { continue }
+                total = total.map { $0.followed(by: change) } ?? change
+            }
+            guard let change = total else { return ((), nil) }
+            let entries = state.entries
+            return ((), { [weak source] in source?.publish(elements: entries, as: { $0.element }, change: change) })
+        }
+    }
+
     /// Applies a page response read at `revision`: stores its entities (every other handle sees
     /// them), then rebuilds the covered range and publishes one change with the new statuses.
     /// - Returns: the request for the next page when a reload must go on, else `nil`.
@@ -243,10 +258,16 @@ final class LiveQuery<Spec: LiveQuerySpec>: LiveCollectionPaging, EntityCacheObs
         cache.upsert(page.items, excluding: self)
         let cache = cache
         let newest = cache.newestVersion
+        // Values on the device only (an outbox's messages) are no page's: they are always
+        // placed by the list's own matching.
+        let hasLocal = cache.hasLocalEntities
         let (first, next) = mutate { state in
             let change = state.applyPage(
-                page, revision: revision, newestCachedVersion: newest, current: cache.entity,
-                newer: { cache.all.filter { $0.version > revision } })
+                page, revision: revision, newestCachedVersion: hasLocal ? .max : newest, current: cache.entity,
+                newer: {
+                    (newest > revision ? cache.all.filter { $0.version > revision && !$0.isLocal } : [])
+                        + cache.localEntities
+                })
             let next = state.nextReloadRequest()
             let (entries, hasMore, forward) = (state.entries, state.hasMore, state.spec.growth == .forward)
             let first = storageKey == nil ? [] : state.leadingItems(state.pageSize)

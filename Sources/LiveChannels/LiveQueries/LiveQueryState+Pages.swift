@@ -42,8 +42,10 @@ extension LiveQueryState {
     /// Applies a page read at `revision` (see the type's discussion) and ends the page load.
     /// - Parameters:
     ///   - current: the cached value of a cache key (possibly newer than the page's).
-    ///   - newer: the cached values with a version above `revision`; called only when the
-    ///     cache holds any (`newestCachedVersion > revision`).
+    ///   - newer: the cached values with a version above `revision`, and those that live on the
+    ///     device only (``CachedEntity/isLocal``: no page speaks for them); called only when the
+    ///     cache may hold any (`newestCachedVersion > revision`: pass `Int.max` while it holds
+    ///     local values).
     /// - Returns: the change made, or `nil` when the elements did not change.
     /// - Complexity: a later page that is small next to the window: O(p log n) for a page of p
     ///   (elements outside the newly covered range keep their place, so only the page's
@@ -90,7 +92,7 @@ extension LiveQueryState {
             if value.version <= revision { confirmed.insert(element.id) }
         }
         if newestCachedVersion > revision {
-            for value in newer() where value.version > revision && isInScope(value) && matches(value) {
+            for value in newer() where (value.version > revision || value.isLocal) && isInScope(value) && matches(value) {
                 candidates[value.id] = value
             }
         }
@@ -127,7 +129,9 @@ extension LiveQueryState {
         }
         if newestCachedVersion > revision {
             for value in newer()
-            where value.version > revision && !paged.contains(value.id) && isInScope(value) && matches(value) {
+            where (value.version > revision || value.isLocal) && !paged.contains(value.id) && isInScope(value)
+                && matches(value)
+            {
                 values.append(value)
             }
         }
@@ -144,9 +148,10 @@ extension LiveQueryState {
 
     /// Whether a value a page read at `revision` concerns belongs to the list: in the range the
     /// page newly covers, a value the page saw is listed exactly when the page lists it (and
-    /// loses its confirmation otherwise); anything else is judged by the client's matching.
+    /// loses its confirmation otherwise); anything else — a value that lives on the device only
+    /// among them — is judged by the client's matching.
     mutating func belongs(_ value: Entity, isCovered: Bool, revision: Int, paged: Set<String>) -> Bool {
-        guard isCovered && value.version <= revision else { return matches(value) }
+        guard isCovered && value.version <= revision && !value.isLocal else { return matches(value) }
         let listed = paged.contains(value.id)
         if !listed { confirmed.remove(value.id) }
         return listed

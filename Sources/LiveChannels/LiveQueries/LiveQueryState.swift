@@ -127,9 +127,21 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         let key = spec.sortKey(for: entity)
         // A value no newer than the pages, inside their range, that they did not list: the
         // server's answer stands (only a newer version can bring it in).
-        if !isListed, let covered = coveredRevision, entity.version <= covered, window.contains(key) { return nil }
+        if !isListed, !entity.isLocal, let covered = coveredRevision, entity.version <= covered, window.contains(key)
+        {
+            return nil
+        }
         defer { checkAfterMutation() }
         return window.apply(entity, key: key, matches: matches)
+    }
+
+    /// Drops an entity that left the cache for good (a discarded local message), if listed.
+    /// - Returns: the change made, or `nil` when it was not listed.
+    /// - Complexity: O(log n).
+    mutating func remove(_ entity: Entity) -> CollectionChange? {
+        guard isInScope(entity), window.lists(entity.id) else { return nil }
+        defer { checkAfterMutation() }
+        return window.apply(entity, key: spec.sortKey(for: entity), matches: false)
     }
 
     // MARK: Before the first page

@@ -21,6 +21,12 @@ public final class MessageRepository: Sendable {
 
     /// Sends a text message and returns it as the server stored it (with its `sequence`).
     /// Sending also ends the sender's typing indicator in the channel.
+    ///
+    /// The message gets its id on the device (``MessageDraft/messageId``), so a send can never
+    /// be doubled: when the connection drops after the request left (the server may have stored
+    /// it), the call waits for the client's reconnect (up to 10 s a time, 3 tries at most) and
+    /// sends it again with the same id, which the server answers with the stored message. For a
+    /// message that must survive being offline, use ``createMessage(channelId:text:mentionedUserIds:metadata:messageId:)``.
     /// - Parameters:
     ///   - channelId: the channel to send to (the user must be a member).
     ///   - text: the message text, not empty.
@@ -30,15 +36,94 @@ public final class MessageRepository: Sendable {
     /// - Throws: `ChatError.invalidArgument` (empty text, malformed ids), `.limitExceeded`
     ///   (metadata), `.notFound` (channel unknown or invisible), `.notAllowed` (deleted channel),
     ///   `.forbidden` (not a member, a broadcast channel and not an admin, muted member or
-    ///   channel), `.rateLimited(retryAfter:)`.
+    ///   channel), `.rateLimited(retryAfter:)`, `.unavailable` (offline, or still no connection
+    ///   after the tries).
     @discardableResult
     public func sendMessage(
         channelId: String, text: String, mentionedUserIds: [String], metadata: [String: JSON] = [:]
     ) async throws -> Message {
         let draft = MessageDraft(
-            channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata)
-        return try await client.message(answering: .sendMessage(draft))
+            channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata,
+            messageId: MessageIdRules.make())
+        var tries = 1
+        while true {
+            let connection = client.sync.retries.connection
+            do {
+                return try await client.message(answering: .sendMessage(draft))
+            } catch ChatError.unavailable(let reason) {
+                // Offline from the start, or the user's own disconnect: the error stands.
+                guard tries < Self.sendTries, client.sync.currentUser != nil,
+                    client.connectionState.snapshot != .disconnected
+                else { throw ChatError.unavailable(reason) }
+                tries += 1
+                await client.sync.retries.waitForConnection(after: connection, atMost: Self.reconnectWait)
+            }
+        }
     }
+
+    /// How many times ``sendMessage(channelId:text:mentionedUserIds:metadata:)`` sends at most.
+    static let sendTries = 3
+    /// How long it waits for a reconnect between two tries.
+    static let reconnectWait = 10.0
+
+    // MARK: The outbox
+
+    /// Creates a message on the device and returns it at once, online or offline (Amity's
+    /// `createMessage`): it is ``MessageSyncState/syncing``, with its id and `sequence` 0, and
+    /// every live list of the channel (``getMessages(channelId:pageSize:)``, a channel
+    /// controller's `messages`) shows it already, after the newest stored message. The client
+    /// sends it when connected — the outbox's messages one at a time, in creation order, always
+    /// with this id — and once the server stored it the same row becomes ``MessageSyncState/synced``
+    /// with its `sequence`: one modification in place, never a delete and an insert.
+    ///
+    /// A try that fails for want of a connection (or `unavailable`, `rateLimited`) is made again
+    /// by itself (at once after a reconnect, else with a backoff of 0.5 s doubling to 30 s); a
+    /// rule failure (`forbidden`, `notFound`, `invalidArgument`, `limitExceeded`, `notAllowed`,
+    /// `alreadyExists`) makes it ``MessageSyncState/failed(_:)`` until
+    /// ``resendMessage(channelId:messageId:)`` or ``discardMessage(channelId:messageId:)``. With the
+    /// `.sqlite` cache the outbox is in the file: after a restart it is shown again and sent
+    /// once connected; in memory it lives as long as the client. See "Sending while offline".
+    /// - Parameters:
+    ///   - channelId: the channel to send to.
+    ///   - text: the message text, not empty.
+    ///   - mentionedUserIds: members to mention (duplicates removed, sorted).
+    ///   - metadata: custom fields.
+    ///   - messageId: an id of your own (1–64 of `A–Z a–z 0–9 _ -`), or `nil` for one made here.
+    /// - Throws: only what the device can see: `ChatError.invalidArgument` (empty text, a
+    ///   malformed channel, mention or message id), `.alreadyExists` (an id the outbox holds),
+    ///   `.notAllowed` after `close()`.
+    @discardableResult
+    public func createMessage(
+        channelId: String, text: String, mentionedUserIds: [String] = [], metadata: [String: JSON] = [:],
+        messageId: String? = nil
+    ) throws -> Message {
+        try client.outbox.create(
+            MessageDraft(
+                channelId: channelId, text: text, mentionedUserIds: mentionedUserIds, metadata: metadata,
+                messageId: messageId))
+    }
+
+    /// Sends a ``MessageSyncState/failed(_:)`` message of the outbox again: it is
+    /// ``MessageSyncState/syncing`` (in place) when this returns, and sent in its turn. A message
+    /// still syncing is left as it is.
+    /// - Throws: `ChatError.notFound` when the outbox has no such message (not created on this
+    ///   device, stored by the server already, or discarded).
+    public func resendMessage(channelId: String, messageId: String) async throws {
+        try client.outbox.resend(messageId: messageId, channelId: channelId)
+    }
+
+    /// Removes a ``MessageSyncState/failed(_:)`` or ``MessageSyncState/syncing`` message from the
+    /// outbox: it leaves every live list (and the cache file) when this returns, and is not sent.
+    /// A message whose send is under way at that moment may still be stored by the server; it
+    /// then shows again, synced.
+    /// - Throws: `ChatError.notFound` when the outbox has no such message.
+    public func discardMessage(channelId: String, messageId: String) async throws {
+        try client.outbox.discard(messageId: messageId, channelId: channelId)
+    }
+
+    /// The outbox's messages (``MessageSyncState/syncing`` and ``MessageSyncState/failed(_:)``),
+    /// oldest first: what this device has not got stored by the server yet.
+    public var unsentMessages: [Message] { client.outbox.messages }
 
     /// Replaces a message's text, mentions and metadata, and returns the edited message
     /// (`editedAt` set). The sender may edit their own messages; moderators and admins anyone's.

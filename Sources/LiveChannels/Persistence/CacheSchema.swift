@@ -11,23 +11,28 @@ import SQLiteSupport
 /// size, in the same transaction as every change: triggers count inserts and deletes, the
 /// writer counts updates (``StoredSizeChange``).
 ///
-/// Versions: 1 stored values as JSON; 2 stores them in the row encoding.
+/// Versions: 1 stored values as JSON; 2 stores them in the row encoding; 3 indexes the messages
+/// kept on the device only (the outbox: pinned rows of `messages`), which a start reads whole.
 enum CacheSchema {
     /// 'LCCH'.
     static let applicationId = 0x4C43_4348
     /// The schema version this build writes.
-    static let version = 2
+    static let version = 3
 
     /// The statements that bring a file from `version - 1` to `version`, by target version.
     /// A new schema version adds an entry here (an `ALTER TABLE`, a new table, ...); files of
     /// any older version are migrated step by step, in one transaction.
-    static let migrations: [Int: String] = [1: createVersion1, 2: createVersion2]
+    static let migrations: [Int: String] = [1: createVersion1, 2: createVersion2, 3: createVersion3]
 
-    /// Deletes every stored value, every list and the event sequence; the size drops to 0.
-    /// What `ChatClient.clearPersistence()` runs.
+    /// Deletes every stored value but the outbox's messages (pinned rows of `messages`: what the
+    /// user wrote and the server has not stored yet is not a cache), every list and the event
+    /// sequence; the size drops to the outbox's. What `ChatClient.clearPersistence()` runs, and
+    /// a start-over (another server history).
     static var deleteEverything: String {
-        StoredKind.allCases.map { "DELETE FROM \($0.table);\n" }.joined()
-            + "DELETE FROM lists; DELETE FROM meta WHERE key = 'sequence'; UPDATE meta SET value = 0 WHERE key = 'bytes';\n"
+        StoredKind.allCases.map { $0 == .messages ? "DELETE FROM messages WHERE pinned = 0;\n" : "DELETE FROM \($0.table);\n" }
+            .joined()
+            + "DELETE FROM lists; DELETE FROM meta WHERE key = 'sequence';\n"
+            + "UPDATE meta SET value = (SELECT coalesce(sum(size), 0) FROM messages) WHERE key = 'bytes';\n"
     }
 
     private static var createVersion1: String {
@@ -65,6 +70,17 @@ enum CacheSchema {
     private static var createVersion2: String {
         deleteEverything + StoredKind.allCases.map { "DROP TRIGGER \($0.table)_updated;\n" }.joined()
     }
+
+    /// From version 2: an index of the outbox's messages (the only pinned rows of `messages`), so
+    /// a start reads them without a scan (``outboxMessages``).
+    private static let createVersion3 = "CREATE INDEX messages_kept_on_device ON messages(pinned) WHERE pinned = 1;\n"
+
+    /// The messages kept on the device only: the outbox (``createVersion3``).
+    static let outboxMessages = "SELECT value, key FROM messages WHERE pinned = 1"
+
+    /// Deletes the row of a discarded local message `?1` (a row the server stored meanwhile is
+    /// not pinned, and stays).
+    static let deleteDiscardedMessage = "DELETE FROM messages WHERE key = ?1 AND pinned = 1"
 
     /// Creates the schema in an empty file, or migrates an older one, in one transaction.
     static func migrate(_ connection: SQLiteConnection, from current: Int) throws {

@@ -28,6 +28,11 @@ extension CacheStore {
         start.channels = try values(Channel.self, keys: keysByKind[.channels] ?? [], in: connection)
         start.members = try values(ChannelMember.self, keys: keysByKind[.members] ?? [], in: connection)
         start.messages = try values(Message.self, keys: keysByKind[.messages] ?? [], in: connection)
+        // The outbox, whole: its messages show at once and are sent once connected.
+        try connection.statement(CacheSchema.outboxMessages).query { row in
+            let message = try decode(Message.self, column: 0, of: row, key: row.string(at: 1))
+            if message.isLocal { start.messages.append(message) }
+        }
         start.users = try values(User.self, keys: keysByKind[.users] ?? [], in: connection)
         return start
     }

@@ -15,6 +15,19 @@ extension CacheStore {
         if schedule { scheduleWrite() }
     }
 
+    /// Records that local messages were discarded: their rows are deleted (unless the server
+    /// stored the message meanwhile: that row is the server's and stays).
+    func recordDiscarded(_ messages: [Message]) {
+        let schedule = pending.withLock { pending in
+            for message in messages {
+                pending.writes.discardedMessages.insert(message.cacheKey)
+                pending.writes.messages[message.cacheKey] = nil
+            }
+            return pending.scheduleIfNeeded()
+        }
+        if schedule { scheduleWrite() }
+    }
+
     /// Starts a unit of work: what is recorded until ``endUnit(sequence:)`` is written in one
     /// batch or not at all (an event's channel and message together). A unit must not suspend
     /// between its start and its end: the writer waits for it to end before taking a batch.

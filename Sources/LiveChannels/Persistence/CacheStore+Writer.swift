@@ -96,6 +96,10 @@ extension CacheStore {
         try upsert(writes.members, row: &row, in: connection)
         try upsert(writes.messages, row: &row, in: connection)
         try upsert(writes.users, row: &row, in: connection)
+        if !writes.discardedMessages.isEmpty {
+            let delete = try connection.statement(CacheSchema.deleteDiscardedMessage)
+            for key in writes.discardedMessages { try delete.run([key]) }
+        }
         let resized = sizeChange.take()
         if resized != 0 {
             try connection.statement("UPDATE meta SET value = value + ?1 WHERE key = 'bytes'").run([resized])

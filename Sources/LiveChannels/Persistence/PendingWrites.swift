@@ -15,6 +15,8 @@ struct PendingWrites: Sendable {
     var members: [String: ChannelMember] = [:]
     var messages: [String: Message] = [:]
     var users: [String: User] = [:]
+    /// Local messages discarded (their rows go, unless the server stored them meanwhile).
+    var discardedMessages: Set<String> = []
     /// The first page of each live list, by list storage key: the kind and the cache keys.
     var lists: [String: (kind: StoredKind, keys: [String])] = [:]
     var sequence: SequenceWrite?
@@ -26,6 +28,7 @@ struct PendingWrites: Sendable {
 
     var isEmpty: Bool {
         channels.isEmpty && members.isEmpty && messages.isEmpty && users.isEmpty && lists.isEmpty
+            && discardedMessages.isEmpty
             && sequence == nil && !startsOver && epoch == nil
     }
 
@@ -49,6 +52,7 @@ struct PendingWrites: Sendable {
         Self.add(later.members.values, to: &members)
         Self.add(later.messages.values, to: &messages)
         Self.add(later.users.values, to: &users)
+        discardedMessages.formUnion(later.discardedMessages)
         lists.merge(later.lists) { _, newer in newer }
         if let write = later.sequence { sequence = write }
     }
@@ -70,6 +74,7 @@ struct PendingWrites: Sendable {
         members.removeAll(keepingCapacity: members.count <= Self.roomKept)
         messages.removeAll(keepingCapacity: messages.count <= Self.roomKept)
         users.removeAll(keepingCapacity: users.count <= Self.roomKept)
+        discardedMessages.removeAll()
         lists.removeAll(keepingCapacity: true)
         sequence = nil
         startsOver = false

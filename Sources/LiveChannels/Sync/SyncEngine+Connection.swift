@@ -26,12 +26,16 @@ extension SyncEngine {
         isRestored = false
         let incoming = result.epoch.isEmpty ? nil : CacheStore.epochNumber(result.epoch)
         if let incoming, incoming != epoch {
+            var outbox: [Message] = []
             if epoch != nil {
                 startsOver = true
-                forgetEverything()
+                outbox = forgetEverything()
             }
             epoch = incoming
             store?.recordEpoch(incoming, startingOver: startsOver)
+            // The outbox is the user's, not the old history's: it stays (the file keeps it too)
+            // and is sent to the new one.
+            messages.upsert(outbox, persisting: false)
         }
         guard result.status != .resumed || startsOver else { return }
         // A resync outranks a fresh start's load; either outranks a resume.
@@ -91,7 +95,9 @@ extension SyncEngine {
 
     /// Forgets every cached value (another history: see ``didConnect(_:)``): the caches empty,
     /// the unread total loses every channel, typing indicators end.
-    func forgetEverything() {
+    /// - Returns: the messages of the outbox (``CachedEntity/isLocal``), to keep.
+    @discardableResult
+    func forgetEverything() -> [Message] {
         typing.reset()
         let contributions = channels.removeAll().compactMap { channel -> (String, Int?)? in
             Self.unreadContribution(of: channel) == nil ? nil : (channel.channelId, nil)
@@ -99,8 +105,9 @@ extension SyncEngine {
         if !contributions.isEmpty { unread.set(contributions) }
         unread.publish(dataStatus: .local, loadingStatus: .loading)
         members.removeAll()
-        messages.removeAll()
+        let outbox = messages.removeAll().filter(\.isLocal)
         users.removeAll()
+        return outbox
     }
 
     /// The sequence to resume after on the first connection: the file's, if the caches came

@@ -105,7 +105,8 @@ actor SyncEngine {
                 if !contributions.isEmpty { unread.set(contributions) }
             }, didStore: Self.recorder(store))
         members = EntityCache(groupedBy: { $0.userId }, didStore: Self.recorder(store))
-        messages = EntityCache(retaining: messageRetention, didStore: Self.recorder(store))
+        messages = EntityCache(
+            retaining: messageRetention, didStore: Self.recorder(store), didRemove: Self.discardRecorder(store))
         users = EntityCache(didStore: Self.recorder(store))
         guard let store, store.failure == nil else {
             restoration.open()
@@ -121,6 +122,12 @@ actor SyncEngine {
             appliedSequence = sequence
             isRestored = true
         }
+    }
+
+    /// What the message cache calls to delete discarded local messages from `store`.
+    private static func discardRecorder(_ store: CacheStore?) -> (@Sendable ([Message]) -> Void)? {
+        guard let store else { return nil }
+        return { store.recordDiscarded($0) }
     }
 
     /// What a cache calls to write its stored values behind to `store`.

@@ -154,6 +154,7 @@ import Testing
         let cache = EntityCache<Message>(retaining: 4)
         final class EveryChannel: EntityCacheObserver {
             func entitiesDidChange(_ changed: [Message]) {}
+            func entitiesDidDisappear(_ removed: [Message]) {}
             func reload(discarding: Bool) async {}
             var channelScope: String? { nil }
         }
