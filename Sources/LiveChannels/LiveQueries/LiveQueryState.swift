@@ -132,6 +132,14 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
             return nil
         }
         defer { checkAfterMutation() }
+        if !hasLoadedFirstPage, matches, !window.contains(key),
+            entity.isLocal || (isListed && window.listed(entity.id)?.isLocal == true)
+        {
+            // Before the server's first page the window is provisional (the cache's share, or
+            // nothing): it grows to hold the outbox's messages, and what they become once stored,
+            // until the first page replaces it.
+            window.setBound(key, isComplete: false)
+        }
         return window.apply(entity, key: key, matches: matches)
     }
 

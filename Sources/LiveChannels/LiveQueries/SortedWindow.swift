@@ -91,6 +91,11 @@ where Element.ID: Sendable {
     /// Whether the element with `id` is listed.
     func lists(_ id: Element.ID) -> Bool { keyById[id] != nil }
 
+    /// The listed element with `id`, if any. O(log n).
+    func listed(_ id: Element.ID) -> Element? {
+        keyById[id].map { entries[insertionIndex(for: $0)].element }
+    }
+
     // MARK: One element at a time
 
     /// Places a changed (or new) element whose key is now `key`: it enters, leaves, moves or is

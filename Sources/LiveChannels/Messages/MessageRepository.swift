@@ -48,16 +48,30 @@ public final class MessageRepository: Sendable {
         var tries = 1
         while true {
             let connection = client.sync.retries.connection
+            let ended = client.sync.endedConnectionCount
             do {
                 return try await client.message(answering: .sendMessage(draft))
             } catch ChatError.unavailable(let reason) {
-                // Offline from the start, or the user's own disconnect: the error stands.
-                guard tries < Self.sendTries, client.sync.currentUser != nil,
-                    client.connectionState.snapshot != .disconnected
+                // Offline from the start, a refusal on a connection that stays, or the user's own
+                // disconnect: the error stands. Only a connection lost under the call is waited for.
+                guard tries < Self.sendTries, client.sync.currentUser != nil, await connectionDropped(since: ended)
                 else { throw ChatError.unavailable(reason) }
                 tries += 1
                 await client.sync.retries.waitForConnection(after: connection, atMost: Self.reconnectWait)
             }
+        }
+    }
+
+    /// Whether the connection ended after ``SyncEngine/endedConnectionCount`` read `ended` and the
+    /// client is reconnecting. A send that failed with the connection may be told before the
+    /// client hears that the connection ended: it is given a few turns (at most 50 ms) to.
+    private func connectionDropped(since ended: Int) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(50)
+        while true {
+            if client.connectionState.snapshot == .disconnected { return false }
+            if client.sync.endedConnectionCount > ended { return true }
+            if ContinuousClock.now >= deadline { return false }
+            await Task.yield()
         }
     }
 

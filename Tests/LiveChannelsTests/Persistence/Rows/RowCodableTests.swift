@@ -40,6 +40,22 @@ import Testing
         #expect(decoded.version == RowSamples.message.version)
     }
 
+    /// Each sync state survives the row; a synced message's row ends where rows written before
+    /// sync states existed end, so old files (and server stores) read the same.
+    @Test func everySyncStateRoundTripsAndASyncedRowIsUnchanged() throws {
+        for state in [MessageSyncState.synced, .syncing, .failed(.rateLimited(retryAfter: 2.5))] {
+            var message = RowSamples.message
+            message.syncState = state
+            #expect(try Message.decodeRow(RowSamples.encode(message)).syncState == state)
+        }
+        var synced = RowSamples.message
+        synced.syncState = .synced
+        var syncing = synced
+        syncing.syncState = .syncing
+        let (short, long) = (try RowSamples.encode(synced), try RowSamples.encode(syncing))
+        #expect(long.count == short.count + 1 && Array(long.prefix(short.count)) == short)
+    }
+
     @Test func usersRoundTrip() throws {
         let decoded = try User.decodeRow(RowSamples.encode(RowSamples.user))
         #expect(decoded == RowSamples.user)

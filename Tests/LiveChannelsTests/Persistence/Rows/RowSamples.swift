@@ -53,6 +53,7 @@ enum RowSamples {
             mentionedUserIds: ["u-2", "u-3"], metadata: metadata, createdAt: Date(timeIntervalSince1970: 20),
             editedAt: Date(timeIntervalSince1970: 21), isDeleted: true)
         message.version = -1
+        message.syncState = .failed(.forbidden("muted"))
         return message
     }()
 
