@@ -2,9 +2,12 @@ import ChatAPI
 import Foundation
 
 /// A message in the cache file's row encoding: its version, then every field in the order of
-/// `Message.init`'s parameters, then — for a message kept on the device only — its sync state
-/// (a byte: 1 syncing, 2 failed, followed by the error as JSON). A synced message (every
-/// message a server stores) ends after `isDeleted`, as rows written before sync states did.
+/// `Message.init`'s parameters — `isDeleted` as a flags byte: bit 0 whether it is deleted, bit 1
+/// whether a sync state follows — then, for a message kept on the device only, its sync state
+/// (a byte: 1 syncing, 2 failed, followed by the error as JSON). A synced message (every message
+/// a server stores) is written exactly as rows were before sync states (flags 0 or 1, nothing
+/// after), so old files and server stores read the same; a local row cut after its flags does
+/// not decode.
 extension Message: RowCodable {
     package static var rowTag: UInt8 { 0x47 }  // "G"
 
@@ -19,7 +22,7 @@ extension Message: RowCodable {
         try JSON.write(metadata, to: &writer)
         writer.write(createdAt)
         writer.write(editedAt)
-        writer.write(isDeleted)
+        writer.write(byte: (isDeleted ? 1 : 0) | (syncState.isLocal ? 2 : 0))
         switch syncState {
         case .synced:
             break
@@ -44,22 +47,23 @@ extension Message: RowCodable {
             mentionedUserIds: reader.strings(),
             metadata: JSON.members(from: &reader),
             createdAt: reader.date(),
-            editedAt: reader.optionalDate(),
-            isDeleted: reader.bool())
+            editedAt: reader.optionalDate())
         self.version = version
-        if reader.remaining > 0 {
-            switch try reader.byte() {
-            case 1:
-                syncState = .syncing
-            case 2:
-                let json = try reader.string()
-                guard let error = try? JSONDecoder().decode(ChatError.self, from: Data(json.utf8)) else {
-                    throw .invalid("a message's failure that is not a ChatError")
-                }
-                syncState = .failed(error)
-            case let tag:
-                throw .invalid("sync state \(tag)")
+        let flags = try reader.byte()
+        guard flags <= 3 else { throw .invalid("message flags \(flags)") }
+        isDeleted = flags & 1 != 0
+        guard flags & 2 != 0 else { return }
+        switch try reader.byte() {
+        case 1:
+            syncState = .syncing
+        case 2:
+            let json = try reader.string()
+            guard let error = try? JSONDecoder().decode(ChatError.self, from: Data(json.utf8)) else {
+                throw .invalid("a message's failure that is not a ChatError")
             }
+            syncState = .failed(error)
+        case let tag:
+            throw .invalid("sync state \(tag)")
         }
     }
 }

@@ -261,7 +261,9 @@ struct RandomWireValues {
         switch Int.random(in: 0..<8, using: &random) {
         case 0, 1:
             .sendMessage(
-                MessageDraft(channelId: string(), text: string(), mentionedUserIds: strings(), metadata: metadata()))
+                MessageDraft(
+                    channelId: string(), text: string(), mentionedUserIds: strings(), metadata: metadata(),
+                    messageId: Bool.random(using: &random) ? string() : nil))
         case 2: .startReading(channelId: string())
         case 3: .stopReading(channelId: string())
         case 4: .startTyping(channelId: string())

@@ -65,7 +65,10 @@ import TestSupport
             let request: ChatRequest =
                 switch round % 5 {
                 case 0:
-                    .sendMessage(MessageDraft(channelId: "c\(round)", text: "hello \(round)", mentionedUserIds: ["b"]))
+                    .sendMessage(
+                        MessageDraft(
+                            channelId: "c\(round)", text: "hello \(round)", mentionedUserIds: ["b"],
+                            messageId: round % 10 == 0 ? nil : "id-\(round)"))
                 case 1: .startReading(channelId: "c")
                 case 2: .stopTyping(channelId: "ops")
                 default: values.request()

@@ -57,6 +57,9 @@ final class ConvergenceScenario {
     private var connectFailuresArmed: [String: Int] = [:]
     /// Conversation ids the scenario may create.
     private var conversationIds: [String] = []
+    /// The messages created through the outbox: each must end on the server exactly once, or
+    /// `.failed` with a reason on its device.
+    private var created: [(device: String, channelId: String, messageId: String)] = []
     private var nextName = 0
     /// How many checks of each kind the last comparison made (to see the test is not vacuous).
     private(set) var checks: [String: Int] = [:]
@@ -504,13 +507,27 @@ final class ConvergenceScenario {
             let id = anyChannel()
             log.append("console deletes \(id)")
             spawn { try? await server.deleteChannel(id) }
-        case 40..<50:
+        case 40..<45:
             let id = anyChannel()
             let mention = Int.random(in: 0..<4, using: &random) == 0 ? [users.randomElement(using: &random)!] : []
             log.append("\(device.name) sends a message in \(id)")
             spawn {
                 _ = try? await MessageRepository(client: client).sendMessage(
                     channelId: id, text: "m", mentionedUserIds: mention)
+            }
+        case 45..<50:
+            // Through the outbox: returns at once, online or offline; sent when connected.
+            let id = anyChannel()
+            let mention = Int.random(in: 0..<4, using: &random) == 0 ? [users.randomElement(using: &random)!] : []
+            do {
+                let message = try MessageRepository(client: client).createMessage(
+                    channelId: id, text: "o", mentionedUserIds: mention)
+                created.append((device.name, id, message.messageId))
+                log.append("\(device.name) creates message \(message.messageId) in \(id)\(device.isOffline ? " (offline)" : "")")
+                variationCounts["outbox messages created", default: 0] += 1
+                if device.isOffline { variationCounts["outbox messages created offline", default: 0] += 1 }
+            } catch {
+                log.append("\(device.name) could not create a message in \(id): \(error)")
             }
         case 50..<52:
             let id = anyChannel()
@@ -692,6 +709,10 @@ final class ConvergenceScenario {
         }
         clock.advance(by: 10)
         server.runHousekeeping()
+        for device in devices where !(await drainOutbox(device)) {
+            let left = device.client.outbox.messages.filter { $0.syncState == .syncing }.map(\.messageId)
+            problems.append(.init(category: "stuck", detail: "\(device.name): the outbox still sends \(left)"))
+        }
         for device in devices {
             if await Settling.synchronize(device.client) {
                 variationCounts["synchronize() calls that returned after healing", default: 0] += 1
@@ -705,6 +726,54 @@ final class ConvergenceScenario {
         // Loads that finished may have been answered before events still queued: synchronize again.
         for device in devices { _ = await Settling.synchronize(device.client) }
         return problems
+    }
+
+    /// Waits (at most 10 s) until the device's outbox has no syncing message left, waking its
+    /// sender past any backoff; whether it emptied.
+    private func drainOutbox(_ device: Device) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while device.client.outbox.messages.contains(where: { $0.syncState == .syncing }) {
+            if ContinuousClock.now >= deadline { return false }
+            device.client.outbox.wake()
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
+    /// Every message created through an outbox is on the server exactly once, or `.failed` (with
+    /// its reason) on its device — never both, never lost, never doubled. With a tiny history a
+    /// stored message may have been dropped since: absent then counts as stored if the channel
+    /// has dropped messages.
+    private func compareOutboxes() -> [Divergence] {
+        var found: [Divergence] = []
+        var keptByChannel: [String: [Message]] = [:]
+        for (deviceName, channelId, messageId) in created {
+            let kept = keptByChannel[channelId] ?? server.messages(channelId: channelId)
+            keptByChannel[channelId] = kept
+            let copies = kept.filter { $0.messageId == messageId }
+            let device = devices.first { $0.name == deviceName }!
+            let local = device.client.outbox.messages.first { $0.messageId == messageId }
+            checks["outbox messages checked", default: 0] += 1
+            let prefix = "\(deviceName) message \(messageId) in \(channelId)"
+            switch (copies.count, local?.syncState) {
+            case (1, nil):
+                checks["outbox messages stored once", default: 0] += 1
+                if copies[0].userId != device.userId {
+                    found.append(.init(category: "outbox", detail: "\(prefix): stored as \(copies[0].userId)'s"))
+                }
+            case (0, .failed?):
+                checks["outbox messages failed with a reason", default: 0] += 1
+            case (0, nil):
+                let dropped = (server.channel(channelId)?.messageCount ?? 0) > kept.count
+                if !dropped { found.append(.init(category: "outbox", detail: "\(prefix): lost")) }
+            case (let count, let state):
+                found.append(
+                    .init(
+                        category: "outbox",
+                        detail: "\(prefix): \(count) on the server, \(state.map { "\($0)" } ?? "not") in the outbox"))
+            }
+        }
+        return found
     }
 
     private func ensureConnected(_ device: Device) async -> Divergence? {
@@ -797,6 +866,7 @@ final class ConvergenceScenario {
     ) -> [Divergence] {
         var divergences: [Divergence] = []
         checks = [:]
+        divergences += compareOutboxes()
         for device in devices {
             for open in device.lists {
                 guard let expected = expectedLists[device.userId]?[open.query] else { continue }
@@ -805,6 +875,10 @@ final class ConvergenceScenario {
             for open in device.objects { divergences += compareObject(open, on: device) }
             for open in device.memberLists { divergences += compareMembers(open, on: device) }
             for open in device.messageLists { divergences += compareMessages(open, on: device) }
+            for message in device.client.outbox.messages where message.syncState == .syncing {
+                divergences.append(
+                    .init(category: "outbox", detail: "\(device.name): \(message.messageId) still syncing after healing"))
+            }
             let total = server.totalUnreadCount(userId: device.userId)
             checks["totals", default: 0] += 1
             if total > 0 { checks["nonzero totals", default: 0] += 1 }
@@ -1027,7 +1101,14 @@ final class ConvergenceScenario {
         let list = open.list
         let prefix =
             "\(device.name) message list of \(open.channelId) (page \(open.pageSize); \(status(list.dataStatus, list.loadingStatus, list.error)))"
-        let live = open.list.snapshots.map(MessageView.init)
+        // The outbox's failed messages close the list (after every stored one): the device's own,
+        // checked by `compareOutboxes()`.
+        let snapshots = open.list.snapshots
+        let localCount = snapshots.reversed().prefix { $0.syncState.isLocal }.count
+        if snapshots.dropLast(localCount).contains(where: \.syncState.isLocal) {
+            return [.init(category: "messages", detail: "\(prefix): a local message before a stored one")]
+        }
+        let live = snapshots.dropLast(localCount).map(MessageView.init)
         let server = server.messages(channelId: open.channelId).map(MessageView.init)
         let strict =
             open.memberAtOpen && !membershipMayLapse.contains("\(device.userId)|\(open.channelId)")
