@@ -73,6 +73,60 @@ import Testing
         await reopened.close()
     }
 
+    /// A send with a client-chosen id happens once on PostgreSQL: its repeat after a restart
+    /// answers the stored message; two nodes of a cluster asked at once with one id store one.
+    @Test func aChosenMessageIdIsSentOnceAcrossARestartAndAcrossNodes() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let send = ChatRequest.sendMessage(MessageDraft(channelId: "room", text: "once", messageId: "m-once"))
+        let create = ChatRequest.createChannel(ChannelDraft(type: .community, channelId: "room", userIds: ["bob"]))
+
+        let single = try cluster.createDatabase()
+        let server = try await ChatServer(database: try database(cluster, single))
+        _ = try await server.registerUser(id: "bob")
+        let alice = server.connection(userId: "alice", deviceId: "phone")
+        _ = try await alice.connect(resumingAfter: nil)
+        _ = try await alice.send(create)
+        let first = try await alice.send(send).response.messageValue
+        await server.close()
+        let reopened = try await ChatServer(database: try database(cluster, single))
+        let again = reopened.connection(userId: "alice", deviceId: "phone")
+        _ = try await again.connect(resumingAfter: nil)
+        let repeated = try await again.send(send).response.messageValue
+        #expect(repeated == first && repeated?.sequence == 1)
+        #expect(reopened.messages(channelId: "room").map(\.messageId) == ["m-once"])
+        let bob = reopened.connection(userId: "bob", deviceId: "phone")
+        _ = try await bob.connect(resumingAfter: nil)
+        await #expect(throws: ChatError.alreadyExists("message 'm-once'")) {
+            try await bob.send(.sendMessage(MessageDraft(channelId: "room", text: "mine", messageId: "m-once")))
+        }
+        await reopened.close()
+
+        let shared = try cluster.createDatabase()
+        let nodes = [
+            try await ChatServer(log: try database(cluster, shared), nodeId: "n0"),
+            try await ChatServer(log: try database(cluster, shared), nodeId: "n1"),
+        ]
+        _ = try await nodes[0].registerUser(id: "bob")
+        let phone = nodes[0].connection(userId: "alice", deviceId: "phone")
+        let laptop = nodes[1].connection(userId: "alice", deviceId: "laptop")
+        _ = try await phone.connect(resumingAfter: nil)
+        _ = try await laptop.connect(resumingAfter: nil)
+        _ = try await phone.send(create)
+        async let one = phone.send(send)
+        async let other = laptop.send(send)
+        let (a, b) = (try await one.response.messageValue, try await other.response.messageValue)
+        #expect(a != nil && a == b && a?.sequence == 1)
+        for node in nodes {
+            let deadline = Date() + 10
+            while node.messages(channelId: "room").isEmpty, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(node.messages(channelId: "room").map(\.messageId) == ["m-once"])
+        }
+        for node in nodes { await node.close() }
+    }
+
     /// PostgreSQL killed (`pg_ctl -m immediate`) under a running server: a change fails within
     /// 10 s with `unavailable`, never hangs; PostgreSQL back, everything works again without a
     /// restart of the server, and every acknowledged message is in the database.

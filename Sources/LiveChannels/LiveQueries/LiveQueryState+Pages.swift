@@ -92,7 +92,8 @@ extension LiveQueryState {
             if value.version <= revision { confirmed.insert(element.id) }
         }
         if newestCachedVersion > revision {
-            for value in newer() where (value.version > revision || value.isLocal) && isInScope(value) && matches(value) {
+            for value in newer() where (value.version > revision || value.isLocal) && isInScope(value) && matches(value)
+            {
                 candidates[value.id] = value
             }
         }

@@ -127,8 +127,7 @@ struct LiveQueryState<Spec: LiveQuerySpec>: Sendable {
         let key = spec.sortKey(for: entity)
         // A value no newer than the pages, inside their range, that they did not list: the
         // server's answer stands (only a newer version can bring it in).
-        if !isListed, !entity.isLocal, let covered = coveredRevision, entity.version <= covered, window.contains(key)
-        {
+        if !isListed, !entity.isLocal, let covered = coveredRevision, entity.version <= covered, window.contains(key) {
             return nil
         }
         defer { checkAfterMutation() }

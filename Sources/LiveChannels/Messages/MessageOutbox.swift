@@ -161,7 +161,6 @@ final class MessageOutbox: Sendable {
     /// The outbox's messages in creation order (syncing and failed).
     var messages: [Message] { state.withLock { $0.queue } }
 
-
     // MARK: The sender
 
     /// Wakes the sender (starting it if it is not running).

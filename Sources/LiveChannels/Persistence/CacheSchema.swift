@@ -29,8 +29,10 @@ enum CacheSchema {
     /// sequence; the size drops to the outbox's. What `ChatClient.clearPersistence()` runs, and
     /// a start-over (another server history).
     static var deleteEverything: String {
-        StoredKind.allCases.map { $0 == .messages ? "DELETE FROM messages WHERE pinned = 0;\n" : "DELETE FROM \($0.table);\n" }
-            .joined()
+        StoredKind.allCases.map {
+            $0 == .messages ? "DELETE FROM messages WHERE pinned = 0;\n" : "DELETE FROM \($0.table);\n"
+        }
+        .joined()
             + "DELETE FROM lists; DELETE FROM meta WHERE key = 'sequence';\n"
             + "UPDATE meta SET value = (SELECT coalesce(sum(size), 0) FROM messages) WHERE key = 'bytes';\n"
     }

@@ -52,7 +52,9 @@ import Testing
         let server = ChatServer()
         let (alice, bob) = try await Self.pair(server)
         try await alice.send(Self.draft("mine", id: "taken"))
-        for (device, request) in [(bob, Self.draft("yours", id: "taken")), (alice, Self.draft("there", id: "taken", in: "other"))] {
+        for (device, request) in [
+            (bob, Self.draft("yours", id: "taken")), (alice, Self.draft("there", id: "taken", in: "other")),
+        ] {
             let error = await #expect(throws: ChatError.self) { try await device.send(request) }
             guard case .alreadyExists(let what) = error else {
                 Issue.record("expected alreadyExists, got \(String(describing: error))")

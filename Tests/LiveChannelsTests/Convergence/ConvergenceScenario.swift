@@ -523,7 +523,9 @@ final class ConvergenceScenario {
                 let message = try MessageRepository(client: client).createMessage(
                     channelId: id, text: "o", mentionedUserIds: mention)
                 created.append((device.name, id, message.messageId))
-                log.append("\(device.name) creates message \(message.messageId) in \(id)\(device.isOffline ? " (offline)" : "")")
+                log.append(
+                    "\(device.name) creates message \(message.messageId) in \(id)\(device.isOffline ? " (offline)" : "")"
+                )
                 variationCounts["outbox messages created", default: 0] += 1
                 if device.isOffline { variationCounts["outbox messages created offline", default: 0] += 1 }
             } catch {
@@ -877,7 +879,8 @@ final class ConvergenceScenario {
             for open in device.messageLists { divergences += compareMessages(open, on: device) }
             for message in device.client.outbox.messages where message.syncState == .syncing {
                 divergences.append(
-                    .init(category: "outbox", detail: "\(device.name): \(message.messageId) still syncing after healing"))
+                    .init(
+                        category: "outbox", detail: "\(device.name): \(message.messageId) still syncing after healing"))
             }
             let total = server.totalUnreadCount(userId: device.userId)
             checks["totals", default: 0] += 1

@@ -158,7 +158,10 @@ import Testing
         let list = repository.getMessages(channelId: "c1")
         let muted = try repository.createMessage(channelId: "c1", text: "can you hear me")
         let elsewhere = try repository.createMessage(channelId: "c2", text: "over here")
-        #expect(await eventually { list.snapshots.first?.syncState.isLocal == true && list.snapshots.first?.syncState != .syncing })
+        #expect(
+            await eventually {
+                list.snapshots.first?.syncState.isLocal == true && list.snapshots.first?.syncState != .syncing
+            })
         guard case .failed(.forbidden) = list.snapshots.first?.syncState else {
             Issue.record("expected .failed(.forbidden), got \(String(describing: list.snapshots.first?.syncState))")
             return
@@ -178,7 +181,10 @@ import Testing
 
         _ = try await moderation.muteMembers(["alice"], mutePeriod: -1)
         let second = try repository.createMessage(channelId: "c1", text: "again")
-        #expect(await eventually { list.snapshots.last.map { if case .failed = $0.syncState { true } else { false } } == true })
+        #expect(
+            await eventually {
+                list.snapshots.last.map { if case .failed = $0.syncState { true } else { false } } == true
+            })
         try await repository.discardMessage(channelId: "c1", messageId: second.messageId)
         #expect(list.snapshots.map(\.messageId) == [muted.messageId])
         #expect(repository.unsentMessages.isEmpty)
@@ -199,7 +205,9 @@ import Testing
         #expect(throws: ChatError.self) { try repository.createMessage(channelId: "c1", text: "x", messageId: "a b") }
         let chosen = try repository.createMessage(channelId: "c1", text: "x", messageId: "mine-1")
         #expect(chosen.messageId == "mine-1")
-        #expect(throws: ChatError.self) { try repository.createMessage(channelId: "c1", text: "y", messageId: "mine-1") }
+        #expect(throws: ChatError.self) {
+            try repository.createMessage(channelId: "c1", text: "y", messageId: "mine-1")
+        }
         await alice.close()
         #expect(throws: ChatClient.closedError) { try repository.createMessage(channelId: "c1", text: "late") }
     }
