@@ -24,7 +24,7 @@ extension Playground {
     static let commands = """
           create <ch> [users...]    create a community channel with members
           join <ch> | leave <ch>    join or leave a channel
-          send <ch> <text...>       send a message (@user mentions them)
+          send <ch> <text...>       send a message (@user mentions them; kept while offline)
           open <ch> | close         show a channel's messages, live, below the panes
           history <ch> [n]          print the channel's last n messages (default 10)
           read <ch> | unread <ch>   start / stop reading (unread count 0 while reading)
@@ -88,8 +88,19 @@ extension Playground {
             let id = try channel("send <ch> <text...>")
             let text = args.dropFirst().joined(separator: " ")
             guard !text.isEmpty else { throw UsageError(usage: "send <ch> <text...>") }
-            _ = try await messages.sendMessage(channelId: id, text: text, mentionedUserIds: Self.mentions(in: text))
-            return "\(me.id) → #\(id): \(text)"
+            // Through the outbox: kept and shown at once, sent when connected, never doubled.
+            let local = try messages.createMessage(
+                channelId: id, text: text, mentionedUserIds: Self.mentions(in: text))
+            switch await outcome(of: local, for: me) {
+            case .synced:
+                return "\(me.id) → #\(id): \(text)"
+            case .failed(let error):
+                // Refused by a rule: said, and not kept (nothing to resend here).
+                try? await messages.discardMessage(channelId: id, messageId: local.messageId)
+                throw error
+            case .syncing:
+                return "\(me.id) → #\(id): \(text) (sending… it goes once \(me.id) is online)"
+            }
         case "open":
             let id = try channel("open <ch>")
             _ = try await repository.getChannel(channelId: id)  // a clear error for a wrong id
@@ -196,7 +207,32 @@ extension Playground {
     static func line(for message: Message, viewer: String) -> String {
         let mark = message.mentionedUserIds.contains(viewer) ? "@" : " "
         let text = message.isDeleted ? "(deleted)" : message.text
-        return "\(mark) \(message.userId): \(text)"
+        let state =
+            switch message.syncState {
+            case .synced: ""
+            case .syncing: "  (sending…)"
+            case .failed: "  (not sent)"
+            }
+        return "\(mark) \(message.userId): \(text)\(state)"
+    }
+
+    /// How a message of the outbox stands once its first try is over: `.syncing` while the
+    /// participant is offline (it goes once they are online), else `.synced` or `.failed` (at
+    /// most 5 s; a try that keeps failing for want of a connection is still `.syncing`).
+    func outcome(of local: Message, for participant: Participant) async -> MessageSyncState {
+        let messages = MessageRepository(client: participant.client)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            guard let unsent = messages.unsentMessages.first(where: { $0.messageId == local.messageId }) else {
+                return .synced
+            }
+            if unsent.syncState != .syncing || participant.client.connectionState.snapshot != .connected
+                || ContinuousClock.now >= deadline
+            {
+                return unsent.syncState
+            }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
     }
 
     /// Opens `channelId`'s messages for `participant`: a live list, redrawn as messages arrive.

@@ -91,7 +91,9 @@ struct ExampleMissing: Error, CustomStringConvertible {
             as alice
             read general
             leave lab
+            open general
             offline
+            send general from the tunnel
             as bob
             send general are you there
             as alice
@@ -128,14 +130,20 @@ struct ExampleMissing: Error, CustomStringConvertible {
         // Alice leaves #lab: gone from her pane only.
         let afterLeave = screen(after: "alice> leave lab")
         #expect(afterLeave.contains("alice left #lab") && afterLeave.contains("✗ #lab The Lab"), "\(afterLeave)")
-        // Offline, then online: alice catches up with what bob sent meanwhile.
+        // Offline, then online: alice catches up with what bob sent meanwhile, and what she
+        // typed offline is kept ("sending…") and sent once she is online.
         #expect(screen(after: "alice> offline").contains("alice (offline)"))
+        let typedOffline = screen(after: "alice> send general from the tunnel")
+        #expect(typedOffline.contains("(sending… it goes once alice is online)"), "\(typedOffline)")
+        #expect(typedOffline.contains("alice: from the tunnel  (sending…)"), "\(typedOffline)")
         let afterOnline = screen(after: "alice> online")
         #expect(afterOnline.contains("alice (online)"))
+        #expect(afterOnline.contains("alice: from the tunnel") && !afterOnline.contains("(sending…)"), "\(afterOnline)")
         // Help names the users this playground acts as; errors read as words, not SDK advice.
         #expect(screen(after: "carol> help").contains("as <user>                 act as alice, bob or carol"))
         #expect(!output.contains("retry when the connection is back"))
-        #expect(afterOnline.contains("General (1)"))
+        // Bob's message came while she was away (her own, sent after it, marks it read).
+        #expect(afterOnline.contains("bob: are you there"), "\(afterOnline)")
         // Errors are shown, not fatal.
         #expect(screen(after: "carol> join nowhere").contains("! "))
         #expect(screen(after: "carol> bogus").contains("unknown command"))
