@@ -1,8 +1,8 @@
 // Benchmarks for LiveChannels. Run in release:
 //
 //     swift run -c release Benchmarks            # everything
-//     swift run -c release Benchmarks diff       # one group: diff, core, wire, server, client, lists, persistence,
-//                                                 # storage
+//     swift run -c release Benchmarks diff       # one group: diff, core, wire, server, client, outbox, lists,
+//                                                 # persistence, storage
 //     swift run -c release Benchmarks soak       # only when named: server memory over 1,000,000 messages
 //     swift run -c release Benchmarks hostile    # only when named: one careless client against the limits
 //     swift run -c release Benchmarks client.memory  # only when named: a client's memory over 300,000 messages
@@ -29,6 +29,7 @@ if wants("lists") { await LiveListBenchmark.run() }
 if groups.contains("client.lists") { try? await ClientBenchmark.liveQueries() }
 if groups.contains("client.unread") { ClientBenchmark.unreadTotal() }
 if groups.contains("client.e2e") { try? await ClientBenchmark.endToEnd() }
+if wants("outbox") { await OutboxBenchmark.run() }
 if groups.contains("client.server") { try? await ClientBenchmark.serverAlone() }
 if groups.contains("client.memory") { await ClientMemoryBenchmark.run() }
 if wants("persistence") { await PersistenceBenchmark.run() }
