@@ -195,6 +195,41 @@ import Testing
         await mod.close()
     }
 
+    /// A banned user's message ends `.failed(.forbidden)` after one try: a rule failure is never
+    /// retried by itself (not after a backoff, not after a reconnect).
+    @Test func aBannedUsersMessageFailsOnceAndIsNotRetried() async throws {
+        try await makeChannel()
+        let sends = Recorder<String>()
+        let alice = ChatClient(
+            transport: InterceptingTransport(
+                server.connection(userId: "alice", deviceId: "phone"),
+                hooks: .init(beforeSend: { request in
+                    if case .sendMessage(let draft) = request { sends.append(draft.messageId ?? "") }
+                })),
+            reconnectPolicy: .immediate)
+        try await alice.connect()
+        let mod = ChatClient(transport: server.connection(userId: "mod", deviceId: "phone"))
+        try await server.registerUser(id: "mod", isAdmin: true)
+        try await mod.connect()
+        _ = try await ChannelModeration(client: mod, channelId: "c1").banMembers(["alice"])
+        let repository = MessageRepository(client: alice)
+        let local = try repository.createMessage(channelId: "c1", text: "let me in")
+        #expect(await eventually { repository.unsentMessages.first?.syncState != .syncing })
+        guard case .failed(.forbidden) = repository.unsentMessages.first?.syncState else {
+            Issue.record("expected .failed(.forbidden): \(repository.unsentMessages)")
+            return
+        }
+        // Longer than the first backoff, and a reconnect: still one try.
+        try await Task.sleep(for: .seconds(1))
+        await alice.disconnect()
+        try await alice.connect()
+        await alice.synchronize()
+        #expect(sends.values == [local.messageId])
+        #expect(try await stored().isEmpty)
+        await alice.close()
+        await mod.close()
+    }
+
     @Test func badArgumentsAreRefusedOnTheDeviceAndAClosedClientCreatesNothing() async throws {
         let alice = offlineClient("alice")
         let repository = MessageRepository(client: alice)
@@ -269,6 +304,34 @@ import Testing
         }
         #expect(controller.messages.first { $0.messageId == id }?.syncState == .synced)
         #expect(try await stored().map(\.messageId) == [id])
+        await #expect(throws: ChatError.self) { try await controller.resendMessage(messageId: id) }
+
+        // Refused (muted), then resent through the controller once the mute is lifted.
+        try await server.registerUser(id: "mod", isAdmin: true)
+        let mod = ChatClient(transport: server.connection(userId: "mod", deviceId: "phone"))
+        try await mod.connect()
+        let moderation = ChannelModeration(client: mod, channelId: "c1")
+        _ = try await moderation.muteMembers(["alice"], mutePeriod: -1)
+        await alice.synchronize()
+        let refused = try await withCheckedThrowingContinuation { continuation in
+            controller.createNewMessage(text: "hush") { continuation.resume(with: $0) }
+        }
+        func state() -> MessageSyncState? { controller.messages.first { $0.messageId == refused }?.syncState }
+        while state() == .syncing, ContinuousClock.now < deadline + .seconds(10) {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        guard case .failed(.forbidden) = state() else {
+            Issue.record("expected .failed(.forbidden), got \(String(describing: state()))")
+            return
+        }
+        _ = try await moderation.unmuteMembers(["alice"])
+        try await controller.resendMessage(messageId: refused)
+        while state() != .synced, ContinuousClock.now < deadline + .seconds(20) {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(state() == .synced)
+        #expect(try await stored().map(\.messageId) == [id, refused])
+        await mod.close()
         await alice.close()
     }
 }
