@@ -34,6 +34,7 @@ import Testing
             #expect(server.messages(channelId: "room").map(\.messageId) == [local.messageId])
 
             // The same for `sendMessage`: it returns the stored message, once.
+            #expect(await eventually { alice.connectionState.snapshot == .connected })
             server.faults.dropAfterNext(userId: "alice", deviceId: "phone")
             let sent = try await repository.sendMessage(channelId: "room", text: "and again", mentionedUserIds: [])
             #expect(sent.sequence == 2)

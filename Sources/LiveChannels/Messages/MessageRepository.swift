@@ -24,8 +24,9 @@ public final class MessageRepository: Sendable {
     ///
     /// The message gets its id on the device (``MessageDraft/messageId``), so a send can never
     /// be doubled: when the connection drops after the request left (the server may have stored
-    /// it), the call waits for the client's reconnect (up to 10 s a time, 3 tries at most) and
-    /// sends it again with the same id, which the server answers with the stored message. For a
+    /// it), or the client is reconnecting, the call waits for the reconnect (up to 10 s a time, 3
+    /// tries at most) and sends it again with the same id, which the server answers with the
+    /// stored message. For a
     /// message that must survive being offline, use ``createMessage(channelId:text:mentionedUserIds:metadata:messageId:)``.
     /// - Parameters:
     ///   - channelId: the channel to send to (the user must be a member).
@@ -62,13 +63,18 @@ public final class MessageRepository: Sendable {
         }
     }
 
-    /// Whether the connection ended after ``SyncEngine/endedConnectionCount`` read `ended` and the
-    /// client is reconnecting. A send that failed with the connection may be told before the
-    /// client hears that the connection ended: it is given a few turns (at most 50 ms) to.
+    /// Whether the connection ended after ``SyncEngine/endedConnectionCount`` read `ended`, or the
+    /// client is reconnecting: a connection is on its way back. A send that failed with the
+    /// connection may be told before the client hears that the connection ended: it is given a
+    /// few turns (at most 50 ms) to.
     private func connectionDropped(since ended: Int) async -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(50)
         while true {
-            if client.connectionState.snapshot == .disconnected { return false }
+            switch client.connectionState.snapshot {
+            case .disconnected?, nil: return false
+            case .reconnecting?: return true
+            case .connecting?, .connected?: break
+            }
             if client.sync.endedConnectionCount > ended { return true }
             if ContinuousClock.now >= deadline { return false }
             await Task.yield()

@@ -94,6 +94,24 @@ async def main(port, token_alice, token_bob):
     read = await bob.request({"startReading": {"channelId": "py"}})
     assert read["channel"]["_0"]["readSequence"] == 1, read
 
+    # A chosen messageId makes a send idempotent: the repeat answers the stored message, adds
+    # nothing; the id taken by another user is alreadyExists; a bad id names the field.
+    once = {"sendMessage": {"_0": {"channelId": "py", "text": "sent once", "messageId": "py-once-1"}}}
+    first = (await alice.request(once))["message"]["_0"]
+    again = (await alice.request(once))["message"]["_0"]
+    assert first == again and first["messageId"] == "py-once-1" and first["sequence"] == 2, (first, again)
+    page = await bob.request({"queryMessages": {"_0": {"channelId": "py"}}})
+    assert [m["messageId"] for m in page["messages"]["_0"]["messages"]].count("py-once-1") == 1, page
+    for request, expected in [
+        ({"sendMessage": {"_0": {"channelId": "py", "text": "mine", "messageId": "py-once-1"}}}, "alreadyExists"),
+        ({"sendMessage": {"_0": {"channelId": "py", "text": "bad", "messageId": "no spaces"}}}, "messageId"),
+    ]:
+        try:
+            await bob.request(request)
+            raise AssertionError(f"accepted: {request}")
+        except RuntimeError as failure:
+            assert expected in json.dumps(failure.args[0]), failure
+
     try:
         await bob.request({"getChannel": {"channelId": "nowhere"}})
         raise AssertionError("a missing channel was found")
