@@ -93,7 +93,7 @@ let package = Package(
             name: "DocumentationTests", dependencies: ["LiveChannels", "ChatServer", "LiveCore"],
             plugins: ["DocumentationTestsPlugin"]),
         // Runs the example executables (TopLevel, Playground) as a user would.
-        .testTarget(name: "ExamplesTests"),
+        .testTarget(name: "ExamplesTests", dependencies: ["TerminalChat"]),
 
         .executableTarget(
             name: "Benchmarks",

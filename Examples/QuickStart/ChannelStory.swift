@@ -1,3 +1,4 @@
+import Foundation
 import ChatServer
 import LiveChannels
 
@@ -21,11 +22,13 @@ enum ChannelStory {
         builder.setTags(["ch-comm", "ios-sdk"])
         builder.setMetadata(["sdk_type": "ios"])
         let opsObject = channels.createChannel().community(with: builder)
+        // Each observer prints a line only when what it shows changed (a new message changes the
+        // channel's last message time, which these lines do not show).
+        let aliceLine = PrintedLine()
         let opsToken = opsObject.observe(on: .synchronous) { object, error in
             guard let channel = object.snapshot else { return }
-            print(
-                "  [Alice's ops] \(channel.displayName ?? "?"), \(channel.memberCount) members, unread \(channel.unreadCount)"
-            )
+            let members = channel.memberCount == 1 ? "1 member" : "\(channel.memberCount) members"
+            aliceLine.print("  [Alice's ops] \(channel.displayName ?? "?"), \(members), unread \(channel.unreadCount)")
         }
         _ = await opsObject.values.first { $0 != nil }
 
@@ -34,10 +37,11 @@ enum ChannelStory {
         let mine = bobsChannels.getChannels().communityType(
             with: CommunityChannelQueryBuilder(filter: .userIsMember)
         ).query()
+        let bobLine = PrintedLine()
         let listToken = mine.observe(on: .synchronous) { collection, change, _ in
             if let change, change.isEmpty { return }  // a status-only update (page loading)
             let names = collection.snapshots.map { "\($0.displayName ?? $0.channelId)(\($0.unreadCount))" }
-            print("  [Bob's channels] \(names)\(change.map { " after \($0)" } ?? " (first)")")
+            bobLine.print("  [Bob's channels] \(names)", then: change.map { " after \($0)" } ?? " (first)")
         }
         for await update in mine.updates where update.loadingStatus == .loaded { break }
 
@@ -85,5 +89,21 @@ enum ChannelStory {
         await alice.disconnect()
         await bob.disconnect()
         print("Goodbye.")
+    }
+}
+
+/// A line an observer prints, printed again only when it reads differently.
+final class PrintedLine: @unchecked Sendable {
+    /// Guards `last` (observers may be called on any thread).
+    private let lock = NSLock()
+    private var last: String?
+
+    /// Prints `line` (followed by `suffix`) unless `line` is what was printed last.
+    func print(_ line: String, then suffix: String = "") {
+        lock.lock()
+        let isNew = last != line
+        last = line
+        lock.unlock()
+        if isNew { Swift.print(line + suffix) }
     }
 }

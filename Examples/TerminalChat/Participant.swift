@@ -17,6 +17,8 @@ final class Participant {
     var typing: [String: LiveObject<Set<String>>] = [:]
     var tokens: [NotificationToken] = []
     var online = false
+    /// Connecting again and again, while the server could not be reached at start.
+    var connecting: Task<Void, Never>?
     /// The channel whose messages the participant has open (shown below the panes while they
     /// act), and its live message list.
     var openChannel: String?

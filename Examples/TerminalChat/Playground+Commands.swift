@@ -26,68 +26,61 @@ extension Playground {
           join <ch> | leave <ch>    join or leave a channel
           send <ch> <text...>       send a message (@user mentions them; kept while offline)
           open <ch> | close         show a channel's messages, live, below the panes
-          history <ch> [n]          print the channel's last n messages (default 10)
+          history <ch> [n]          print the channel's last n messages (1 to 100; default 10)
           read <ch> | unread <ch>   start / stop reading (unread count 0 while reading)
           type <ch> | stoptype <ch> start / stop typing
           rename <ch> <name...>     rename a channel
           ban <ch> <user>           ban a member (unban <ch> <user> to undo)
-          mute <ch> <user> [secs]   mute a member (unmute <ch> <user> to undo)
+          mute <ch> <user> [secs]   mute a member for secs (60 if left out; -1: until unmuted)
           promote <ch> <user>       make a member a moderator (demote <ch> <user> to undo)
         a channel's creator moderates it (#general: the first user); moderators promote others
           offline | online          disconnect / reconnect the acting user
           show | help | quit
         """
 
-    /// Runs one command line; `false` to stop.
+    /// Runs one command line; `false` to stop. A line that cannot be read runs nothing: the
+    /// screen says which argument and why.
     func run(_ line: String) async -> Bool {
-        let words = line.split(separator: " ").map(String.init)
-        guard let command = words.first, !command.hasPrefix("#") else { return true }
-        let args = Array(words.dropFirst())
+        let command: PlaygroundCommand
+        do {
+            guard let parsed = try PlaygroundCommand.parse(line, users: participants.map(\.id)) else { return true }
+            command = parsed
+        } catch {
+            if !interactive { write("\(actor.id)> \(line)\n") }
+            lastMessage = error.message
+            await show(after: line)
+            return true
+        }
         if !interactive { write("\(actor.id)> \(line)\n") }
         do {
-            lastMessage = try await perform(command, args)
-        } catch let error as UsageError {
-            lastMessage = "usage: \(error.usage)"
+            lastMessage = try await perform(command)
         } catch {
             lastMessage = "! \(Self.words(for: error))"
         }
-        if command == "quit" || command == "exit" { return false }
+        if command == .quit { return false }
         await settle()
         await show(after: line)
         return true
     }
 
-    func perform(_ command: String, _ args: [String]) async throws -> String {
+    func perform(_ command: PlaygroundCommand) async throws -> String {
         let me = actor
         let repository = ChannelRepository(client: me.client)
         let messages = MessageRepository(client: me.client)
-        func channel(_ usage: String) throws -> String {
-            guard let id = args.first else { throw UsageError(usage: usage) }
-            return id
-        }
         switch command {
-        case "as":
-            guard let id = args.first, let participant = participants.first(where: { $0.id == id }) else {
-                throw UsageError(usage: "as <\(participants.map(\.id).joined(separator: "|"))>")
-            }
-            actor = participant
+        case .actAs(let id):
+            actor = participants.first { $0.id == id }!
             return "acting as \(id)"
-        case "create":
-            let id = try channel("create <ch> [users...]")
-            try await createChannel(as: me, id: id, members: Array(args.dropFirst()))
+        case .create(let id, let members):
+            try await createChannel(as: me, id: id, members: members)
             return "\(me.id) created #\(id)"
-        case "join":
-            let id = try channel("join <ch>")
+        case .join(let id):
             _ = try await repository.joinChannel(channelId: id)
             return "\(me.id) joined #\(id)"
-        case "leave":
-            let id = try channel("leave <ch>")
+        case .leave(let id):
             try await repository.leaveChannel(id)
             return "\(me.id) left #\(id)"
-        case "send":
-            let id = try channel("send <ch> <text...>")
-            let text = args.dropFirst().joined(separator: " ")
-            guard !text.isEmpty else { throw UsageError(usage: "send <ch> <text...>") }
+        case .send(let id, let text):
             // Through the outbox: kept and shown at once, sent when connected, never doubled.
             let local = try messages.createMessage(
                 channelId: id, text: text, mentionedUserIds: Self.mentions(in: text))
@@ -101,94 +94,71 @@ extension Playground {
             case .syncing:
                 return "\(me.id) → #\(id): \(text) (sending… it goes once \(me.id) is online)"
             }
-        case "open":
-            let id = try channel("open <ch>")
+        case .open(let id):
             _ = try await repository.getChannel(channelId: id)  // a clear error for a wrong id
             open(id, for: me)
             return "\(me.id) opened #\(id)"
-        case "close":
+        case .close:
             close(for: me)
             return "\(me.id) closed the message pane"
-        case "history":
-            let id = try channel("history <ch> [n]")
-            let count = args.count > 1 ? Int(args[1]) ?? 0 : 10
-            guard (1...100).contains(count) else { throw UsageError(usage: "history <ch> [n], n from 1 to 100") }
+        case .history(let id, let count):
             let list = messages.getMessages(channelId: id, pageSize: count)
             for await update in list.updates where update.loadingStatus != .loading { break }
             if let error = list.error { throw error }
             let lines = list.snapshots.suffix(count).map { Self.line(for: $0, viewer: me.id) }
             return (["#\(id), the last \(lines.count):"] + lines).joined(separator: "\n")
-        case "read":
-            let id = try channel("read <ch>")
+        case .read(let id):
             try await ChannelParticipation(client: me.client, channelId: id).startReading()
             return "\(me.id) is reading #\(id)"
-        case "unread":
-            let id = try channel("unread <ch>")
+        case .unread(let id):
             try await ChannelParticipation(client: me.client, channelId: id).stopReading()
             return "\(me.id) stopped reading #\(id)"
-        case "type":
-            let id = try channel("type <ch>")
+        case .type(let id):
             try await messages.startTyping(channelId: id)
             return "\(me.id) is typing in #\(id)"
-        case "stoptype":
-            let id = try channel("stoptype <ch>")
+        case .stopType(let id):
             try await messages.stopTyping(channelId: id)
             return "\(me.id) stopped typing in #\(id)"
-        case "rename":
-            let id = try channel("rename <ch> <name...>")
-            let name = args.dropFirst().joined(separator: " ")
-            guard !name.isEmpty else { throw UsageError(usage: "rename <ch> <name...>") }
+        case .rename(let id, let name):
             let updater = ChannelUpdateBuilder(channelId: id, client: me.client)
             updater.setDisplayName(name)
             _ = try await repository.updateChannel(with: updater)
             return "\(me.id) renamed #\(id) to \(name)"
-        case "ban", "unban":
-            guard args.count == 2 else { throw UsageError(usage: "\(command) <ch> <user>") }
-            let moderation = ChannelModeration(client: me.client, channelId: args[0])
-            if command == "ban" {
-                _ = try await moderation.banMembers([args[1]])
-            } else {
-                _ = try await moderation.unbanMembers([args[1]])
-            }
-            return "\(me.id) \(command)ned \(args[1]) in #\(args[0])"
-        case "mute", "unmute":
-            guard args.count >= 2 else {
-                throw UsageError(usage: "\(command) <ch> <user>\(command == "mute" ? " [secs]" : "")")
-            }
-            let moderation = ChannelModeration(client: me.client, channelId: args[0])
-            if command == "mute" {
-                let seconds = args.count > 2 ? TimeInterval(args[2]) ?? 60 : 60
-                _ = try await moderation.muteMembers([args[1]], mutePeriod: seconds)
-                let period = seconds == -1 ? "until unmuted" : "for \(seconds.formatted(.number.grouping(.never))) s"
-                return "\(me.id) muted \(args[1]) in #\(args[0]) \(period)"
-            }
-            _ = try await moderation.unmuteMembers([args[1]])
-            return "\(me.id) unmuted \(args[1]) in #\(args[0])"
-        case "promote", "demote":
-            guard args.count == 2 else { throw UsageError(usage: "\(command) <ch> <user>") }
-            let moderation = ChannelModeration(client: me.client, channelId: args[0])
-            if command == "promote" {
-                _ = try await moderation.addRole("moderator", userIds: [args[1]])
-                return "\(me.id) made \(args[1]) a moderator of #\(args[0])"
-            }
-            _ = try await moderation.removeRole("moderator", userIds: [args[1]])
-            return "\(me.id) made \(args[1]) a member of #\(args[0]) again"
-        case "offline":
+        case .ban(let id, let user):
+            _ = try await ChannelModeration(client: me.client, channelId: id).banMembers([user])
+            return "\(me.id) banned \(user) in #\(id)"
+        case .unban(let id, let user):
+            _ = try await ChannelModeration(client: me.client, channelId: id).unbanMembers([user])
+            return "\(me.id) unbanned \(user) in #\(id)"
+        case .mute(let id, let user, let seconds):
+            _ = try await ChannelModeration(client: me.client, channelId: id).muteMembers(
+                [user], mutePeriod: TimeInterval(seconds))
+            return "\(me.id) muted \(user) in #\(id) \(seconds == -1 ? "until unmuted" : "for \(seconds) s")"
+        case .unmute(let id, let user):
+            _ = try await ChannelModeration(client: me.client, channelId: id).unmuteMembers([user])
+            return "\(me.id) unmuted \(user) in #\(id)"
+        case .promote(let id, let user):
+            _ = try await ChannelModeration(client: me.client, channelId: id).addRole("moderator", userIds: [user])
+            return "\(me.id) made \(user) a moderator of #\(id)"
+        case .demote(let id, let user):
+            _ = try await ChannelModeration(client: me.client, channelId: id).removeRole("moderator", userIds: [user])
+            return "\(me.id) made \(user) a member of #\(id) again"
+        case .offline:
+            me.connecting?.cancel()
             await me.client.disconnect()
             me.online = false
             return "\(me.id) is offline"
-        case "online":
+        case .online:
+            me.connecting?.cancel()
             try await me.client.connect()
             me.online = true
             return "\(me.id) is online"
-        case "show":
+        case .show:
             return ""
-        case "help":
+        case .help:
             return help
-        case "quit", "exit":
+        case .quit:
             return "bye"
-        default:
-            throw UsageError(usage: "unknown command '\(command)'; type help")
         }
     }
 

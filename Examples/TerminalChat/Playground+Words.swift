@@ -18,23 +18,28 @@ extension Playground {
         case .reconnecting: return "reconnecting…"
         case .disconnected:
             guard let error = state.error else { return "offline" }
+            if case .unavailable? = error as? ChatError { return "offline: the server cannot be reached" }
             return "offline: \(words(for: error))"
         }
     }
 
-    /// An error in words for the person at the terminal, without an app's advice.
+    /// An error in words for the person at the terminal: what happened, without the SDK's
+    /// advice to a developer (`ChatError`'s descriptions say "call connect() first", "retry
+    /// when the connection is back" — to a program, not to a person typing).
     static func words(for error: any Error) -> String {
-        switch error as? ChatError {
-        case .unavailable(let reason)?: "the server cannot be reached (\(reason))"
-        case .unauthorized(let reason)?: "signed out by the server (\(reason)); start again with a new token"
-        case .notFound(let what)?: "not found: \(what)"
-        case .rateLimited(let seconds)?:
-            "too fast; try again in \(seconds.isFinite ? Int(max(1, min(seconds.rounded(.up), 3_600))) : 1) s"
-        default: "\(error)"
+        guard let error = error as? ChatError else { return "\(error)" }
+        switch error {
+        case .unavailable:
+            return "the server cannot be reached now; the chat reconnects by itself (the pane says when it is online)"
+        case .unauthorized(let reason): return "signed out by the server (\(reason)); start again with a new token"
+        case .notFound(let what): return "not found: \(what)"
+        case .alreadyExists(let what): return "\(what) exists already"
+        case .notAllowed(let reason): return "not allowed: \(reason)"
+        case .forbidden(let reason): return "not permitted: \(reason)"
+        case .invalidArgument(let field, let reason): return "\(field) \(reason)"
+        case .limitExceeded(let what): return "too much: \(what)"
+        case .rateLimited(let seconds):
+            return "too fast; try again in \(seconds.isFinite ? Int(max(1, min(seconds.rounded(.up), 3_600))) : 1) s"
         }
     }
-}
-
-struct UsageError: Error {
-    var usage: String
 }

@@ -38,19 +38,32 @@ public final class Playground {
     }
 
     /// Connects every user, opens `#general` (created by the first user, or joined when it
-    /// exists on a shared server) and waits until the lists have settled.
+    /// exists on a shared server) and waits until the lists have settled. A user whose server
+    /// cannot be reached is shown offline ("offline: the server cannot be reached …") and
+    /// connects by itself once it can, every second; #general opens then.
     ///
-    /// - Throws: the `ChatError` of a connect or of opening `#general`.
+    /// - Throws: the `ChatError` of opening `#general` (a refused token, say).
     public func start() async throws {
         for participant in participants {
-            try await participant.client.connect()
-            participant.online = true
             participant.tokens.append(participant.list.observe { [weak self] _, _, _ in self?.scheduleRedraw() })
             participant.tokens.append(
                 participant.client.connectionState.observe { [weak self] _, _ in self?.scheduleRedraw() })
         }
-        // The first user opens #general and moderates it (a creator is its moderator); on a
-        // shared server, whoever started first did.
+        for participant in participants {
+            do {
+                try await participant.client.connect()
+                participant.online = true
+            } catch ChatError.unavailable {
+                keepConnecting(participant)
+            }
+        }
+        if participants[0].online { try await openGeneral() }
+        await settle()
+    }
+
+    /// The first user opens #general and moderates it (a creator is its moderator); on a shared
+    /// server, whoever started first did. Every user's message pane shows it.
+    func openGeneral() async throws {
         do {
             try await createChannel(as: participants[0], id: "general", members: participants.dropFirst().map(\.id))
             lastMessage = "\(participants[0].id) moderates #general"
@@ -59,8 +72,37 @@ public final class Playground {
             _ = try await ChannelRepository(client: participants[0].client).joinChannel(channelId: "general")
         }
         for participant in participants { open("general", for: participant) }
-        await settle()
     }
+
+    /// Tries to connect `participant` every second until it connects (or the user takes over
+    /// with `online`/`offline`), then opens #general if nobody has.
+    func keepConnecting(_ participant: Participant) {
+        participant.connecting = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.connectRetryInterval)
+                guard !Task.isCancelled else { return }
+                do {
+                    try await participant.client.connect()
+                } catch {
+                    continue
+                }
+                participant.online = true
+                guard let self else { return }
+                if participant.id == participants[0].id, participant.openChannel == nil {
+                    do {
+                        try await openGeneral()
+                    } catch {
+                        lastMessage = "! \(Self.words(for: error))"
+                    }
+                }
+                scheduleRedraw()
+                return
+            }
+        }
+    }
+
+    /// How often a user whose server could not be reached at start tries again.
+    static let connectRetryInterval = Duration.seconds(1)
 
     /// Shows the panes, runs each line of standard input as a command until `quit` or the end of
     /// input, then stops. Lines are read on a thread of their own, so that the main actor stays
@@ -82,6 +124,7 @@ public final class Playground {
     /// Ends the observations and disconnects every user.
     public func stop() async {
         for participant in participants {
+            participant.connecting?.cancel()
             participant.tokens.forEach { $0.invalidate() }
             await participant.client.disconnect()
         }

@@ -59,6 +59,13 @@ struct ExampleMissing: Error, CustomStringConvertible {
         #expect(status == 0, "\(output)")
         #expect(output.contains("Bob left: his list now has 0 channels."))
         #expect(output.hasSuffix("Goodbye.\n"))
+        // Words a person reads: "1 member", and no line printed twice in a row unchanged.
+        #expect(output.contains("Ops Room, 1 member, unread 0") && !output.contains("1 members"), "\(output)")
+        let lines = output.split(separator: "\n")
+        let repeated = zip(lines, lines.dropFirst()).filter { $0 == $1 }.map(\.0)
+        #expect(repeated.isEmpty, "printed again unchanged: \(repeated)")
+        let alicesLines = lines.filter { $0.hasPrefix("  [Alice's ops]") }
+        #expect(alicesLines.count == Set(alicesLines).count, "\(alicesLines)")
     }
 
     /// `swift run StreamStyle`: the Stream seeds' flows (channel list with a delegate, typing
@@ -158,6 +165,9 @@ struct ExampleMissing: Error, CustomStringConvertible {
             send general hi @alice, look
             as alice
             history general
+            mute general bob abc
+            as bob
+            send general not muted
             as carol
             ban general bob
             as alice
@@ -191,18 +201,24 @@ struct ExampleMissing: Error, CustomStringConvertible {
         #expect(asAlice.contains("@ bob: hi @alice, look"), "\(asAlice)")
         #expect(screen(after: "alice> history general").contains("#general, the last 1:"))
         // Carol cannot moderate until alice promotes her.
-        #expect(screen(after: "carol> ban general bob").contains("! Forbidden"))
+        #expect(screen(after: "carol> ban general bob").contains("! not permitted: "))
         #expect(screen(after: "alice> promote general carol").contains("alice made carol a moderator of #general"))
         #expect(screen(after: "carol> mute general bob 30").contains("carol muted bob in #general for 30 s"))
-        // The request: a period past the maximum is refused, and the session goes on.
+        // A period past the maximum is refused before anything is sent, naming [secs] as help
+        // does, and the session goes on.
         let huge = screen(after: "alice> mute general bob 99999999999")
-        #expect(huge.contains("! ") && huge.contains("period"), "\(huge)")
+        #expect(huge.contains("usage: mute <ch> <user> [secs] — [secs]: 99999999999 is out of range"), "\(huge)")
         #expect(screen(after: "alice> mute general bob -1").contains("alice muted bob in #general until unmuted"))
         #expect(screen(after: "bob> send general still here?").contains("! "), "a muted member cannot send")
         // A count out of range is a usage error, not a crash.
-        #expect(screen(after: "alice> history general -5").contains("history <ch> [n], n from 1 to 100"))
-        #expect(screen(after: "alice> history general 1000").contains("history <ch> [n], n from 1 to 100"))
-        #expect(screen(after: "alice> history general 2").contains("#general, the last 1:"), "one message so far")
+        #expect(
+            screen(after: "alice> history general -5").contains("usage: history <ch> [n] — [n]: -5 is out of range"))
+        #expect(screen(after: "alice> history general 1000").contains("give a whole number from 1 to 100"))
+        #expect(screen(after: "alice> history general 2").contains("#general, the last 2:"), "two messages so far")
+        // A typo never acts: `mute general bob abc` is refused, and bob can still send.
+        let typo = screen(after: "alice> mute general bob abc")
+        #expect(typo.contains("usage: mute <ch> <user> [secs] — [secs]: 'abc' is not a number of seconds"), "\(typo)")
+        #expect(screen(after: "bob> send general not muted").contains("bob → #general: not muted"))
     }
 
     @Test func colorFlagHighlightsWithANSI() throws {

@@ -96,6 +96,10 @@ import Testing
         #expect(await storage.exitStatus() == 2)
         let storageError = storage.standardError
         #expect(storageError.contains(unwritable) && !storageError.contains("retry when"), "\(storageError)")
+        let folder = directory.appendingPathComponent("no/such/folder").path
+        #expect(
+            storageError.contains("the folder \(folder) does not exist") && !storageError.contains("SQLite error"),
+            "\(storageError)")
 
         let badUser = try Subprocess(chatServer, ["token", " alice"], environment: ["CHAT_SERVER_SECRET": secret])
         #expect(await badUser.exitStatus() == 2)
@@ -125,6 +129,14 @@ import Testing
         #expect(await missing.exitStatus() == 2)
         let missingError = missing.standardError
         #expect(missingError.contains("/nonexistent/secret"), "\(missingError)")
+
+        // No secret at all: one line saying so, not the server command's usage.
+        let noSecret = try Subprocess(chatServer, ["token", "alice"], environment: ["CHAT_SERVER_SECRET": ""])
+        #expect(await noSecret.exitStatus() == 2)
+        let noSecretError = noSecret.standardError
+        #expect(noSecretError.hasPrefix("chat-server token: a token is signed"), "\(noSecretError)")
+        #expect(!noSecretError.contains("Usage:") && !noSecretError.contains("<subcommand>"), "\(noSecretError)")
+        #expect(!missingError.contains("Usage:"), "\(missingError)")
 
         let forever = try Subprocess(
             chatServer, ["token", "alice", "--ttl", "1e300"], environment: ["CHAT_SERVER_SECRET": secret])
@@ -228,6 +240,52 @@ import Testing
             await transport.disconnect()
             server.process.terminate()  // SIGTERM
             #expect(await server.exitStatus() == 0, "run \(run): \(server.standardError)")
+        }
+    }
+
+    /// `chat-terminal` started while its server is down does not quit: its pane says "offline:
+    /// the server cannot be reached" (no NIO internals, no advice to a program), and it connects
+    /// by itself, opening #general, once a server starts on that port.
+    @Test func theTerminalStartedBeforeItsServerConnectsOnceTheServerIsUp() async throws {
+        // A port nobody listens on: a server's, stopped.
+        let probe = try Subprocess(chatServer, ["--dev", "--port", "0"], environment: ["CHAT_SERVER_SECRET": ""])
+        var probeLines = probe.lines.makeAsyncIterator()
+        let port = try #require(
+            await probeLines.next()?.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/)
+                .flatMap { Int($0.1) })
+        probe.process.terminate()
+        _ = await probe.exitStatus()
+
+        let terminal = Process()
+        terminal.executableURL = Subprocess.product("chat-terminal")
+        terminal.arguments = ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", "alice"]
+        let input = Pipe()
+        let output = Pipe()
+        terminal.standardInput = input
+        terminal.standardOutput = output
+        terminal.standardError = output
+        try terminal.run()
+        try await Task.sleep(for: .seconds(2))
+        input.fileHandleForWriting.write(Data("show\n".utf8))
+        try await Task.sleep(for: .milliseconds(500))
+        let server = try Subprocess(
+            chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
+        defer { server.process.terminate() }
+        // It tries every second; a machine busy with other tests may take longer.
+        try await Task.sleep(for: .seconds(4))
+        input.fileHandleForWriting.write(Data("show\nsend general hello\nquit\n".utf8))
+        try input.fileHandleForWriting.close()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        terminal.waitUntilExit()
+        #expect(terminal.terminationStatus == 0, "\(text)")
+        let screens = text.components(separatedBy: "\n\n")
+        let shows = screens.filter { $0.hasPrefix("alice> show") }
+        #expect(shows.first?.contains("alice (offline: the server cannot be reached)") == true, "\(shows)")
+        #expect(shows.last?.contains("alice (online)") == true && shows.last?.contains("#general") == true, "\(shows)")
+        let send = screens.first { $0.hasPrefix("alice> send general") } ?? ""
+        #expect(send.contains("alice → #general: hello"), "\(send)")
+        for internal in ["SingleConnectionFailure", "errno", "connect()", "retry when"] {
+            #expect(!text.contains(internal), "\(internal) in: \(text)")
         }
     }
 

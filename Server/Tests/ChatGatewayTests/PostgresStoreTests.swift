@@ -165,6 +165,27 @@ import Testing
         await reopened.close()
     }
 
+    /// `chat-server --postgres` waiting for a database that is not up yet says so once, with
+    /// how long it waits, then starts once the database answers.
+    @Test func chatServerSaysItIsWaitingForTheDatabase() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        try cluster.kill()
+        let server = try Subprocess(chatServer, ["--dev", "--port", "0", "--postgres", cluster.url(name)])
+        try await Task.sleep(for: .seconds(3))
+        try cluster.restart()
+        var lines = server.lines.makeAsyncIterator()
+        let listening = await lines.next()
+        #expect(listening?.hasPrefix("listening on ws://") == true, "\(listening ?? "nothing")")
+        server.process.terminate()
+        #expect(await server.exitStatus() == 0)
+        let said = server.standardError
+        let notice =
+            "chat-server: waiting for PostgreSQL at \(try PostgresEndpoint(url: cluster.url(name))) (up to 30 s)"
+        #expect(said.components(separatedBy: notice).count == 2, "said once: \(said)")
+    }
+
     @Test func chatServerRunsOnPostgresAndRefusesWhatItMustNotTouch() async throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }

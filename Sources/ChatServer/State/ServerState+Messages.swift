@@ -6,11 +6,12 @@ extension ServerState {
     /// and that of every member reading the channel on some device, moves to it; mentioned
     /// members get their mention flag; the sender stops typing.
     ///
-    /// Mentions: every mentioned id must name a registered user (`invalidArgument(field:
-    /// "mentionedUserIds")` otherwise); mentions of users who are not members of the channel are
-    /// dropped silently (as Stream does): the stored message mentions members only, so nobody
-    /// outside the channel is flagged, and a member who left while the message was written does
-    /// not make the send fail.
+    /// Mentions: every mentioned id must be a well-formed id (`invalidArgument(field:
+    /// "mentionedUserIds")` otherwise); mentions of users who are not members of the channel —
+    /// users nobody registered among them — are dropped silently (as Stream and Amity do): the
+    /// stored message mentions members only, so nobody outside the channel is flagged, and a
+    /// member who left while the message was written, or a name typed for someone who never
+    /// connected, does not make the send fail.
     ///
     /// - Throws: `invalidArgument` (`channelId`, `text`, `mentionedUserIds`, `metadata`);
     ///   `limitExceeded` (metadata over 100 KB); `notFound`; `notAllowed` (deleted); `forbidden` (not a member, broadcast
@@ -86,7 +87,7 @@ extension ServerState {
     }
 
     /// Replaces a message's text, mentions and metadata with the draft's. Mentions follow the
-    /// rules of ``sendMessage(_:by:now:)``: unknown users are refused, non-members dropped.
+    /// rules of ``sendMessage(_:by:now:)``: non-members (unknown users among them) are dropped.
     ///
     /// - Throws: `notFound` (message, or not in `draft.channelId`); `notAllowed` (deleted
     ///   message or channel); `forbidden` (not the sender nor a moderator); `invalidArgument`;
@@ -194,7 +195,6 @@ extension ServerState {
         if draft.text.isEmpty { throw .invalidArgument(field: "text", reason: "must not be empty") }
         try InputCheck.messageText(draft.text)
         try InputCheck.ids(draft.mentionedUserIds, field: "mentionedUserIds")
-        try requireKnownUsers(draft.mentionedUserIds, field: "mentionedUserIds")
         try InputCheck.metadata(draft.metadata)
         if let limit = configuration.maxMessageBytes {
             let size = draft.text.utf8.count + JSON.object(draft.metadata).encodedSize

@@ -136,6 +136,12 @@ struct ChatServerCommand: AsyncParsableCommand {
             let storage: ServerStorage = data.map { .sqlite(URL(fileURLWithPath: $0)) } ?? .inMemory
             let data = data
             open = { [serverConfiguration] in
+                if let data, let folder = Self.missingFolder(of: data) {
+                    throw StartupFailure(
+                        message:
+                            "cannot use --data \(data): the folder \(folder) does not exist; create it first (mkdir -p \(folder))",
+                        status: 2)
+                }
                 do {
                     return try ChatServer(configuration: serverConfiguration, storage: storage)
                 } catch {
@@ -175,6 +181,14 @@ struct ChatServerCommand: AsyncParsableCommand {
         }
     }
 
+    /// The folder `path`'s file would be in, when it does not exist (`nil` when it does).
+    static func missingFolder(of path: String) -> String? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory)
+        return exists && isDirectory.boolValue ? nil : folder
+    }
+
     /// `--postgres`, or `CHAT_SERVER_POSTGRES` (an empty value: none).
     private var postgresURL: String? {
         postgres ?? ProcessInfo.processInfo.environment["CHAT_SERVER_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
@@ -188,8 +202,16 @@ struct ChatServerCommand: AsyncParsableCommand {
         _ database: PostgresServerDatabase, at endpoint: PostgresEndpoint, node: String,
         configuration: ServerConfiguration
     ) async throws -> ChatServer {
+        // Said once, when the database has not answered within a second: the wait is not silent.
+        let notice = Task {
+            try await Task.sleep(for: .seconds(1))
+            FileHandle.standardError.write(
+                Data("chat-server: waiting for PostgreSQL at \(endpoint) (up to 30 s)…\n".utf8))
+        }
+        defer { notice.cancel() }
         do {
             try await database.prepare()
+            notice.cancel()
             return try await ChatServer(configuration: configuration, log: database, nodeId: node)
         } catch let error as PostgresStoreError {
             if case .notOurs = error { throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 2) }
@@ -287,10 +309,20 @@ struct TokenCommand: AsyncParsableCommand {
         }
     }
 
+    /// Prints the token; a secret that is missing or cannot be read is said in one line,
+    /// `chat-server token: …`, with status 2 (not the server command's usage: the arguments were
+    /// right).
     mutating func run() async throws {
-        guard let secret = try Secret.load(file: secretFile ?? server.secretFile) else {
-            throw ValidationError(
-                "a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
+        let secret: [UInt8]
+        do {
+            guard let loaded = try Secret.load(file: secretFile ?? server.secretFile) else {
+                throw ValidationError(
+                    "a token is signed with the server's secret: set CHAT_SERVER_SECRET or pass --secret-file PATH.")
+            }
+            secret = loaded
+        } catch let error as ValidationError {
+            FileHandle.standardError.write(Data("chat-server token: \(error.message)\n".utf8))
+            throw ExitCode(2)
         }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: false)
         print(try await authority.makeToken(for: user, ttl: ttl))
