@@ -284,8 +284,8 @@ import Testing
         #expect(shows.last?.contains("alice (online)") == true && shows.last?.contains("#general") == true, "\(shows)")
         let send = screens.first { $0.hasPrefix("alice> send general") } ?? ""
         #expect(send.contains("alice → #general: hello"), "\(send)")
-        for internal in ["SingleConnectionFailure", "errno", "connect()", "retry when"] {
-            #expect(!text.contains(internal), "\(internal) in: \(text)")
+        for jargon in ["SingleConnectionFailure", "errno", "connect()", "retry when"] {
+            #expect(!text.contains(jargon), "\(jargon) in: \(text)")
         }
     }
 
