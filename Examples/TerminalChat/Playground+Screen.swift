@@ -40,7 +40,9 @@ extension Playground {
     }
 
     func show(after line: String?) async {
-        let width = max(26, min(40, (terminalWidth() - 2) / participants.count - 3))
+        // One pane (chat-terminal) may be wide enough for a whole status line.
+        let widest = participants.count == 1 ? 64 : 40
+        let width = max(26, min(widest, (terminalWidth() - 2) / participants.count - 3))
         var panes: [[String]] = []
         for participant in participants {
             let current = rows(of: participant)
