@@ -48,7 +48,7 @@ public final class MessageRepository: Sendable {
             messageId: MessageIdRules.make())
         var tries = 1
         while true {
-            let connection = client.sync.retries.connection
+            let made = client.sync.connectionsMade.withLock { $0 }
             let ended = client.sync.endedConnectionCount
             do {
                 return try await client.message(answering: .sendMessage(draft))
@@ -58,7 +58,8 @@ public final class MessageRepository: Sendable {
                 guard tries < Self.sendTries, client.sync.currentUser != nil, await connectionDropped(since: ended)
                 else { throw ChatError.unavailable(reason) }
                 tries += 1
-                await client.sync.retries.waitForConnection(after: connection, atMost: Self.reconnectWait)
+                // A connection made after this try was sent: not the one it failed with.
+                await client.sync.waitForConnection(after: made, atMost: Self.reconnectWait)
             }
         }
     }

@@ -75,24 +75,4 @@ final class RetryList: Sendable {
         }
         for task in tasks { await task.value }
     }
-
-    /// Returns once a connection is established after the `connection`-th (at once if one has
-    /// been), or after `seconds`, whichever comes first.
-    func waitForConnection(after connection: Int, atMost seconds: Double) async {
-        let waiting = Lock<CheckedContinuation<Void, Never>?>(nil, rank: .leaf)
-        let resume: @Sendable () -> Void = {
-            waiting.withLock { continuation in
-                defer { continuation = nil }
-                return continuation
-            }?.resume()
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            waiting.withLock { $0 = continuation }
-            add(startedIn: connection) { resume() }
-            Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                resume()
-            }
-        }
-    }
 }

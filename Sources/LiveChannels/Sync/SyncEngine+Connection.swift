@@ -1,4 +1,5 @@
 import ChatAPI
+import Locking
 import LiveCore
 
 /// What a (re)connection changes: the signed-in user, the event numbering, the history the
@@ -22,6 +23,9 @@ extension SyncEngine {
     func didConnect(_ result: ConnectResult) {
         let earlierConnections = connectionsRecorded
         connectionsRecorded += 1
+        let ready = connectionWaiters.filter { $0.after < connectionsRecorded }
+        connectionWaiters.removeAll { $0.after < connectionsRecorded }
+        for waiter in ready { waiter.resume() }
         signedIn.withLock { $0 = result.currentUser }
         isRestored = false
         let incoming = result.epoch.isEmpty ? nil : CacheStore.epochNumber(result.epoch)
@@ -113,4 +117,26 @@ extension SyncEngine {
     /// The sequence to resume after on the first connection: the file's, if the caches came
     /// from it.
     var restoredSequence: Int? { isRestored ? appliedSequence : nil }
+
+    /// Returns once more than `count` connections have been made (``connectionsMade``; at once if
+    /// they have), or after `seconds`, whichever comes first: a request that failed with the
+    /// connection it was sent on waits here for the next one.
+    func waitForConnection(after count: Int, atMost seconds: Double) async {
+        if connectionsRecorded > count { return }
+        let once = Lock<CheckedContinuation<Void, Never>?>(nil, rank: .leaf)
+        let resume: @Sendable () -> Void = {
+            once.withLock { continuation in
+                defer { continuation = nil }
+                return continuation
+            }?.resume()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            once.withLock { $0 = continuation }
+            connectionWaiters.append((count, resume))
+            Task {
+                try? await Task.sleep(for: .seconds(seconds))
+                resume()
+            }
+        }
+    }
 }

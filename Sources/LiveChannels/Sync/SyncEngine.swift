@@ -75,7 +75,16 @@ actor SyncEngine {
     /// recovery all the same.
     var owedRecovery: ConnectResult.Status?
     /// How many connections ``didConnect(_:)`` has recorded.
-    var connectionsRecorded = 0
+    var connectionsRecorded = 0 {
+        didSet { connectionsMade.withLock { $0 = connectionsRecorded } }
+    }
+    /// ``connectionsRecorded``, readable from anywhere: read it before a request, and a later
+    /// value means a connection was made since (``waitForConnection(after:atMost:)``). Lock
+    /// order: a leaf (see `LockRank`).
+    nonisolated let connectionsMade = Lock(0, rank: .leaf)
+    /// Waits of ``waitForConnection(after:atMost:)``: each resumes once more connections than its
+    /// count were made (or when its time is up, whichever comes first).
+    var connectionWaiters: [(after: Int, resume: @Sendable () -> Void)] = []
     /// The number of the newest event applied since the last connection ended
     /// (``connectionEnded()``); `nil` when none was.
     var newestAppliedSinceConnectionEnded: Int?

@@ -48,6 +48,8 @@ extension PostgresServerDatabase {
             database: endpoint.database, tls: try Self.connectionTLS(endpoint))
         configuration.options.connectTimeout = .seconds(3)
         while ContinuousClock.now < deadline {
+            // Stopped while waiting (Ctrl-C): no more tries.
+            try Task.checkCancellation()
             do {
                 let connection = try await PostgresConnection.connect(
                     configuration: configuration, id: 0, logger: logger)
@@ -67,8 +69,23 @@ extension PostgresServerDatabase {
             }
         }
         throw PostgresStoreError.unreachable(
-            "PostgreSQL at \(endpoint.host):\(endpoint.port) did not answer within \(patience) (\(lastError.map { String(reflecting: $0) } ?? "no attempt"))"
+            "PostgreSQL at \(endpoint.host):\(endpoint.port) did not answer within \(patience) (\(lastError.map(Self.summary) ?? "no attempt"))"
         )
+    }
+
+    /// Why a connection failed, in an operator's words (not the client library's internals).
+    static func summary(of error: any Error) -> String {
+        let text = String(reflecting: error)
+        if text.contains("Connection refused") || text.contains("errno: 111") {
+            return "connection refused: nothing listens there"
+        }
+        if text.localizedCaseInsensitiveContains("timeout") || text.localizedCaseInsensitiveContains("timed out") {
+            return "no answer"
+        }
+        if text.contains("Name or service not known") || text.contains("nodename nor servname") {
+            return "the host name is not known"
+        }
+        return String(text.prefix(200))
     }
 
     /// Creates the schema if there is none; refuses one that is not ours or is newer.

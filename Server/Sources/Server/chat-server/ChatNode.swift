@@ -21,7 +21,8 @@ struct ChatNode: Service {
     let logger: Logger
 
     func run() async throws {
-        let server = try await open()
+        // Ctrl-C while the storage is not there yet (PostgreSQL still starting) stops the wait.
+        let server = try await cancelWhenGracefulShutdown { try await open() }
         do {
             for user in admins { try await server.registerUser(id: user, isAdmin: true) }
             let gateway = try await makeGateway(server)

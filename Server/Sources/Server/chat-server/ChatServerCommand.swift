@@ -203,16 +203,19 @@ struct ChatServerCommand: AsyncParsableCommand {
         configuration: ServerConfiguration
     ) async throws -> ChatServer {
         // Said once, when the database has not answered within a second: the wait is not silent.
-        let notice = Task {
-            try await Task.sleep(for: .seconds(1))
+        // On a queue of Dispatch's, not a task: it is said even while the tasks' threads wait.
+        let notice = DispatchWorkItem {
             FileHandle.standardError.write(
                 Data("chat-server: waiting for PostgreSQL at \(endpoint) (up to 30 s)…\n".utf8))
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1, execute: notice)
         defer { notice.cancel() }
         do {
             try await database.prepare()
             notice.cancel()
             return try await ChatServer(configuration: configuration, log: database, nodeId: node)
+        } catch is CancellationError {
+            throw StartupFailure(message: "stopped while waiting for PostgreSQL at \(endpoint)", status: 0)
         } catch let error as PostgresStoreError {
             if case .notOurs = error { throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 2) }
             throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 1)
