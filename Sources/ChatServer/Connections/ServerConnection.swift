@@ -84,6 +84,14 @@ final class ServerConnection: ChatTransport {
         return try await engine.handle(request, from: device, linkId: id)
     }
 
+    /// Whether this transport's connection is the device's current one (not ended, not taken
+    /// over by another).
+    var isCurrent: Bool {
+        linkId.withLock { id in
+            engine.core.withLock { core in id != nil && core.hub.linkId(of: device) == id }
+        }
+    }
+
     var lastEventSequence: Int {
         engine.core.withLock { $0.hub.lastSequence(of: device) }
     }

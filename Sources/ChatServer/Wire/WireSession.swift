@@ -283,11 +283,15 @@ public final class WireSession: Sendable {
         }
     }
 
-    private func answer(_ request: ChatRequest, id: Int, on transport: any ChatTransport) async {
+    private func answer(_ request: ChatRequest, id: Int, on transport: ServerConnection) async {
         do {
             let envelope = try await transport.send(request)
             await send(.response(id: id, envelope: envelope))
         } catch let error as ChatError {
+            // The connection ended under the request (dropped): its answer is lost with it, as on
+            // a network that failed — the client fails the request when the socket closes, right
+            // after the events before the end.
+            if case .unavailable = error, !transport.isCurrent { return }
             record(.failure(error))
             await send(.failure(id: id, error: error))
         } catch {
