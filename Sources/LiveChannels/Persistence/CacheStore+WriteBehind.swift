@@ -108,12 +108,16 @@ extension CacheStore {
         await onQueue { self.writePending() }
     }
 
-    /// Deletes every stored row. Values stored later are written again, but the file no longer
-    /// resumes from an event sequence (the next start connects afresh).
+    /// Deletes every stored row but the outbox's (``CacheSchema/deleteEverything``). Values
+    /// stored later are written again, but the file no longer resumes from an event sequence (the
+    /// next start connects afresh). The outbox's pending writes stay pending.
     /// - Throws: the write failure as a `ChatError`.
     func clear() async throws {
         pending.withLock { pending in
-            pending.writes = PendingWrites()
+            var kept = PendingWrites()
+            kept.add(pending.writes.messages.values.filter(\.isLocal))
+            kept.discardedMessages = pending.writes.discardedMessages
+            pending.writes = kept
             pending.storesSequence = false
         }
         try await onQueueThrowing {
