@@ -271,7 +271,10 @@ import Testing
         let server = try Subprocess(
             chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
         defer { server.process.terminate() }
-        // It tries every second; a machine busy with other tests may take longer.
+        var serverLines = server.lines.makeAsyncIterator()
+        let listening = await serverLines.next()
+        #expect(listening?.hasPrefix("listening on") == true, "\(listening ?? "nothing")")
+        // The terminal tries every second; a machine busy with other tests may take longer.
         try await Task.sleep(for: .seconds(4))
         input.fileHandleForWriting.write(Data("show\nsend general hello\nquit\n".utf8))
         try input.fileHandleForWriting.close()

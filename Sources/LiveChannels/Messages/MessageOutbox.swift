@@ -158,8 +158,8 @@ final class MessageOutbox: Sendable {
         sync.messages.removeLocal([message.cacheKey], error: ChatError.notFound("message '\(messageId)' was discarded"))
     }
 
-    /// The outbox's messages in creation order (syncing and failed) — but one the cache already
-    /// holds as stored (its answer applied, the sender about to take it off the queue).
+    /// The outbox's messages in creation order (syncing and failed), leaving out one the cache
+    /// already holds as stored (its answer applied, the sender about to take it off the queue).
     var messages: [Message] {
         state.withLock { $0.queue }.filter { sync.messages.entity($0.cacheKey)?.isLocal ?? true }
     }
