@@ -32,7 +32,19 @@ struct RequestGenerator {
         MessageDraft(
             channelId: values.id(), text: values.chance(60) ? "hello \(values.int(0..<100))" : values.string(),
             mentionedUserIds: values.chance(70) ? [] : values.ids(),
-            metadata: values.chance(70) ? [:] : values.metadata())
+            metadata: values.chance(70) ? [:] : values.metadata(), messageId: messageId())
+    }
+
+    /// A chosen message id: none, one of a few (repeats, and ids taken by another user or in
+    /// another channel), a server-looking one, or an extreme string (mostly refused).
+    mutating func messageId() -> String? {
+        switch values.int(0..<10) {
+        case 0..<4: nil
+        case 4..<7: "chosen-\(values.int(0..<5))"
+        case 7: "message-\(values.int(1..<50))"
+        case 8: values.id()
+        default: values.string()
+        }
     }
 
     mutating func filter(depth: Int = 3) -> Filter {
