@@ -251,6 +251,7 @@ public final class ChatClient: Sendable {
         loop?.cancel()
         await transport.disconnect()
         disconnects.increment { connection.publish(snapshot: .disconnected) }
+        await sync.noConnectionComing()
         await sync.restoration.wait()
         await sync.finishCurrentWork()
         await store?.close()
@@ -266,6 +267,7 @@ public final class ChatClient: Sendable {
         disconnects.increment()
         await transport.disconnect()
         disconnects.increment { connection.publish(snapshot: .disconnected) }
+        await sync.noConnectionComing()
     }
 
     // MARK: Event loop
@@ -360,6 +362,7 @@ public final class ChatClient: Sendable {
             }
         }
         connection.publish(snapshot: .disconnected)
+        await sync.noConnectionComing()
     }
 }
 

@@ -118,8 +118,18 @@ extension SyncEngine {
     /// from it.
     var restoredSequence: Int? { isRestored ? appliedSequence : nil }
 
+    /// Ends every ``waitForConnection(after:atMost:)``: the client stopped trying to connect (it
+    /// gave up reconnecting, or the user disconnected or closed it), so no connection is coming
+    /// by itself.
+    func noConnectionComing() {
+        let waiting = connectionWaiters
+        connectionWaiters.removeAll()
+        for waiter in waiting { waiter.resume() }
+    }
+
     /// Returns once more than `count` connections have been made (``connectionsMade``; at once if
-    /// they have), or after `seconds`, whichever comes first: a request that failed with the
+    /// they have), after `seconds`, or once the client stops trying to connect
+    /// (``noConnectionComing()``), whichever comes first: a request that failed with the
     /// connection it was sent on waits here for the next one.
     func waitForConnection(after count: Int, atMost seconds: Double) async {
         if connectionsRecorded > count { return }
