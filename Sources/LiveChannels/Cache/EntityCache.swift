@@ -46,7 +46,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
         var new: Entity
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var entities: [String: Entity] = [:]
         /// Live object sources by cache key, held weakly so that a handle nobody uses is freed.
         var objects: [String: [WeakReference<LiveObjectSource<Entity>>]] = [:]
@@ -71,7 +71,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
 
     /// Guards every field. Lock order: `LockRank.entityCache`, after a live query's lock (a page
     /// reads the cache) and before a live value's (registering a live object publishes to it).
-    private let state = Lock(State(), rank: .entityCache)
+    let state = Lock(State(), rank: .entityCache)
     /// Told of every content change, before observers are (derived values such as unread
     /// counts).
     private let onChange: (@Sendable ([Change]) -> Void)?
@@ -82,7 +82,7 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
     /// Called outside the lock; must not block.
     private let didRemove: (@Sendable ([Entity]) -> Void)?
     /// The group of an entity, for ``entities(inGroup:)`` (a member's user id); fixed per entity.
-    private let group: (@Sendable (Entity) -> String)?
+    let group: (@Sendable (Entity) -> String)?
     /// How many entities the cache keeps before it evicts those nothing shows (`nil`: all).
     let retentionLimit: Int?
 
@@ -363,74 +363,6 @@ final class EntityCache<Entity: CachedEntity>: Sendable {
             }
             state.ledger.restore(kept, in: scope, touched: age)
         }
-    }
-
-    // MARK: Invariants
-
-    /// Traps unless the cache is consistent: every entity is stored under its own cache key, none
-    /// has a version above ``newestVersion``; in a grouped cache every key is listed once, in its
-    /// entity's group; in a cache with a retention limit the ledger lists every key once, in its
-    /// entity's scope (see ``ScopeLedger``), and the next eviction pass is still ahead; a cache
-    /// without groups or without a limit keeps neither.
-    ///
-    /// Debug builds only: a no-op in release.
-    /// - Complexity: O(n).
-    func checkInvariants() {
-        #if DEBUG
-            state.withLock { checkInvariants(of: $0) }
-        #endif
-    }
-
-    #if DEBUG
-        /// ``checkInvariants()`` on the state, under the lock.
-        private func checkInvariants(of state: State) {
-            checkCounts(of: state)
-            for (key, entity) in state.entities {
-                precondition(entity.cacheKey == key, "entity \(entity.cacheKey) stored under key \(key)")
-                precondition(
-                    entity.isLocal == state.localKeys.contains(key), "entity \(key) is local without being listed")
-                precondition(entity.version <= state.newestVersion, "entity \(key) is newer than the newest version")
-            }
-            if let group {
-                var listed: Set<String> = []
-                for (name, keys) in state.groups {
-                    for key in keys {
-                        precondition(listed.insert(key).inserted, "key \(key) is listed in two groups")
-                        precondition(state.entities[key].map(group) == name, "key \(key) is listed in another group")
-                    }
-                }
-                precondition(listed.count == state.entities.count, "an entity is missing from its group")
-            }
-            if retentionLimit != nil {
-                let listed = state.ledger.checkInvariants { state.entities[$0]?.storedScope }
-                precondition(listed == state.entities.count, "an entity is missing from the ledger")
-            }
-        }
-
-        /// The invariants that need no pass over the entities. O(1).
-        private func checkCounts(of state: State) {
-            if retentionLimit == nil {
-                precondition(state.ledger.scopeCount == 0 && state.nextEviction == .max, "a ledger without a limit")
-            } else {
-                precondition(state.entities.count <= state.nextEviction, "an eviction pass is overdue")
-            }
-            if group == nil { precondition(state.groups.isEmpty, "groups in a cache without groups") }
-        }
-    #endif
-
-    /// Ends every change to the stored entities in debug builds, under the lock: the checks that
-    /// need no pass over the entities after every change; the whole of ``checkInvariants()``
-    /// after every eviction pass (one per `limit / 4` new entities at most) and after the changes
-    /// `sampling` picks (see ``InvariantSampling``: every change while the cache is small, one in
-    /// n / ``InvariantSampling/smallCount`` above), amortized O(1) per change. A no-op in release.
-    private func checkAfterMutation(_ state: inout State, evicted: Bool) {
-        #if DEBUG
-            if state.sampling.isDue(count: state.entities.count) || evicted {
-                checkInvariants(of: state)
-            } else {
-                checkCounts(of: state)
-            }
-        #endif
     }
 
     /// The entity count at which the pass after one that left `count` entities runs: a

@@ -221,8 +221,8 @@ import Testing
             Issue.record("expected .failed(.forbidden): \(repository.unsentMessages)")
             return
         }
-        // Longer than the first backoff, and a reconnect: still one try.
-        try await Task.sleep(for: .seconds(1))
+        // The sender woken (what a backoff's end does) and a reconnect: still one try.
+        alice.outbox.wake()
         await alice.disconnect()
         try await alice.connect()
         await alice.synchronize()
