@@ -14,10 +14,14 @@ let package = Package(
         .library(name: "TerminalChat", targets: ["TerminalChat"]),
     ],
     targets: [
-        // The package's one lock (not a product): a benaphore on Linux, which Thread Sanitizer
-        // understands (it does not model `Synchronization.Mutex`'s futexes there); a pthread
-        // mutex on Apple platforms, or on Linux with `-D LOCKING_PTHREAD`; `Mutex` anywhere else.
-        // Declared `package`, so no product exports it.
+        // The package's locks (not a product). `Lock`, the general one: a benaphore on Linux,
+        // which Thread Sanitizer understands (it does not model `Synchronization.Mutex`'s futexes
+        // there); a pthread mutex on Apple platforms, or on Linux with `-D LOCKING_PTHREAD`;
+        // `Mutex` anywhere else. `FairLock`, the server engine's: a pthread mutex and condition
+        // that hand the lock to a waiter once it has waited about 1 ms. `AtomicValue`: a word,
+        // `Synchronization.Atomic` on Linux, behind a `Lock` on Apple platforms. And the lock
+        // order (`LockRank`), checked in debug builds. Declared `package`, so no product exports
+        // them.
         .target(name: "Locking"),
         // Reactive observation core. Knows nothing about chat.
         .target(name: "LiveCore", dependencies: ["Locking"]),

@@ -8,16 +8,11 @@ extension ChatServer {
     /// - Throws: `invalidArgument` (`userId`, `displayName`).
     @discardableResult
     public func registerUser(id: String, displayName: String? = nil, isAdmin: Bool = false) async throws -> User {
-        if engine.cluster != nil {
-            guard
-                case .user(let user) = try await engine.console(
-                    .registerUser(id: id, displayName: displayName, isAdmin: isAdmin))
-            else { throw Self.lostOutcome }
-            return user
-        }
-        return try await engine.performDurably { state, now throws(ChatError) in
-            try state.registerUser(id: id, displayName: displayName, isAdmin: isAdmin, now: now)
-        }
+        guard
+            case .user(let user) = try await engine.console(
+                .registerUser(id: id, displayName: displayName, isAdmin: isAdmin))
+        else { throw Self.lostOutcome }
+        return user
     }
 
     /// Creates a channel of any type, registering the users it names if unknown. Nobody is
@@ -34,16 +29,10 @@ extension ChatServer {
         let draft = ChannelDraft(
             type: type, channelId: channelId, userIds: userIds, displayName: displayName, tags: tags, metadata: metadata
         )
-        if engine.cluster != nil {
-            guard case .channel(let channel) = try await engine.console(.createChannel(draft)) else {
-                throw Self.lostOutcome
-            }
-            return channel
+        guard case .channel(let channel) = try await engine.console(.createChannel(draft)) else {
+            throw Self.lostOutcome
         }
-        return try await engine.performDurably { state, now throws(ChatError) in
-            let id = try state.createChannel(draft, by: .console, now: now).channelId
-            return try state.getChannel(id, by: .console, now: now)
-        }
+        return channel
     }
 
     /// Changes a channel's own fields.
@@ -51,28 +40,17 @@ extension ChatServer {
     /// - Throws: `notFound`; `notAllowed` (deleted); `invalidArgument`; `limitExceeded`.
     @discardableResult
     public func updateChannel(_ changes: ChannelChanges) async throws -> Channel {
-        if engine.cluster != nil {
-            guard case .channel(let channel) = try await engine.console(.updateChannel(changes)) else {
-                throw Self.lostOutcome
-            }
-            return channel
+        guard case .channel(let channel) = try await engine.console(.updateChannel(changes)) else {
+            throw Self.lostOutcome
         }
-        return try await engine.performDurably { state, now throws(ChatError) in
-            try state.updateChannel(changes, by: .console, now: now)
-        }
+        return channel
     }
 
     /// Adds members to a channel (conversations refuse).
     ///
     /// - Throws: `notFound`; `notAllowed`; `forbidden` (banned user); `invalidArgument`; `limitExceeded`.
     public func addMembers(_ userIds: [String], to channelId: String) async throws {
-        if engine.cluster != nil {
-            _ = try await engine.console(.addMembers(userIds, channelId: channelId))
-            return
-        }
-        try await engine.performDurably { state, now throws(ChatError) in
-            try state.addMembers(userIds, to: channelId, by: .console, now: now)
-        }
+        _ = try await engine.console(.addMembers(userIds, channelId: channelId))
     }
 
     /// Sends a message as `userId`, with that user's permissions (an admin can broadcast).
@@ -83,15 +61,10 @@ extension ChatServer {
         as userId: String, channelId: String, text: String, mentionedUserIds: [String] = []
     ) async throws -> Message {
         let draft = MessageDraft(channelId: channelId, text: text, mentionedUserIds: mentionedUserIds)
-        if engine.cluster != nil {
-            guard case .message(let message) = try await engine.console(.sendMessage(userId: userId, draft)) else {
-                throw Self.lostOutcome
-            }
-            return message
+        guard case .message(let message) = try await engine.console(.sendMessage(userId: userId, draft)) else {
+            throw Self.lostOutcome
         }
-        return try await engine.performDurably { state, now throws(ChatError) in
-            try state.sendMessage(draft, by: userId, now: now)
-        }
+        return message
     }
 
     /// Deletes a channel: it stays queryable with `isDeleted`, refuses every change, and
@@ -99,13 +72,7 @@ extension ChatServer {
     ///
     /// - Throws: `notFound`; `notAllowed` (already deleted).
     public func deleteChannel(_ channelId: String) async throws {
-        if engine.cluster != nil {
-            _ = try await engine.console(.deleteChannel(channelId))
-            return
-        }
-        try await engine.performDurably { state, now throws(ChatError) in
-            try state.deleteChannel(channelId, by: .console, now: now)
-        }
+        _ = try await engine.console(.deleteChannel(channelId))
     }
 
     private static let lostOutcome = ChatError.unavailable("the server lost the outcome of a console call")

@@ -146,15 +146,15 @@ public final class ChatServer: Sendable {
     }
 
     /// On a node of a cluster, this node's name; `nil` on a single server.
-    public var nodeId: String? { engine.cluster?.nodeId }
+    public var nodeId: String? { engine.replica?.nodeId }
 
     /// On a node of a cluster, how far behind the log this node is, in seconds (0 when it has
     /// applied everything it knows of); 0 on a single server.
-    public var clusterLag: Double { engine.cluster?.lag ?? 0 }
+    public var clusterLag: Double { engine.replica?.lag ?? 0 }
 
     /// The transactions this server committed to its database (or change log) so far.
     public var databaseCommits: Int {
-        engine.cluster?.commitCount ?? (engine.store as? DatabaseServerStore)?.commitCount ?? 0
+        engine.replica?.commitCount ?? (engine.store as? DatabaseServerStore)?.commitCount ?? 0
     }
 
     private init(engine: ServerEngine) {
@@ -196,7 +196,7 @@ public final class ChatServer: Sendable {
     func connection(
         userId: String, deviceId: String, interrupt: (@Sendable (DisconnectReason) -> Void)?
     ) -> ServerConnection {
-        if engine.cluster == nil, (try? InputCheck.id(userId, field: "userId")) != nil {
+        if engine.replica == nil, (try? InputCheck.id(userId, field: "userId")) != nil {
             _ = try? engine.perform { state, now in state.ensureUser(userId, now: now) }
         }
         return ServerConnection(engine: engine, userId: userId, deviceId: deviceId, interrupt: interrupt)
@@ -212,8 +212,8 @@ public final class ChatServer: Sendable {
     public func checkCanConnect(
         userId: String, deviceId: String = ChatServer.defaultDeviceId
     ) async throws(ChatError) {
-        if let cluster = engine.cluster, engine.configuration.maxDevicesPerUser != nil {
-            try await cluster.awaitCommitted()
+        if let replica = engine.replica, engine.configuration.maxDevicesPerUser != nil {
+            try await replica.awaitCommitted()
         }
         try engine.checkDeviceCap(of: ServerState.DeviceKey(userId: userId, deviceId: deviceId))
     }

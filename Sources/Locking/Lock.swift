@@ -9,8 +9,10 @@
 #endif
 import Synchronization
 
-/// A value guarded by a lock: the one lock of this package, with the shape of the standard
-/// library's `Synchronization.Mutex` (`Lock(value)`, `withLock { value in … }`).
+/// A value guarded by a lock: the package's general lock, with the shape of the standard
+/// library's `Synchronization.Mutex` (`Lock(value)`, `withLock { value in … }`). Beside it,
+/// `Locking` has ``FairLock`` (the server engine's lock: no thread waits for it much longer than
+/// its patience, 1 ms by default) and ``AtomicValue`` (a word read and written atomically).
 ///
 /// Why not `Mutex` itself: on Linux `Mutex` parks threads with raw futex calls made inside the
 /// standard library, which Thread Sanitizer does not see, so `swift test --sanitize=thread`
@@ -29,8 +31,8 @@ import Synchronization
 /// `Mutex`.
 ///
 /// Not recursive: the closure of ``withLock(_:)`` must not take the same lock again (it
-/// deadlocks). Not fair. Noncopyable, like `Mutex`: store it in a `let` of a class or capture
-/// it; it is freed with its owner.
+/// deadlocks). Not fair (``FairLock`` is). Noncopyable, like `Mutex`: store it in a `let` of a
+/// class or capture it; it is freed with its owner.
 ///
 /// Ordered: each lock of `Sources` has a ``LockRank``, and a thread takes a lock only while every
 /// lock it holds ranks lower. ``LockRank`` writes the package's lock order down; in debug builds

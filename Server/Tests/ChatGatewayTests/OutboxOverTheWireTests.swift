@@ -1,7 +1,7 @@
 import ChatAPI
 import ChatServer
 import Foundation
-import LiveChannels
+@testable import LiveChannels
 import LiveChannelsNIO
 import Testing
 
@@ -33,8 +33,13 @@ import Testing
             #expect(list.snapshots.map(\.messageId) == [local.messageId])
             #expect(server.messages(channelId: "room").map(\.messageId) == [local.messageId])
 
-            // The same for `sendMessage`: it returns the stored message, once.
-            #expect(await eventually { alice.connectionState.snapshot == .connected })
+            // The same for `sendMessage`: it returns the stored message, once. (The row may be
+            // synced by the message's event before the drop reaches the client: wait for the
+            // client to have seen the drop and connected again.)
+            #expect(
+                await eventually {
+                    alice.sync.endedConnectionCount == 1 && alice.connectionState.snapshot == .connected
+                })
             server.faults.dropAfterNext(userId: "alice", deviceId: "phone")
             let sent = try await repository.sendMessage(channelId: "room", text: "and again", mentionedUserIds: [])
             #expect(sent.sequence == 2)

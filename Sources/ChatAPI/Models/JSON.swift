@@ -56,15 +56,73 @@ extension JSON {
         return current
     }
 
-    /// The number of bytes of this value's compact UTF-8 JSON encoding (the measure of the
-    /// 100 KB metadata limit); 0 for a value JSON cannot encode (a NaN or infinite number).
+    /// The number of bytes of this value's compact UTF-8 JSON encoding as `JSONEncoder` writes
+    /// it (the measure of the 100 KB metadata limit); 0 for a value JSON cannot encode (a NaN or
+    /// infinite number).
     ///
-    /// The encoder recurses: measure only values that passed ``validate(field:maximumDepth:)``
+    /// Counted, not encoded: a walk over the value that adds up what each part takes — no
+    /// buffer, so a server measures a draft under its lock at the cost of reading it. It
+    /// recurses: measure only values that passed ``validate(field:maximumDepth:)``
     /// (``validateMetadata(_:field:)`` does both, in that order).
     ///
     /// - Complexity: O(size of the value).
     public var encodedSize: Int {
-        (try? JSONEncoder().encode(self).count) ?? 0
+        Self.encodedSize(of: self) ?? 0
+    }
+
+    /// The encoded size of `value`, or `nil` when it holds a number JSON cannot write.
+    private static func encodedSize(of value: JSON) -> Int? {
+        switch value {
+        case .null: return 4
+        case .bool(let value): return value ? 4 : 5
+        case .number(let value): return encodedSize(of: value)
+        case .string(let value): return encodedSize(of: value)
+        case .array(let elements):
+            var size = 2 + max(0, elements.count - 1)
+            for element in elements {
+                guard let element = encodedSize(of: element) else { return nil }
+                size += element
+            }
+            return size
+        case .object(let members):
+            var size = 2 + max(0, members.count - 1)
+            for (name, member) in members {
+                guard let member = encodedSize(of: member) else { return nil }
+                size += encodedSize(of: name) + 1 + member
+            }
+            return size
+        }
+    }
+
+    /// A number's text: an integral value below 2^53 as an integer, any other as its shortest
+    /// round-tripping `description` without a trailing `.0`.
+    private static func encodedSize(of number: Double) -> Int? {
+        guard number.isFinite else { return nil }
+        if number.rounded(.towardZero) == number, number.magnitude < 0x1p53, !(number == 0 && number.sign == .minus) {
+            var digits = 1
+            var rest = Int(number.magnitude) / 10
+            while rest > 0 {
+                digits += 1
+                rest /= 10
+            }
+            return digits + (number < 0 ? 1 : 0)
+        }
+        let text = number.description
+        return text.utf8.count - (text.hasSuffix(".0") ? 2 : 0)
+    }
+
+    /// A string's quoted, escaped text: `"` and `\` and the short control escapes take two
+    /// bytes, the other control characters six (`\u00xx`), everything else its UTF-8.
+    private static func encodedSize(of string: String) -> Int {
+        var size = 2
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), 0x08, 0x0C, 0x0A, 0x0D, 0x09: size += 2
+            case ..<0x20: size += 6
+            default: size += 1
+            }
+        }
+        return size
     }
 }
 

@@ -1,8 +1,9 @@
 /// The client's only way to reach a server: one user on one device.
 ///
-/// The embedded server hands one out with `ChatServer.connection(userId:deviceId:)`; a networked
-/// backend would implement it over a socket, carrying the `Codable` requests, responses and
-/// events unchanged.
+/// The embedded server hands one out with `ChatServer.connection(userId:deviceId:)`;
+/// `WebSocketTransport` (in `LiveChannels`) is one to a networked `chat-server`, carrying the
+/// same requests, responses and events as the JSON frames of the wire protocol
+/// (`Docs/Protocol.md`).
 ///
 /// ## Lifecycle
 /// `connect(resumingAfter:)` opens a connection; `send(_:)` works only while connected; the

@@ -10,8 +10,8 @@ import Locking
 /// construction, and an envelope whose event is replaced drops it.
 ///
 /// - Threading: thread-safe; the first caller of ``json(encoding:)`` encodes, concurrent ones
-///   wait for it (the package's one lock, `Locking.Lock`, a leaf: held only by the encoding,
-///   which takes no other lock).
+///   wait for it (a `Locking.Lock` of rank `leaf`: held only by the encoding, which takes no
+///   other lock).
 package final class SharedEventEncoding: Sendable {
     /// The JSON once encoded, as UTF-8 bytes. Lock order: a leaf (see `LockRank`).
     private let encoded = Lock<[UInt8]?>(nil, rank: .leaf)

@@ -31,7 +31,7 @@ final class ClusterReplica: ServerStore {
     static let readLimit = 2_000
 
     private struct Waiter {
-        var continuation: CheckedContinuation<ClusterOutcome, any Error>
+        var continuation: CheckedContinuation<ChangeOutcome, any Error>
     }
 
     /// The changes applied since the stored snapshot, by the position they are current at.
@@ -179,12 +179,12 @@ final class ClusterReplica: ServerStore {
     ///
     /// - Throws: the entry's error; `unavailable` when it could not be logged or did not apply
     ///   within ``applyTimeout`` (it may still apply later).
-    func submit(_ kind: ClusterEntry.Kind, ref: UInt64? = nil, time: Date) async throws(ChatError) -> ClusterOutcome {
+    func submit(_ kind: ChangeEntry.Kind, ref: UInt64? = nil, time: Date) async throws(ChatError) -> ChangeOutcome {
         let ref = ref ?? newRef()
-        let bytes = ClusterEntry(node: nodeId, ref: ref, time: time, kind: kind).encoded()
+        let bytes = try ChangeEntry(node: nodeId, ref: ref, time: time, kind: kind).encoded()
         do {
             return try await withCheckedThrowingContinuation {
-                (continuation: CheckedContinuation<ClusterOutcome, any Error>) in
+                (continuation: CheckedContinuation<ChangeOutcome, any Error>) in
                 let start = state.withLock { state -> Bool? in
                     guard !state.closed else { return nil }
                     state.waiters[ref] = Waiter(continuation: continuation)
@@ -211,8 +211,9 @@ final class ClusterReplica: ServerStore {
     }
 
     /// Logs `kind` without waiting for it.
-    func post(_ kind: ClusterEntry.Kind, time: Date) {
-        let bytes = ClusterEntry(node: nodeId, ref: 0, time: time, kind: kind).encoded()
+    func post(_ kind: ChangeEntry.Kind, time: Date) {
+        // Entries nobody waits for (a tick, a detach, a node down) carry no metadata: they encode.
+        guard let bytes = try? ChangeEntry(node: nodeId, ref: 0, time: time, kind: kind).encoded() else { return }
         let start = state.withLock { state -> Bool in
             guard !state.closed else { return false }
             state.queue.append((0, bytes))
@@ -303,7 +304,7 @@ final class ClusterReplica: ServerStore {
     }
 
     /// Answers this node's callers whose entries applied.
-    func complete(_ outcomes: [(UInt64, Result<ClusterOutcome, ChatError>)]) {
+    func complete(_ outcomes: [(UInt64, Result<ChangeOutcome, ChatError>)]) {
         guard !outcomes.isEmpty else { return }
         let resumed = state.withLock { state in
             outcomes.compactMap { ref, result in state.waiters.removeValue(forKey: ref).map { ($0, result) } }
@@ -333,7 +334,7 @@ final class ClusterReplica: ServerStore {
     /// Changes are durable once their entry is committed: nothing to wait for.
     func waitUntilWritten(_ ticket: Int) async throws(ChatError) {}
 
-    func messages(channelId: String, in range: ClosedRange<Int>) throws(ChatError) -> [Message] {
+    func messages(channelId: String, in range: ClosedRange<Int>) async throws(ChatError) -> [Message] {
         // What is applied but not yet in the tables is newer than them.
         let pending = state.withLock { state -> [Int: Message] in
             var found: [Int: Message] = [:]
@@ -349,7 +350,7 @@ final class ClusterReplica: ServerStore {
             return found
         }
         var found: [Int: Message] = [:]
-        for message in try reader.messages(channelId: channelId, in: range) { found[message.sequence] = message }
+        for message in try await reader.messages(channelId: channelId, in: range) { found[message.sequence] = message }
         found.merge(pending) { _, new in new }
         return found.keys.sorted().map { found[$0]! }
     }

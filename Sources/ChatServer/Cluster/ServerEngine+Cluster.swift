@@ -9,13 +9,13 @@ extension ServerEngine {
     ///
     /// - Complexity: per entry, what the request costs on a single server.
     func apply(_ entries: [ServerLogEntry]) {
-        guard let replica = cluster else { return }
-        var outcomes: [(UInt64, Result<ClusterOutcome, ChatError>)] = []
+        guard let replica else { return }
+        var outcomes: [(UInt64, Result<ChangeOutcome, ChatError>)] = []
         withCore { (core: inout ServerCore) in
             for entry in entries where entry.position == core.cluster!.position + 1 {
                 core.cluster!.position = entry.position
                 core.hub.clusterPosition = entry.position
-                guard let decoded = try? ClusterEntry.decode(entry.bytes) else { continue }
+                guard let decoded = try? ChangeEntry.decode(entry.bytes) else { continue }
                 let now = max(core.cluster!.time, decoded.time)
                 core.cluster!.time = now
                 core.state.expireTimers(now: now)
@@ -30,37 +30,24 @@ extension ServerEngine {
         replica.complete(outcomes)
     }
 
-    private func apply(_ entry: ClusterEntry, at position: Int, now: Date, to core: inout ServerCore) throws(ChatError)
-        -> ClusterOutcome
+    private func apply(_ entry: ChangeEntry, at position: Int, now: Date, to core: inout ServerCore) throws(ChatError)
+        -> ChangeOutcome
     {
         let isMine = entry.node == core.cluster!.nodeId
         switch entry.kind {
         case .request(let userId, let deviceId, let request):
             // Admitted by the rate limits on its writer's node before it was logged (a refused
             // request is never logged): applying it never depends on buckets a node may lack.
+            // Reads are answered by their node without being logged (see ``ChangeLog``).
             let device = DeviceKey(userId: userId, deviceId: deviceId)
-            // A read changes nothing: only its writer answers it.
-            if !isMine, request.isRead { return .done }
-            let channelCount = core.state.channels.count
-            let response: ChatResponse
-            do {
-                defer { core.publishOutbox(now: now) }
-                response = try core.state.handle(request, from: device, now: now)
-            }
-            core.limits.spend(after: request, by: userId, created: core.state.channels.count > channelCount, now: now)
+            let response = try core.applyRequest(request, from: device, now: now)
             return isMine ? .response(core.envelope(for: device, response)) : .done
 
         case .attach(let userId, let deviceId, let resumeAfter):
             let device = DeviceKey(userId: userId, deviceId: deviceId)
             let pending = isMine ? core.cluster!.pendingLinks.removeValue(forKey: entry.ref) : nil
+            try core.checkDeviceCap(of: device)
             let previous = core.cluster!.connections[device]
-            if let cap = configuration.maxDevicesPerUser, previous == nil,
-                core.cluster!.connections.count(of: userId) >= cap
-            {
-                throw .limitExceeded(
-                    "user '\(userId)' has \(core.cluster!.connections.count(of: userId)) devices connected; the limit is \(cap)"
-                )
-            }
             if let previous {
                 // The device's connection elsewhere (or an earlier one here) is replaced.
                 if previous.node == core.cluster!.nodeId, let link = core.hub.linkId(of: device) {
@@ -72,7 +59,7 @@ extension ServerEngine {
             core.hub.ensureSlot(device)
             core.cluster!.connections.connect(device, .init(node: entry.node, attachedAt: position))
             core.updatePresence(of: userId, now: now)
-            var outcome = ClusterOutcome.done
+            var outcome = ChangeOutcome.done
             if isMine {
                 if let pending {
                     let attachment = core.hub.attach(
@@ -98,7 +85,7 @@ extension ServerEngine {
             return .done
 
         case .console(let call):
-            return try Self.run(call, now: now, in: &core.state)
+            return try core.apply(call, now: now)
 
         case .tick:
             return .done
@@ -128,58 +115,7 @@ extension ServerEngine {
         core.publishOutbox(now: now)
     }
 
-    private static func run(_ call: ConsoleCall, now: Date, in state: inout ServerState) throws(ChatError)
-        -> ClusterOutcome
-    {
-        switch call {
-        case .registerUser(let id, let displayName, let isAdmin):
-            return .user(try state.registerUser(id: id, displayName: displayName, isAdmin: isAdmin, now: now))
-        case .createChannel(let draft):
-            let id = try state.createChannel(draft, by: .console, now: now).channelId
-            return .channel(try state.getChannel(id, by: .console, now: now))
-        case .updateChannel(let changes):
-            return .channel(try state.updateChannel(changes, by: .console, now: now))
-        case .addMembers(let userIds, let channelId):
-            try state.addMembers(userIds, to: channelId, by: .console, now: now)
-            return .done
-        case .sendMessage(let userId, let draft):
-            return .message(try state.sendMessage(draft, by: userId, now: now))
-        case .deleteChannel(let channelId):
-            try state.deleteChannel(channelId, by: .console, now: now)
-            return .done
-        }
-    }
-
     // MARK: Entry points of a node
-
-    /// A client's request on a node: logged, applied by every node, answered once applied here.
-    func handleReplicated(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64, replica: ClusterReplica)
-        async throws(ChatError) -> ResponseEnvelope
-    {
-        try withCore { (core: inout ServerCore) throws(ChatError) in
-            if core.isClosed { throw Self.closedError }
-            guard core.hub.linkId(of: device) == linkId else {
-                throw .unavailable("the connection of device '\(device.deviceId)' has ended")
-            }
-            // The rate limits, here: the message and creation buckets hold every node's spends
-            // (spent as entries apply, on every node), so a user's budget is the cluster's.
-            do throws(ServerLimits.Refusal) {
-                try core.limits.admit(request, from: device, now: clock.now)
-            } catch {
-                switch error {
-                case .refuse(let error):
-                    throw error
-                case .refuseAndDisconnect(let error):
-                    core.detach(device, linkId: linkId, reason: .connectionLost(error), now: clock.now)
-                    throw error
-                }
-            }
-        }
-        let outcome = try await replica.submit(
-            .request(userId: device.userId, deviceId: device.deviceId, request: request), time: clock.now)
-        guard case .response(let envelope) = outcome else { throw .unavailable("the server lost the response") }
-        return envelope
-    }
 
     /// Opens a connection on a node: the attach is logged; the connection is made here when it
     /// applies.
@@ -216,18 +152,11 @@ extension ServerEngine {
     /// Logs the ends of this node's connections, noted under the lock (``withCore(_:)`` takes
     /// them as it releases it).
     func logDetaches(_ detaches: [(DeviceKey, Int)]) {
-        guard let replica = cluster else { return }
+        guard let replica else { return }
         for (device, attachedAt) in detaches {
             replica.post(
                 .detach(userId: device.userId, deviceId: device.deviceId, attachedAt: attachedAt), time: clock.now)
         }
-    }
-
-    /// A console call on a node: logged, applied by every node, answered once applied here.
-    func console(_ call: ConsoleCall) async throws(ChatError) -> ClusterOutcome {
-        guard let replica = cluster else { preconditionFailure("console calls are logged only on a cluster") }
-        if core.withLock({ $0.isClosed }) { throw Self.closedError }
-        return try await replica.submit(.console(call), time: clock.now)
     }
 }
 
@@ -256,6 +185,6 @@ extension ServerEngine {
                 _ = core.hub.detach(device, linkId: linkId, reason: .connectionLost(Self.closedError))
             }
         }
-        cluster?.halt()
+        replica?.halt()
     }
 }

@@ -5,8 +5,13 @@ import Locking
 /// One device of one user connected to the embedded server: the `ChatTransport` that
 /// ``ChatServer/connection(userId:deviceId:)`` returns.
 ///
-/// Requests run synchronously on the server under its lock (after any injected delay), so a
-/// response is returned only after the events it caused were put on ``events`` (unless an
+/// Requests are asynchronous. After any injected request fault (a failure, a delay, an answer
+/// lost with the connection), the engine admits the request by the limits and applies it under
+/// its lock (a long channel query in steps, one hold of the lock each, other requests running
+/// between them), putting the events it caused on ``events`` in the same hold; the response is
+/// returned once the request's changes are written to the storage (at once in memory). On a
+/// node of a cluster a change is applied when its entry of the change log applies on this
+/// node, and answered then. Either way a response comes after the events it caused (unless an
 /// event-delay fault holds them back). Discarding the transport ends its connection.
 ///
 /// - Threading: every member is thread-safe.
@@ -45,7 +50,7 @@ final class ServerConnection: ChatTransport {
     }
 
     func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
-        if let replica = engine.cluster {
+        if let replica = engine.replica {
             let previous = linkId.withLock { $0 }
             let (result, id) = try await engine.connectReplicated(
                 device, replacing: previous, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence,

@@ -20,7 +20,7 @@ extension ServerEngine {
             let now = clock.now
             if let error = core.faults.takeConnectFailure(for: device) { throw error }
             core.housekeep(now: now)
-            try Self.checkDeviceCap(of: device, in: core)
+            try core.checkDeviceCap(of: device)
             if let previous {
                 core.detach(device, linkId: previous, reason: .requested, now: now, updatingPresence: false)
             }
@@ -37,29 +37,12 @@ extension ServerEngine {
         return (result, linkId, ticket)
     }
 
-    /// - Throws: `limitExceeded` when the user has ``ServerConfiguration/maxDevicesPerUser``
-    ///   other devices connected (this device's own connection does not count: it is replaced).
-    private static func checkDeviceCap(of device: DeviceKey, in core: ServerCore) throws(ChatError) {
-        guard let cap = core.state.configuration.maxDevicesPerUser else { return }
-        let others: Int
-        if let cluster = core.cluster {
-            // Every node's devices (the replicated connections).
-            others = cluster.connections.count(of: device.userId) - (cluster.connections[device] == nil ? 0 : 1)
-        } else {
-            others = core.hub.connectedDeviceCount(of: device.userId) - (core.hub.linkId(of: device) == nil ? 0 : 1)
-        }
-        if others >= cap {
-            throw .limitExceeded("user '\(device.userId)' has \(others) devices connected; the limit is \(cap)")
-        }
-    }
-
     /// Whether a connect of `device` would pass the device cap now: what a network front asks
     /// before it upgrades a connection.
     ///
     /// - Throws: `limitExceeded` as ``connect(_:replacing:mailbox:interrupt:resumingAfter:)`` would.
     func checkDeviceCap(of device: DeviceKey) throws(ChatError) {
-        try core.withLock { (core: inout ServerCore) throws(ChatError) in try Self.checkDeviceCap(of: device, in: core)
-        }
+        try core.withLock { (core: inout ServerCore) throws(ChatError) in try core.checkDeviceCap(of: device) }
     }
 
     /// Ends connection `linkId` of `device` (no effect if it is not the current one).

@@ -19,7 +19,20 @@ extension ServerEngine {
     func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError)
         -> ResponseEnvelope
     {
-        if let cluster { return try await handleReplicated(request, from: device, linkId: linkId, replica: cluster) }
+        if let replica, !request.isRead {
+            // Logged: admitted here, applied by every node in log order, answered once applied here.
+            try withCore { (core: inout ServerCore) throws(ChatError) in
+                try core.checkCurrent(device, linkId: linkId)
+                try core.admit(request, from: device, linkId: linkId, now: clock.now)
+            }
+            let outcome = try await replica.submit(
+                .request(userId: device.userId, deviceId: device.deviceId, request: request), time: clock.now)
+            guard case .response(let envelope) = outcome else { throw .unavailable("the server lost the response") }
+            return envelope
+        }
+        // Applied here: any request on a single node (the log of one applies inline); a read on
+        // a node of a cluster, once it has applied every change committed before it.
+        if let replica { try await replica.awaitCommitted() }
         let firstHold: Result<(result: Outcome, ticket: Int), ChatError>
         if requests.tryCombining() {
             // Nobody else's request runs: this one runs here, then whatever queued meanwhile.
@@ -38,6 +51,9 @@ extension ServerEngine {
             return envelope
         case .scanning(let scan):
             return try await finishScan(scan, of: request, from: device, linkId: linkId)
+        case .readingHistory(let query, let channelId, let sequences):
+            return try await finishHistoryRead(
+                query, needing: channelId, sequences, of: request, from: device, linkId: linkId)
         }
     }
 
@@ -46,23 +62,10 @@ extension ServerEngine {
         of request: ChatRequest, from device: DeviceKey, linkId: UInt64
     ) throws(ChatError) -> (result: Outcome, ticket: Int) {
         try withCore { (core: inout ServerCore) throws(ChatError) -> Outcome in
-            if core.isClosed { throw Self.closedError }
+            try core.checkCurrent(device, linkId: linkId)
             let now = clock.now
-            guard core.hub.linkId(of: device) == linkId else {
-                throw .unavailable("the connection of device '\(device.deviceId)' has ended")
-            }
             core.housekeep(now: now)
-            do throws(ServerLimits.Refusal) {
-                try core.limits.admit(request, from: device, now: now)
-            } catch {
-                switch error {
-                case .refuse(let error):
-                    throw error
-                case .refuseAndDisconnect(let error):
-                    core.detach(device, linkId: linkId, reason: .connectionLost(error), now: now)
-                    throw error
-                }
-            }
+            try core.admit(request, from: device, linkId: linkId, now: now)
             if case .queryChannels(let query, let cursor) = request {
                 // A query that must test many channels runs in steps (see ``ChannelScan``).
                 let plan = try core.state.planChannelQuery(
@@ -75,14 +78,19 @@ extension ServerEngine {
                     return .scanning(scan)
                 }
             }
-            let response: ChatResponse
-            do {
-                defer { core.publishOutbox(now: now) }
-                let channelCount = core.state.channels.count
-                response = try core.state.handle(request, from: device, now: now)
-                core.limits.spend(
-                    after: request, by: device.userId, created: core.state.channels.count > channelCount, now: now)
+            if case .queryMessages(let query) = request {
+                // A page reaching below the kept messages reads them from the store, outside the lock.
+                switch try core.state.planMessagePage(query, by: .user(device.userId), now: now) {
+                case .answered(let page):
+                    core.limits.spend(after: request, by: device.userId, created: false, now: now)
+                    return .done(core.envelope(for: device, ChatResponse.messages(page)))
+                case .needsHistory(let channelId, let sequences):
+                    return .readingHistory(query, channelId: channelId, sequences: sequences)
+                }
             }
+            // Stamped after the request's events are queued (a separate statement: an argument that
+            // changes `core` would otherwise be evaluated after `core` was read for the stamp).
+            let response = try core.applyRequest(request, from: device, now: now)
             return .done(core.envelope(for: device, response))
         }
     }
@@ -91,7 +99,54 @@ extension ServerEngine {
     enum Outcome: Sendable {
         case done(ResponseEnvelope)
         case scanning(ChannelScan)
+        /// A message page that needs the stored messages of `channelId` numbered `sequences`.
+        case readingHistory(MessagePageQuery, channelId: String, sequences: ClosedRange<Int>)
     }
+
+    /// Reads the stored history a message page needs outside the lock, then answers the page in a
+    /// new hold as of then (reading again what the kept messages no longer cover, if they moved
+    /// meanwhile). No thread waits for the store while it holds the lock.
+    ///
+    /// - Throws: `unavailable` when the store cannot be read in time, the server closed or the
+    ///   device's connection ended; the query's error as of the new hold.
+    private func finishHistoryRead(
+        _ query: MessagePageQuery, needing channelId: String, _ sequences: ClosedRange<Int>, of request: ChatRequest,
+        from device: DeviceKey, linkId: UInt64
+    ) async throws(ChatError) -> ResponseEnvelope {
+        guard let archive = store else { throw .unavailable("the server keeps no history beyond memory") }
+        var needed = (channelId: channelId, sequences: sequences)
+        for _ in 0..<Self.historyReadAttempts {
+            let history = ServerState.ArchivedHistory(
+                channelId: needed.channelId, sequences: needed.sequences,
+                messages: try await archive.messages(channelId: needed.channelId, in: needed.sequences))
+            let (outcome, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> Outcome in
+                try core.checkCurrent(device, linkId: linkId)
+                let now = clock.now
+                switch try core.state.planMessagePage(query, by: .user(device.userId), now: now, history: history) {
+                case .answered(let page):
+                    core.limits.spend(after: request, by: device.userId, created: false, now: now)
+                    return .done(core.envelope(for: device, ChatResponse.messages(page)))
+                case .needsHistory(let channelId, let sequences):
+                    return .readingHistory(query, channelId: channelId, sequences: sequences)
+                }
+            }
+            switch outcome {
+            case .done(let envelope):
+                try await written(ticket)
+                return envelope
+            case .readingHistory(_, let channelId, let sequences):
+                needed = (channelId, sequences)
+            case .scanning:
+                preconditionFailure("a message page never scans channels")
+            }
+        }
+        throw .unavailable("the channel's kept messages moved on while its history was read; ask again")
+    }
+
+    /// How many times a page reads history before it gives up (each read covers what the kept
+    /// messages no longer held; only a channel receiving thousands of messages during the read
+    /// needs a second).
+    static let historyReadAttempts = 4
 
     /// Runs a channel query's scan a step per hold of the lock (others run between steps), then
     /// answers it as of the last hold.
@@ -103,14 +158,14 @@ extension ServerEngine {
         while !scan.isComplete {
             await Task.yield()
             scan = try withCore { (core: inout ServerCore) throws(ChatError) -> ChannelScan in
-                try Self.checkStillConnected(device, linkId: linkId, in: core)
+                try core.checkCurrent(device, linkId: linkId)
                 var scan = scan
                 scan.step(in: core.state, limit: step)
                 return scan
             }.result
         }
         let (envelope, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
-            try Self.checkStillConnected(device, linkId: linkId, in: core)
+            try core.checkCurrent(device, linkId: linkId)
             let now = clock.now
             let page: Page<Channel>
             if let finished = scan.finish(in: core.state) {
@@ -133,14 +188,5 @@ extension ServerEngine {
         }
         try await written(ticket)
         return envelope
-    }
-
-    /// - Throws: `unavailable` when the server closed or the device's connection ended.
-    private static func checkStillConnected(_ device: DeviceKey, linkId: UInt64, in core: ServerCore) throws(ChatError)
-    {
-        if core.isClosed { throw closedError }
-        guard core.hub.linkId(of: device) == linkId else {
-            throw .unavailable("the connection of device '\(device.deviceId)' has ended")
-        }
     }
 }

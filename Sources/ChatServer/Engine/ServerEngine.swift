@@ -24,9 +24,12 @@ final class ServerEngine: Sendable {
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
     /// store's own locks; the store never takes ``core``.
     let store: (any ServerStore)?
-    /// On a node of a cluster, its side of the change log (also ``store``); `nil` on a single
-    /// server.
-    let cluster: ClusterReplica?
+    /// Where requests and console calls go (see ``ChangeLog``): applied inline on a single
+    /// node, through the shared log on a node of a cluster (whose replica is then also
+    /// ``store``).
+    let log: ChangeLog
+    /// On a node of a cluster, its side of the change log; `nil` on a single node.
+    var replica: ClusterReplica? { log.replica }
     /// The identity of the server's history (``ChatAPI/ConnectResult/epoch``): the store's, or
     /// drawn at start for an in-memory server.
     let epoch: String
@@ -50,7 +53,7 @@ final class ServerEngine: Sendable {
         self.configuration = configuration
         core = FairLock(ServerCore(configuration: configuration), rank: .serverCore)
         store = nil
-        cluster = nil
+        log = .local
         epoch = ServerEpoch.text(ServerEpoch.random())
         startWakeUps()
     }
@@ -83,10 +86,10 @@ final class ServerEngine: Sendable {
         self.clock = clock
         self.configuration = configuration
         var core = core
-        core.state.archive = store
+        core.state.hasArchivedHistory = true
         self.core = FairLock(core, rank: .serverCore)
         self.store = store
-        cluster = nil
+        log = .local
         epoch = store.epoch
         startWakeUps()
         // Deadlines restored from the file (mutes, rate limits) are woken for too.
@@ -103,7 +106,7 @@ final class ServerEngine: Sendable {
         self.clock = clock
         self.configuration = configuration
         var core = core
-        core.state.archive = replica
+        core.state.hasArchivedHistory = true
         core.cluster = ClusterCore(nodeId: replica.nodeId, position: position, connections: connections)
         for (device, connection) in connections.byDevice where !connection.reading.isEmpty {
             core.state.restoreReading(of: device, in: connection.reading)
@@ -115,7 +118,7 @@ final class ServerEngine: Sendable {
         }
         self.core = FairLock(core, rank: .serverCore)
         store = replica
-        cluster = replica
+        log = .shared(replica)
         epoch = replica.epoch
         startWakeUps()
     }
@@ -131,7 +134,7 @@ final class ServerEngine: Sendable {
         wakeUps.withLock {
             $0 = WakeUpTimer(clock: clock) { [weak self] in
                 guard let self else { return nil }
-                if self.cluster != nil { return self.tickIfDue() }
+                if self.replica != nil { return self.tickIfDue() }
                 return self.withCore { core -> Date? in
                     let now = self.clock.now
                     core.housekeep(now: now)
@@ -199,14 +202,24 @@ final class ServerEngine: Sendable {
         try performReturningTicket(body).result
     }
 
-    /// ``perform(_:)``, returning once the change is written: what a console call
-    /// acknowledges.
-    func performDurably<Result: Sendable>(
-        _ body: (inout ServerState, Date) throws(ChatError) -> Result
-    ) async throws(ChatError) -> Result {
-        let (result, ticket) = try performReturningTicket(body)
-        try await written(ticket)
-        return result
+    /// Runs a console call as the change log's entry (see ``ChangeLog``): inline on a single
+    /// node, returning once its change is written; through the shared log on a node of a
+    /// cluster, returning once it applied here.
+    ///
+    /// - Throws: `unavailable` once the server is closed or the write failed; the call's error.
+    func console(_ call: ConsoleCall) async throws(ChatError) -> ChangeOutcome {
+        guard let replica else {
+            let (outcome, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ChangeOutcome in
+                if core.isClosed { throw Self.closedError }
+                let now = clock.now
+                core.housekeep(now: now)
+                return try core.apply(call, now: now)
+            }
+            try await written(ticket)
+            return outcome
+        }
+        if core.withLock({ $0.isClosed }) { throw Self.closedError }
+        return try await replica.submit(.console(call), time: clock.now)
     }
 
     private func performReturningTicket<Result>(
@@ -235,17 +248,17 @@ final class ServerEngine: Sendable {
     /// Expires what has expired and releases late events; run on every clock advance.
     func housekeep() {
         withCore { $0.housekeep(now: clock.now) }
-        if cluster != nil { _ = tickIfDue() }
+        if replica != nil { _ = tickIfDue() }
     }
 
     /// On a node of a cluster: logs a tick when a deadline has passed (timers expire as it
     /// applies, on every node); returns when to look again.
     private func tickIfDue() -> Date? {
-        guard let cluster else { return nil }
+        guard let replica else { return nil }
         let now = clock.now
         guard let next = core.withLock({ $0.nextDeadline }) else { return nil }
         guard next <= now else { return next }
-        cluster.post(.tick, time: now)
+        replica.post(.tick, time: now)
         return now + 0.25
     }
 
@@ -262,8 +275,8 @@ final class ServerEngine: Sendable {
             }
         }
         wakeUps.withLock { $0 }?.cancel()
-        if let cluster {
-            await cluster.close(nodeDownAt: clock.now)
+        if let replica {
+            await replica.close(nodeDownAt: clock.now)
             return
         }
         await store?.close()

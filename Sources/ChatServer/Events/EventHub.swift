@@ -5,10 +5,11 @@ import Foundation
 /// across connections, so a device can resume), live connections, and the event faults
 /// (duplicates, delays) applied on delivery.
 ///
-/// A plain value, kept with ``ServerState`` under the server's one lock. Posting to a
-/// connection's ``EventMailbox`` never blocks, so delivering under the lock is safe and keeps
-/// every device's events in sequence order; the readers it wakes are woken after the lock is
-/// released when the engine asks so (``deferWakes()``).
+/// A plain value, kept with ``ServerState`` in the engine's core, under the engine's lock
+/// (`ServerEngine.core`, a `FairLock`). Posting to a connection's ``EventMailbox`` never
+/// blocks, so delivering under the lock is safe and keeps every device's events in sequence
+/// order; the readers it wakes are woken after the lock is released when the engine asks so
+/// (``deferWakes()``).
 struct EventHub: Sendable {
     typealias DeviceKey = ServerState.DeviceKey
 

@@ -142,28 +142,69 @@ extension ServerState {
     /// Pages cover the kept messages only (``ServerConfiguration/messagesPerChannel``):
     /// `hasPrevious` is false at the oldest kept message.
     ///
-    /// - Throws: `notFound`, `notAllowed`, `forbidden` as for ``ServerAction/read``.
+    /// With archived history (a server on storage, ``hasArchivedHistory``) history is
+    /// unlimited: paging reaches message 1, and a page reaching below the kept messages needs
+    /// them from the store. This method never reads the store: it answers
+    /// ``MessagePagePlan/needsHistory(channelId:sequences:)`` for what `history` (the messages
+    /// read so far, by the caller, outside the server's lock) does not cover, and the caller
+    /// asks again with them.
     ///
-    /// With an ``archive`` (a server on storage) history is unlimited: the part of a page older
-    /// than the kept messages is read from the archive, and paging reaches message 1.
-    ///
-    /// - Throws: also `unavailable` when the archive cannot be read.
-    func messages(_ query: MessagePageQuery, by caller: Caller, now: Date) throws(ChatError) -> MessagePage {
+    /// - Throws: `invalidArgument` for an invalid query; `notFound`, `notAllowed`, `forbidden`
+    ///   as for ``ServerAction/read``.
+    /// - Complexity: O(page size + log kept).
+    func planMessagePage(
+        _ query: MessagePageQuery, by caller: Caller, now: Date, history: ArchivedHistory? = nil
+    ) throws(ChatError) -> MessagePagePlan {
+        try Self.validated { try query.validate() }
         let channel = try authorizedRecord(query.channelId, .read, by: caller, now: now)
         let kept = channel.messages.firstSequence
-        let oldest = archive == nil ? kept : 1
+        let oldest = hasArchivedHistory ? 1 : kept
         guard let range = query.sequenceRange(lastSequence: channel.info.lastSequence, oldestSequence: oldest) else {
-            return MessagePage(messages: [], hasPrevious: false, hasNext: false)
+            return .answered(MessagePage(messages: [], hasPrevious: false, hasNext: false))
         }
         var messages: [Message] = []
-        if let archive, range.lowerBound < kept {
-            messages = try archive.messages(
-                channelId: channel.id, in: range.lowerBound...min(range.upperBound, kept - 1))
+        if hasArchivedHistory, range.lowerBound < kept {
+            let needed = range.lowerBound...min(range.upperBound, kept - 1)
+            guard let history, history.channelId == channel.id, history.sequences.contains(needed.lowerBound),
+                history.sequences.contains(needed.upperBound)
+            else {
+                return .needsHistory(channelId: channel.id, sequences: needed)
+            }
+            messages = history.messages.filter { needed.contains($0.sequence) }
         }
         messages += channel.messages.elements(in: range)
-        return MessagePage(
-            messages: messages, hasPrevious: range.lowerBound > oldest,
-            hasNext: range.upperBound < channel.info.lastSequence)
+        return .answered(
+            MessagePage(
+                messages: messages, hasPrevious: range.lowerBound > oldest,
+                hasNext: range.upperBound < channel.info.lastSequence))
+    }
+
+    /// The page ``planMessagePage(_:by:now:history:)`` answers without reading the store.
+    ///
+    /// - Throws: as it; `unavailable` when the page needs stored history (the engine reads it
+    ///   outside the lock and asks the plan again).
+    func messages(_ query: MessagePageQuery, by caller: Caller, now: Date) throws(ChatError) -> MessagePage {
+        switch try planMessagePage(query, by: caller, now: now) {
+        case .answered(let page):
+            return page
+        case .needsHistory:
+            throw .unavailable("this page needs history the server reads from its store")
+        }
+    }
+
+    /// Messages of a channel read from the store, outside the server's lock.
+    struct ArchivedHistory: Sendable {
+        var channelId: String
+        /// The sequence numbers asked for: `messages` are every stored one among them.
+        var sequences: ClosedRange<Int>
+        var messages: [Message]
+    }
+
+    /// What ``planMessagePage(_:by:now:history:)`` needs or gives.
+    enum MessagePagePlan: Sendable {
+        case answered(MessagePage)
+        /// The page needs the stored messages of `channelId` numbered `sequences`.
+        case needsHistory(channelId: String, sequences: ClosedRange<Int>)
     }
 
     /// The message a repeated send with the chosen id `messageId` answers: the stored one when

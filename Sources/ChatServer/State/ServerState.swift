@@ -8,7 +8,8 @@ import Foundation
 /// ``outbox``; the server drains it into events after each operation.
 ///
 /// Time is a parameter (`now`), never read here. The value has no locks and no threads: the
-/// server keeps it behind one lock, tests drive it directly.
+/// engine keeps it in its core, behind the engine's lock (`ServerEngine.core`, a `FairLock`);
+/// tests drive it directly.
 struct ServerState: Sendable {
     /// Where a message lives.
     struct MessageLocation: Sendable, Hashable {
@@ -75,8 +76,10 @@ struct ServerState: Sendable {
         self.configuration = configuration
     }
 
-    /// Where messages older than the kept ones are read (`nil`: they are gone).
-    var archive: (any MessageArchive)?
+    /// Whether messages older than the kept ones are stored (a server on storage: history is
+    /// unlimited, read outside the lock — see ``planMessagePage(_:by:now:history:)``); without
+    /// storage they are gone.
+    var hasArchivedHistory = false
     /// The messages changed since the storage last took the changes (``takeStorageChanges()``).
     var changedMessages: [MessageLocation] = []
     /// The counters as the storage last took them.

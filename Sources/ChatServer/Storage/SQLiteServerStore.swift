@@ -120,7 +120,7 @@ final class SQLiteServerStore: ServerStore {
 
     // MARK: Reading history
 
-    func messages(channelId: String, in range: ClosedRange<Int>) throws(ChatError) -> [Message] {
+    func messages(channelId: String, in range: ClosedRange<Int>) async throws(ChatError) -> [Message] {
         // What is queued but not yet written is newer than the file.
         let pending = state.withLock { state in
             range.compactMap { state.pending.messages[StorageChanges.MessageKey(channelId: channelId, sequence: $0)] }

@@ -38,10 +38,13 @@ protocol ServerStore: MessageArchive {
     func close() async
 }
 
-/// Where the messages a channel no longer keeps in memory are read from.
+/// Where the messages a channel no longer keeps in memory are read from: asked outside the
+/// engine's lock (a request re-enters the engine with what it read), so a slow read delays only
+/// its own request.
 protocol MessageArchive: AnyObject, Sendable {
-    /// The stored messages of `channelId` numbered within `range`, in order.
+    /// The stored messages of `channelId` numbered within `range`, in order (and those queued
+    /// for writing, which are newer than what is stored).
     ///
-    /// - Throws: `ChatError.unavailable` when the store cannot be read.
-    func messages(channelId: String, in range: ClosedRange<Int>) throws(ChatError) -> [Message]
+    /// - Throws: `ChatError.unavailable` when the store cannot be read in time.
+    func messages(channelId: String, in range: ClosedRange<Int>) async throws(ChatError) -> [Message]
 }

@@ -54,6 +54,9 @@ public final class WireSession: Sendable {
     /// are ignored (the connection is closing for too many refusals). Lock order: a leaf.
     private let answers = Lock(
         (inFlight: 0, waiters: [CheckedContinuation<Void, Never>](), ignoring: false), rank: .leaf)
+    /// The closes under way (at most one writes its frame; the others find the session closed),
+    /// and who waits for them (``end()``). Lock order: a leaf.
+    private let closing = Lock((writing: 0, waiters: [CheckedContinuation<Void, Never>]()), rank: .leaf)
 
     /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
     /// session asks (it may be called from several tasks at once); `record` hears what it did.
@@ -126,23 +129,56 @@ public final class WireSession: Sendable {
     }
 
     /// The connection ended (the client closed it, or the network): the device disconnects
-    /// from the server (its reading and typing stop). Idempotent.
+    /// from the server (its reading and typing stop). Idempotent. When the session is writing
+    /// its close frame, returns once it is written: a network front that closes the socket
+    /// after `end()` (with its own code) never overtakes the session's close and its code.
     public func end() async {
+        await closeWritten()
         await release(markClosed())
+    }
+
+    /// Returns once no close frame is being written.
+    private func closeWritten() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let written = closing.withLock { closing -> Bool in
+                guard closing.writing > 0 else { return true }
+                closing.waiters.append(continuation)
+                return false
+            }
+            if written { continuation.resume() }
+        }
     }
 
     /// Closes the connection with `code` (and ends the session). Idempotent: only the first
     /// close is sent.
     public func close(code: Int, reason: String) async {
+        // Marked as writing before the session is marked closed: whoever sees it closed (the
+        // network front, then ``end()``) sees the close being written.
+        closing.withLock { $0.writing += 1 }
         let previous = markClosed()
-        if case .closed = previous { return }
+        if case .closed = previous {
+            closeFrameDone()
+            return
+        }
         record(.closed(code: code))
         // A close frame's reason holds at most 123 bytes.
         var limited = reason
         while limited.utf8.count > 123 { limited.removeLast() }
         // Sent before the events stop: the forwarding of a burst itself may be the caller.
         await output(.close(code: code, reason: limited))
+        closeFrameDone()
         await release(previous)
+    }
+
+    /// The close frame is written (or another close wrote it): wakes whoever waits in ``end()``.
+    private func closeFrameDone() {
+        let waiters = closing.withLock { closing -> [CheckedContinuation<Void, Never>] in
+            closing.writing -= 1
+            guard closing.writing == 0 else { return [] }
+            defer { closing.waiters = [] }
+            return closing.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Marks the session closed; returns what it was.

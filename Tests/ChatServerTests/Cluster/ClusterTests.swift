@@ -26,7 +26,7 @@ import Testing
     /// Waits (at most 10 s) until every node has applied the whole log.
     static func settle(_ nodes: [ChatServer], _ log: MemoryChangeLog) async throws {
         let deadline = Date() + 10
-        while nodes.contains(where: { $0.engine.cluster!.appliedPosition < log.count }) {
+        while nodes.contains(where: { $0.engine.replica!.appliedPosition < log.count }) {
             guard Date() < deadline else {
                 Issue.record("nodes did not apply the log within 10 s")
                 return

@@ -66,6 +66,54 @@ import TestSupport
         await server.close()
     }
 
+    /// History beyond memory is read outside the engine's lock: while one user's page waits for a
+    /// slow database, another user's send is answered, and the page arrives once the database
+    /// answers.
+    @Test func aSlowHistoryReadDoesNotDelayAnotherUsersRequest() async throws {
+        let database = MemoryDatabase()
+        let server = try await ChatServer(configuration: ServerConfiguration(messagesPerChannel: 5), database: database)
+        try await server.createChannel(type: .community, channelId: "long", userIds: ["ann"])
+        try await server.createChannel(type: .community, channelId: "chat", userIds: ["bob"])
+        for number in 1...30 { try await server.sendMessage(as: "ann", channelId: "long", text: "m\(number)") }
+        var ann = TestDevice(server, "ann")
+        try await ann.connect()
+        var bob = TestDevice(server, "bob")
+        try await bob.connect()
+        database.holdReads()
+        let page = Task { [ann] in
+            try await ann.send(
+                .queryMessages(MessagePageQuery(channelId: "long", position: .before(sequence: 10), limit: 5)))
+        }
+        var waited = 0
+        while database.waitingReads == 0 {
+            waited += 1
+            try #require(waited < 5_000, "the page never asked the database")
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let answered = Task { [bob] in
+            try await bob.send(.sendMessage(MessageDraft(channelId: "chat", text: "while ann waits")))
+        }
+        let bobFirst = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await answered.value) != nil }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(5))
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next()!
+        }
+        #expect(bobFirst, "bob's send waited for ann's read of the database")
+        #expect(database.waitingReads == 1, "ann's read was still waiting when bob was answered")
+        database.releaseReads()
+        guard case .messages(let messages) = try await page.value else {
+            Issue.record("not a page")
+            return
+        }
+        #expect(messages.messages.map(\.text) == (5...9).map { "m\($0)" })
+        #expect(messages.hasPrevious)
+        await server.close()
+    }
+
     @Test func concurrentCallsShareCommits() async throws {
         let database = MemoryDatabase()
         let server = try await ChatServer(database: database)

@@ -18,6 +18,8 @@ final class MemoryDatabase: ServerDatabase, Sendable {
         var commits = 0
         var failing = false
         var opens = 0
+        var readsHeld = false
+        var heldReads: [CheckedContinuation<Void, Never>] = []
     }
 
     private let tables = Lock(Tables(), rank: .leaf)
@@ -29,6 +31,23 @@ final class MemoryDatabase: ServerDatabase, Sendable {
 
     /// From now on every write and read throws (`true`), or succeeds again.
     func setFailing(_ failing: Bool) { tables.withLock { $0.failing = failing } }
+
+    /// From now on every read of messages waits (a database that is slow to answer) until
+    /// ``releaseReads()``.
+    func holdReads() { tables.withLock { $0.readsHeld = true } }
+
+    /// The reads of messages waiting now (``holdReads()``).
+    var waitingReads: Int { tables.withLock { $0.heldReads.count } }
+
+    /// Lets the waiting reads go on, and every later read answer at once.
+    func releaseReads() {
+        let held = tables.withLock { tables in
+            tables.readsHeld = false
+            defer { tables.heldReads = [] }
+            return tables.heldReads
+        }
+        for read in held { read.resume() }
+    }
 
     /// Replaces a channel's stored row (a damaged database, for the tests of loading).
     func damageChannel(_ channelId: String) {
@@ -62,7 +81,15 @@ final class MemoryDatabase: ServerDatabase, Sendable {
     }
 
     func messages(in ranges: [ServerRow.MessageRange]) async throws -> [ServerRow.Message] {
-        try tables.withLock { tables throws -> [ServerRow.Message] in
+        await withCheckedContinuation { (read: CheckedContinuation<Void, Never>) in
+            let proceed = tables.withLock { tables in
+                guard tables.readsHeld else { return true }
+                tables.heldReads.append(read)
+                return false
+            }
+            if proceed { read.resume() }
+        }
+        return try tables.withLock { tables throws -> [ServerRow.Message] in
             if tables.failing { throw Unreachable() }
             return ranges.flatMap { range in
                 (tables.messages[range.channelId] ?? [:]).compactMap { sequence, value in

@@ -130,6 +130,40 @@ import Testing
         #expect(output.close?.code == 1011)
     }
 
+    /// A network front ends the session as soon as it sees it closed (a frame arriving then), and
+    /// closes the socket itself once `end()` returns: `end()` waits for the session's close frame
+    /// being written, so the front's own close (1000) never overtakes the session's code (a
+    /// client told 1000 takes the end as its own and never reconnects).
+    @Test func endWaitsForTheCloseFrameBeingWritten() async throws {
+        let written = Output()
+        let gate = Lock<CheckedContinuation<Void, Never>?>(nil)
+        let session = WireSession(server: server, userId: "alice", deviceId: "phone") { output in
+            if case .close = output {
+                await withCheckedContinuation { continuation in gate.withLock { $0 = continuation } }
+            }
+            written.append(output)
+        }
+        await session.receive(try hello())
+        server.faults.dropConnection(userId: "alice", deviceId: "phone")
+        var turns = 0
+        while gate.withLock({ $0 }) == nil {
+            turns += 1
+            try #require(turns < 100_000, "the session never started its close")
+            await Task.yield()
+        }
+        #expect(session.isClosed)
+        let ended = Lock(false)
+        let end = Task {
+            await session.end()
+            ended.withLock { $0 = true }
+        }
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(!ended.withLock { $0 }, "end() returned while the close frame was still being written")
+        gate.withLock { $0 }?.resume()
+        await end.value
+        #expect(written.close?.code == 1011)
+    }
+
     /// Events are read on demand (no task waits for them), so nothing but the session holds its
     /// device's connection: a session let go without `end()` disconnects the device all the same.
     @Test func aSessionLetGoDisconnectsItsDevice() async throws {

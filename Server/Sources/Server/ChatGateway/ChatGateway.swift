@@ -75,7 +75,7 @@ public struct ChatGateway: Sendable {
             do throws(ConnectAdmission.Refusal) {
                 _ = try await admission.admit(
                     authorization: request.headers[.authorization],
-                    token: request.uri.queryParameters["token"].map(String.init),
+                    queryToken: request.uri.queryParameters["token"].map(String.init),
                     device: request.uri.queryParameters["device"].map(String.init))
             } catch {
                 return Response(
@@ -106,7 +106,7 @@ public struct ChatGateway: Sendable {
                 do throws(ConnectAdmission.Refusal) {
                     admitted = try await admission.admit(
                         authorization: head.headerFields[.authorization],
-                        token: uri.queryParameters["token"].map(String.init),
+                        queryToken: uri.queryParameters["token"].map(String.init),
                         device: uri.queryParameters["device"].map(String.init))
                 } catch {
                     metrics.rejected(error.metricReason)

@@ -1,5 +1,4 @@
 import ChatAPI
-import Dispatch
 import Foundation
 import Locking
 import RowCoding
@@ -18,9 +17,9 @@ import RowCoding
 /// changes pending, ahead of newer ones; the writer tries again after a second, or with the
 /// next batch.
 ///
-/// Reading history beyond memory (``messages(channelId:in:)``) waits for the database on the
-/// calling thread, for at most ``readTimeout`` (the engine asks under its lock: a deep page of
-/// history holds the server that long at worst).
+/// Reading history beyond memory (``messages(channelId:in:)``) is asynchronous: the engine asks
+/// outside its lock, and a read that takes longer than ``readTimeout`` fails with `unavailable`
+/// (the database's read goes on in the background and its answer is dropped).
 ///
 /// - Threading: thread-safe. Lock order: the engine's lock, then ``state`` (see `LockRank`).
 final class DatabaseServerStore: ServerStore {
@@ -124,40 +123,48 @@ final class DatabaseServerStore: ServerStore {
 
     // MARK: Reading history
 
-    func messages(channelId: String, in range: ClosedRange<Int>) throws(ChatError) -> [Message] {
-        // What is queued but not yet written is newer than the database.
+    func messages(channelId: String, in range: ClosedRange<Int>) async throws(ChatError) -> [Message] {
+        let database = database
+        let result = await Self.withTimeout(Self.readTimeout) {
+            try await database.messages(in: [ServerRow.MessageRange(channelId: channelId, sequences: range)])
+        }
+        // What is queued but not yet written is newer than the database (read after the
+        // database, so nothing written in between is missed).
         let pending = state.withLock { state in
             range.compactMap { state.pending.messages[StorageChanges.MessageKey(channelId: channelId, sequence: $0)] }
         }
-        let outcome = Lock<Result<[ServerRow.Message], any Error>?>(nil, rank: .leaf)
-        let done = DispatchSemaphore(value: 0)
-        let database = database
-        Task.detached {
-            let result: Result<[ServerRow.Message], any Error>
-            do {
-                result = .success(
-                    try await database.messages(in: [ServerRow.MessageRange(channelId: channelId, sequences: range)]))
-            } catch {
-                result = .failure(error)
-            }
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        guard done.wait(timeout: .now() + Self.readTimeout) == .success, let result = outcome.withLock({ $0 }) else {
-            throw .unavailable("the server's database did not answer within \(Int(Self.readTimeout)) s")
-        }
         var found: [Int: Message] = [:]
         switch result {
-        case .success(let rows):
+        case .success(let rows)?:
             for row in rows where row.channelId == channelId && range.contains(row.sequence) {
                 found[row.sequence] = try Self.decode(
                     Message.self, row.value, "message \(row.sequence) of channel '\(channelId)'")
             }
-        case .failure(let error):
+        case .failure(let error)?:
             throw .unavailable("the server's database cannot be read: \(error)")
+        case nil:
+            throw .unavailable("the server's database did not answer within \(Int(Self.readTimeout)) s")
         }
         for message in pending { found[message.sequence] = message }
         return found.keys.sorted().map { found[$0]! }
+    }
+
+    /// `body`'s result, or `nil` when it has not finished within `seconds` (it is cancelled).
+    static func withTimeout<Value: Sendable>(
+        _ seconds: TimeInterval, _ body: @escaping @Sendable () async throws -> Value
+    ) async -> Result<Value, any Error>? {
+        await withTaskGroup(of: Result<Value, any Error>?.self) { group in
+            group.addTask {
+                do { return .success(try await body()) } catch { return .failure(error) }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            let first = await group.next()!
+            group.cancelAll()
+            return first
+        }
     }
 
     // MARK: Writing

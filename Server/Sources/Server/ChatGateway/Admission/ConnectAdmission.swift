@@ -22,7 +22,8 @@ struct ConnectAdmission: Sendable {
     struct Refusal: Error, Sendable {
         var error: ChatError
         var status: HTTPResponse.Status
-        /// The `reason` label of `chat_connections_rejected_total`.
+        /// The `reason` label under which `chat_rejections_total` counts a refused upgrade (the
+        /// plain HTTP request's refusals are answered, not counted).
         var metricReason: String
 
         /// `{"error":CHAT_ERROR}`.
@@ -31,14 +32,21 @@ struct ConnectAdmission: Sendable {
         }
     }
 
-    /// Admits a connect with `authorization` (the header's value, if any) and `query` (the
-    /// request URI's query parameters).
+    /// Admits a connect.
+    ///
+    /// - Parameters:
+    ///   - authorization: the `Authorization` header's value, if any; its bearer token is used
+    ///     first.
+    ///   - queryToken: the `token` query parameter's value (`?token=`), if any: the token when
+    ///     there is no bearer token.
+    ///   - device: the `device` query parameter's value (`?device=`), if any; default
+    ///     `ChatServer.defaultDeviceId`.
     ///
     /// - Throws: a ``Refusal``: 401 (`unauthorized`) for a missing, malformed, badly signed or
     ///   expired token; 429 (`limitExceeded`) past the device cap (the connect checks it again:
     ///   another device may connect meanwhile); 503 (`unavailable`) on a node of a cluster that
     ///   cannot read the cluster's log to count the user's devices.
-    func admit(authorization: String?, token queryToken: String?, device: String?) async throws(Refusal) -> Admitted {
+    func admit(authorization: String?, queryToken: String?, device: String?) async throws(Refusal) -> Admitted {
         let token = Self.bearer(authorization) ?? queryToken
         let identity: TokenAuthority.Identity
         do {

@@ -1,0 +1,60 @@
+import ChatAPI
+import Foundation
+
+/// The checks every entry point makes before it logs or applies anything, each written once:
+/// the server is open, the caller's connection is current, the limits admit the request, the
+/// user may connect one more device.
+extension ServerCore {
+    /// - Throws: `unavailable` once the server is closed, or when connection `linkId` is no
+    ///   longer `device`'s current one.
+    func checkCurrent(_ device: ServerState.DeviceKey, linkId: UInt64) throws(ChatError) {
+        if isClosed { throw ServerEngine.closedError }
+        guard hub.linkId(of: device) == linkId else {
+            throw .unavailable("the connection of device '\(device.deviceId)' has ended")
+        }
+    }
+
+    /// Admits `request` of `device` by the rate limits, or refuses it; a refusal that ends the
+    /// connection (a device flooding) ends it here. On a node of a cluster the message and
+    /// creation buckets hold every node's spends (spent as entries apply, on every node), so a
+    /// user's budget is the cluster's.
+    ///
+    /// - Throws: `rateLimited` or `limitExceeded`; nothing is spent then.
+    mutating func admit(
+        _ request: ChatRequest, from device: ServerState.DeviceKey, linkId: UInt64, now: Date
+    ) throws(ChatError) {
+        do throws(ServerLimits.Refusal) {
+            try limits.admit(request, from: device, now: now)
+        } catch {
+            switch error {
+            case .refuse(let error):
+                throw error
+            case .refuseAndDisconnect(let error):
+                detach(device, linkId: linkId, reason: .connectionLost(error), now: now)
+                throw error
+            }
+        }
+    }
+
+    /// How many devices of `userId` are connected: on every node of a cluster (the replicated
+    /// connections), else to this server.
+    func connectedDeviceCount(of userId: String) -> Int {
+        cluster?.connections.count(of: userId) ?? hub.connectedDeviceCount(of: userId)
+    }
+
+    /// Whether `device` is connected (to any node of a cluster).
+    func isConnected(_ device: ServerState.DeviceKey) -> Bool {
+        if let cluster { return cluster.connections[device] != nil }
+        return hub.linkId(of: device) != nil
+    }
+
+    /// - Throws: `limitExceeded` when the user has ``ServerConfiguration/maxDevicesPerUser``
+    ///   other devices connected (this device's own connection does not count: it is replaced).
+    func checkDeviceCap(of device: ServerState.DeviceKey) throws(ChatError) {
+        guard let cap = state.configuration.maxDevicesPerUser else { return }
+        let others = connectedDeviceCount(of: device.userId) - (isConnected(device) ? 1 : 0)
+        if others >= cap {
+            throw .limitExceeded("user '\(device.userId)' has \(others) devices connected; the limit is \(cap)")
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import ChatAPI
+import Foundation
+
+/// A console call of ``ChatServer`` (its trusted server-side methods), as the change log
+/// carries it: applied by ``ServerCore/apply(_:now:)`` on a single node and on every node of a
+/// cluster alike.
+enum ConsoleCall: Sendable, Hashable {
+    case registerUser(id: String, displayName: String?, isAdmin: Bool)
+    case createChannel(ChannelDraft)
+    case updateChannel(ChannelChanges)
+    case addMembers([String], channelId: String)
+    case sendMessage(userId: String, MessageDraft)
+    case deleteChannel(String)
+}
+
+/// What the node that wrote an entry gets back once it is applied.
+enum ChangeOutcome: Sendable {
+    case response(ResponseEnvelope)
+    case connected(ConnectResult, linkId: UInt64)
+    case user(User)
+    case channel(Channel)
+    case message(Message)
+    case done
+}

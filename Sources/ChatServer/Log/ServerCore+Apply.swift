@@ -1,0 +1,49 @@
+import ChatAPI
+import Foundation
+
+/// What an entry of the change log does to the state, written once: a single node applies it
+/// inline, every node of a cluster applies it as it reads it from the log.
+extension ServerCore {
+    /// Applies a client's request of `device` (admitted before it was logged: see
+    /// ``admit(_:from:linkId:now:)``), publishes the events of its changes and spends the
+    /// message and creation budgets it used.
+    ///
+    /// - Throws: the request's error; nothing changed then and nothing is spent.
+    mutating func applyRequest(
+        _ request: ChatRequest, from device: ServerState.DeviceKey, now: Date
+    ) throws(ChatError) -> ChatResponse {
+        let channelCount = state.channels.count
+        let response: ChatResponse
+        do {
+            defer { publishOutbox(now: now) }
+            response = try state.handle(request, from: device, now: now)
+        }
+        limits.spend(after: request, by: device.userId, created: state.channels.count > channelCount, now: now)
+        return response
+    }
+
+    /// Applies a console call: permissions are bypassed, the rules of channel types are not;
+    /// the events of its changes are published.
+    ///
+    /// - Throws: the call's error; nothing changed then.
+    mutating func apply(_ call: ConsoleCall, now: Date) throws(ChatError) -> ChangeOutcome {
+        defer { publishOutbox(now: now) }
+        switch call {
+        case .registerUser(let id, let displayName, let isAdmin):
+            return .user(try state.registerUser(id: id, displayName: displayName, isAdmin: isAdmin, now: now))
+        case .createChannel(let draft):
+            let id = try state.createChannel(draft, by: .console, now: now).channelId
+            return .channel(try state.getChannel(id, by: .console, now: now))
+        case .updateChannel(let changes):
+            return .channel(try state.updateChannel(changes, by: .console, now: now))
+        case .addMembers(let userIds, let channelId):
+            try state.addMembers(userIds, to: channelId, by: .console, now: now)
+            return .done
+        case .sendMessage(let userId, let draft):
+            return .message(try state.sendMessage(draft, by: userId, now: now))
+        case .deleteChannel(let channelId):
+            try state.deleteChannel(channelId, by: .console, now: now)
+            return .done
+        }
+    }
+}
