@@ -28,6 +28,10 @@ let package = Package(
         // The client–server contract: models, query language, requests, events, errors, transport.
         .target(name: "ChatAPI", dependencies: ["Locking"]),
         // The embedded, authoritative chat server.
+        // The chat engine: embedded in an app or a test (`ChatServer()`), behind the `chat-server`
+        // executable of the `Server/` package, and the core of every node of a cluster. One
+        // request path: every request and console call passes the change-log seam (a single node
+        // applies inline; a cluster's nodes apply the shared log's entries in order).
         .target(name: "ChatServer", dependencies: ["ChatAPI", "Locking", "CSQLite", "SQLiteSupport", "RowCoding"]),
         // The client SDK.
         .target(

@@ -1,9 +1,17 @@
 import ChatAPI
 import Foundation
 
-/// The embedded, authoritative chat server: the source of truth that enforces every rule of
-/// the channel types, members, moderation, messages and read state, and pushes each change as
-/// an event to the connected devices that may see it.
+/// The chat engine: the source of truth that enforces every rule of the channel types,
+/// members, moderation, messages and read state, and pushes each change as an event to the
+/// connected devices that may see it. The same engine runs embedded (in an app, a test, an
+/// example), behind the `chat-server` executable of the `Server/` package (``WireSession`` speaks
+/// the wire protocol over it), and as each node of a cluster (``init(clock:configuration:log:nodeId:)``).
+///
+/// One request path serves all three: every request and console call is an entry of a change
+/// log. A single server is a log of one that applies each entry inline, under the engine's
+/// lock, in the call that makes it; the nodes of a cluster append their entries to the shared
+/// log and every node applies every entry in log order. The rules, the limits and the console
+/// calls are written once, above that seam.
 ///
 /// ```swift
 /// let server = ChatServer()
@@ -123,7 +131,7 @@ public final class ChatServer: Sendable {
         var core = await rebuilt
         core.state.attach(messages, to: channels.map(\.channelId))
         let position = stored.counters.logPosition
-        let replica = ClusterReplica(nodeId: nodeId, log: log, reader: store, position: position)
+        let replica = ClusterReplica(nodeId: nodeId, log: log, reader: store, position: position, clock: clock)
         let engine = ServerEngine(
             clock: clock, configuration: configuration, replica: replica, restored: core, position: position,
             connections: ClusterConnections(restoring: stored.connections))

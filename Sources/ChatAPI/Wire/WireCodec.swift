@@ -44,6 +44,24 @@ public enum WireCodec {
         String(decoding: try encodeBytes(frame), as: UTF8.self)
     }
 
+    /// The body of an HTTP refusal: `{"error":ERROR}`, the error written as in a failure frame
+    /// (what `chat-server` answers a connect it refuses before the upgrade, with the status that
+    /// names the case). A `rateLimited` whose `retryAfter` is not finite is written with 0.
+    ///
+    /// - Complexity: O(size of the error's texts).
+    public static func refusalBody(_ error: ChatError) -> [UInt8] {
+        var writer = WireJSONWriter(capacity: 128)
+        writer.beginObject()
+        writer.key("error")
+        do {
+            try writer.error(error)
+        } catch {
+            return refusalBody(.rateLimited(retryAfter: 0))
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
     /// The frame as the UTF-8 bytes of one WebSocket text frame: the text ``encode(_:)``
     /// returns, without making a `String` of it, for a server that writes bytes to its socket
     /// (one copy fewer per frame).

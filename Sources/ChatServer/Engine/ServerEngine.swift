@@ -117,7 +117,7 @@ final class ServerEngine: Sendable {
             core.state.users[userId]?.isOnline = true
         }
         self.core = FairLock(core, rank: .serverCore)
-        store = replica
+        store = replica.store
         log = .shared(replica)
         epoch = replica.epoch
         startWakeUps()

@@ -27,8 +27,12 @@ import Testing
     @Test func encodedSizeCountsWhatJSONEncoderWrites() throws {
         let seed = UInt64.random(in: 1...UInt64.max)
         var generator = SeededGenerator(seed: seed)
-        let strings = ["", "plain", "quote \" and \\ backslash", "tab\tnew\nline\r\u{08}\u{0C}", "\u{01}\u{1F}", "é ✨ 𝄞", "a/b"]
-        let numbers: [Double] = [0, -0.0, 1, -1, 42, 0.5, -2.25, 1e16, 1e-7, 123_456_789.125, 0x1p53, -0x1p60, .pi, 1e300]
+        let strings = [
+            "", "plain", "quote \" and \\ backslash", "tab\tnew\nline\r\u{08}\u{0C}", "\u{01}\u{1F}", "é ✨ 𝄞", "a/b",
+        ]
+        let numbers: [Double] = [
+            0, -0.0, 1, -1, 42, 0.5, -2.25, 1e16, 1e-7, 123_456_789.125, 0x1p53, -0x1p60, .pi, 1e300,
+        ]
         func value(_ depth: Int) -> JSON {
             switch generator.next() % (depth > 3 ? 5 : 7) {
             case 0: return .null
@@ -39,7 +43,8 @@ import Testing
             default:
                 var members: [String: JSON] = [:]
                 for _ in 0..<Int(generator.next() % 4) {
-                    members[strings[Int(generator.next() % UInt64(strings.count))] + "\(generator.next() % 10)"] = value(depth + 1)
+                    members[strings[Int(generator.next() % UInt64(strings.count))] + "\(generator.next() % 10)"] =
+                        value(depth + 1)
                 }
                 return .object(members)
             }

@@ -9,6 +9,16 @@ import TestSupport
     private let channel = Channel(
         channelId: "ops", type: .community, createdAt: Date(timeIntervalSince1970: 1_764_000_000.5))
 
+    /// An HTTP refusal's body is `{"error":ERROR}` and decodes, as a client reads it, to the same
+    /// error, quotes and control characters in its text included.
+    @Test(arguments: Fixtures.errors + [.unauthorized("the token \"x\" expired\n"), .rateLimited(retryAfter: 0.25)])
+    func aRefusalBodyDecodesToItsError(_ error: ChatError) throws {
+        let body = WireCodec.refusalBody(error)
+        let decoded = try JSONDecoder().decode([String: ChatError].self, from: Data(body))
+        #expect(decoded == ["error": error])
+        #expect(String(decoding: body, as: UTF8.self).hasPrefix(#"{"error":{"#))
+    }
+
     @Test func everyFrameRoundTrips() throws {
         let user = User(userId: "alice", createdAt: Date(timeIntervalSince1970: 10))
         let frames: [WireFrame] = [

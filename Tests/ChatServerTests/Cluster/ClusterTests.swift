@@ -8,42 +8,33 @@ import Testing
 /// on every node after it, events cross nodes in order, a device resumes on any node exactly
 /// after its last event (or is told to resync), presence and the device cap count every node,
 /// and a node that misses notifications or starts late catches up from the log.
-@Suite struct ClusterTests {
+///
+/// The nodes run on one ``ManualClock`` (the log's clock too): polls, beats, snapshot writes and
+/// timeouts happen when a test advances it, and waits are on the log and the nodes' applied
+/// positions, never on wall time.
+@Suite(.timeLimit(.minutes(1))) struct ClusterTests {
     /// `count` nodes on one in-memory log, with users alice, bob, carol and boss (admin).
     static func cluster(
-        _ count: Int, log: MemoryChangeLog = MemoryChangeLog(),
+        _ count: Int, log: MemoryChangeLog = MemoryChangeLog(clock: ManualClock()),
         configuration: ServerConfiguration = ServerConfiguration()
     ) async throws -> (nodes: [ChatServer], log: MemoryChangeLog) {
         var nodes: [ChatServer] = []
         for index in 0..<count {
-            nodes.append(try await ChatServer(configuration: configuration, log: log, nodeId: "node\(index)"))
+            nodes.append(
+                try await ChatServer(clock: log.clock, configuration: configuration, log: log, nodeId: "node\(index)"))
         }
         for id in ["alice", "bob", "carol"] { try await nodes[0].registerUser(id: id, displayName: id.capitalized) }
         try await nodes[0].registerUser(id: "boss", isAdmin: true)
         return (nodes, log)
     }
 
-    /// Waits (at most 10 s) until every node has applied the whole log.
-    static func settle(_ nodes: [ChatServer], _ log: MemoryChangeLog) async throws {
-        let deadline = Date() + 10
-        while nodes.contains(where: { $0.engine.replica!.appliedPosition < log.count }) {
-            guard Date() < deadline else {
-                Issue.record("nodes did not apply the log within 10 s")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-    }
-
-    /// Waits (at most 10 s) until `condition` holds.
-    static func eventually(_ condition: () -> Bool) async throws {
-        let deadline = Date() + 10
-        while !condition() {
-            guard Date() < deadline else {
-                Issue.record("the condition did not hold within 10 s")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
+    /// Returns once the log holds at least `count` entries and every node has applied all of it.
+    static func settle(_ nodes: [ChatServer], _ log: MemoryChangeLog, atLeast count: Int = 0) async throws {
+        await log.waitUntil(count: count)
+        let head = log.count
+        for node in nodes {
+            let applied = await node.engine.replica!.follower.waitUntilApplied(head)
+            #expect(applied, "node \(node.nodeId ?? "?") stopped before it applied the log")
         }
     }
 
@@ -138,8 +129,10 @@ import Testing
         var tablet = TestDevice(nodes[1], "alice", "tablet")
         await #expect(throws: ChatError.self) { try await tablet.connect() }
 
-        await alice.transport.disconnect()
-        try await Self.eventually { nodes[1].user("alice")?.isOnline == false }
+        let before = log.count
+        await alice.transport.disconnect()  // logs the detach
+        try await Self.settle(nodes, log, atLeast: before + 1)
+        #expect(nodes[1].user("alice")?.isOnline == false)
         try await tablet.connect()
         try await Self.settle(nodes, log)
         #expect(nodes[0].user("alice")?.isOnline == true)
@@ -167,7 +160,8 @@ import Testing
     }
 
     @Test func theDevicesOfANodeThatStopsBeatingAreCountedOffline() async throws {
-        let log = MemoryChangeLog()
+        let clock = ManualClock()
+        let log = MemoryChangeLog(clock: clock)
         log.setSilentLimit(2)  // nodes beat every 0.67 s
         let (nodes, _) = try await Self.cluster(2, log: log)
         defer { Task { await nodes[1].close() } }
@@ -175,19 +169,23 @@ import Testing
         try await Self.settle(nodes, log)
         #expect(nodes[1].user("alice")?.isOnline == true)
         nodes[0].engine.halt()  // as if killed: no goodbye
-        let deadline = Date() + 20
-        while nodes[1].user("alice")?.isOnline == true, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        // Past the silent limit, node1's next beat names node0, and its devices go offline.
+        let before = log.count
+        clock.advance(by: 3)
+        try await Self.settle([nodes[1]], log, atLeast: before + 1)
         #expect(nodes[1].user("alice")?.isOnline == false)
     }
 
     @Test func aNodeThatMissesNotificationsCatchesUpByPolling() async throws {
         let (nodes, log) = try await Self.cluster(2)
         defer { Task { for node in nodes { await node.close() } } }
+        try await Self.settle(nodes, log)
         log.setMuted(true)
         let alice = try await connected(nodes[0], "alice")
         try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "quiet")))
+        #expect(nodes[1].channel("quiet") == nil, "told of the append without a notification")
+        // The next poll reads it.
+        (log.clock as! ManualClock).advance(by: LogFollower.pollInterval)
         try await Self.settle(nodes, log)
         #expect(nodes[1].channel("quiet") != nil)
     }
@@ -216,11 +214,12 @@ import Testing
             try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "m\(index)")))
         }
         try await Self.settle(nodes, log)
-        // Some of it is in the tables (a quiet node writes them within a second or so), the rest
-        // only in the log.
-        try await Self.eventually { log.snapshotPosition > 0 }
+        // Some of it is in the tables (a quiet node writes them a second after its last write,
+        // at a poll), the rest only in the log.
+        (log.clock as! ManualClock).advance(by: LogAppender.snapshotDelay + LogFollower.pollInterval)
+        await log.waitUntil(snapshot: 1)
         try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "newest")))
-        let late = try await ChatServer(log: log, nodeId: "late")
+        let late = try await ChatServer(clock: log.clock, log: log, nodeId: "late")
         try await Self.settle(nodes + [late], log)
         #expect(log.snapshotPosition > 0)
         #expect(late.messages(channelId: "c").map(\.text) == nodes[0].messages(channelId: "c").map(\.text))

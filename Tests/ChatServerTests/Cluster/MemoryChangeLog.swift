@@ -7,6 +7,12 @@ import Locking
 /// misses them catches up by polling) and appends failed on demand.
 final class MemoryChangeLog: ServerChangeLog, Sendable {
     let tables = MemoryDatabase()
+    /// The database's clock (beats are timed by it): the nodes' clock in the tests.
+    let clock: any ServerClock
+
+    init(clock: any ServerClock = SystemClock()) {
+        self.clock = clock
+    }
 
     private struct Log {
         var entries: [[UInt8]] = []
@@ -16,6 +22,8 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
         var muted = false
         var failing = false
         var silentLimit: Double = 15
+        /// Who waits for the log to reach a count of entries and a snapshot position.
+        var waiters: [(count: Int, snapshot: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     /// Unordered: the snapshot an append writes is asked of the node under this lock.
@@ -66,7 +74,26 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
             return (log.entries.count, entries.isEmpty || log.muted ? [] : log.listeners)
         }
         for listener in listeners { listener.yield() }
+        let ready = log.withLock { log in
+            let ready = log.waiters.filter { $0.count <= log.entries.count && $0.snapshot <= log.snapshot }
+            log.waiters.removeAll { $0.count <= log.entries.count && $0.snapshot <= log.snapshot }
+            return ready.map(\.continuation)
+        }
+        for waiter in ready { waiter.resume() }
         return head
+    }
+
+    /// Returns once the log holds at least `count` entries and its tables are at position
+    /// `snapshot` or later (no polling: appends wake it).
+    func waitUntil(count: Int = 0, snapshot: Int = 0) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let reached = log.withLock { log -> Bool in
+                if log.entries.count >= count, log.snapshot >= snapshot { return true }
+                log.waiters.append((count, snapshot, continuation))
+                return false
+            }
+            if reached { continuation.resume() }
+        }
     }
 
     func entries(after position: Int, limit: Int) async throws -> [ServerLogEntry] {
@@ -88,7 +115,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
 
     func beat(node: String, silentFor: Double) async throws -> [String] {
         log.withLock { log in
-            let now = Date()
+            let now = clock.now
             log.beats[node] = now
             return log.beats.filter { now.timeIntervalSince($0.value) > silentFor }.map(\.key).sorted()
         }

@@ -124,14 +124,13 @@ final class DatabaseServerStore: ServerStore {
     // MARK: Reading history
 
     func messages(channelId: String, in range: ClosedRange<Int>) async throws(ChatError) -> [Message] {
+        // What is queued but not yet written is newer than the database.
+        let pending = state.withLock { state in
+            range.compactMap { state.pending.messages[StorageChanges.MessageKey(channelId: channelId, sequence: $0)] }
+        }
         let database = database
         let result = await Self.withTimeout(Self.readTimeout) {
             try await database.messages(in: [ServerRow.MessageRange(channelId: channelId, sequences: range)])
-        }
-        // What is queued but not yet written is newer than the database (read after the
-        // database, so nothing written in between is missed).
-        let pending = state.withLock { state in
-            range.compactMap { state.pending.messages[StorageChanges.MessageKey(channelId: channelId, sequence: $0)] }
         }
         var found: [Int: Message] = [:]
         switch result {

@@ -26,10 +26,8 @@ struct ConnectAdmission: Sendable {
         /// plain HTTP request's refusals are answered, not counted).
         var metricReason: String
 
-        /// `{"error":CHAT_ERROR}`.
-        var body: [UInt8] {
-            (try? JSONEncoder().encode(["error": error])).map(Array.init) ?? Array(#"{"error":null}"#.utf8)
-        }
+        /// `{"error":CHAT_ERROR}`, written as the wire protocol writes errors.
+        var body: [UInt8] { WireCodec.refusalBody(error) }
     }
 
     /// Admits a connect.

@@ -1,0 +1,139 @@
+import ChatAPI
+import Foundation
+import Locking
+
+/// Writes one node's entries to the cluster's change log: everything queued while the previous
+/// append was committing goes in the next one (group commit), each append with the snapshot rows
+/// this node can bring forward (``ReplicaStore/snapshot(after:)``). A quiet node still writes its
+/// snapshot alone, a second after its last append (``writeSnapshotIfDue()``), so the tables follow.
+///
+/// - Threading: thread-safe. Lock order: `LockRank.storeWriter`, after the engine's lock.
+final class LogAppender: Sendable {
+    let nodeId: String
+    let log: any ServerChangeLog
+    private let clock: any ServerClock
+    private let store: ReplicaStore
+    /// Told after each committed append (the follower reads the log then).
+    private let committed: @Sendable () -> Void
+    /// Told the refs of a batch whose append failed (0s left out).
+    private let failed: @Sendable ([UInt64], ChatError) -> Void
+
+    /// How long a node that holds changes the tables lack waits after its last write before it
+    /// writes them alone.
+    static let snapshotDelay: TimeInterval = 1
+
+    private struct State {
+        /// Entries to append, with their waiter's ref (0: nobody waits).
+        var queue: [(ref: UInt64, bytes: [UInt8])] = []
+        var isAppending = false
+        var lastWrite: Date
+        var closed = false
+        var commits = 0
+    }
+
+    private let state: Lock<State>
+
+    init(
+        nodeId: String, log: any ServerChangeLog, clock: any ServerClock, store: ReplicaStore,
+        committed: @escaping @Sendable () -> Void, failed: @escaping @Sendable ([UInt64], ChatError) -> Void
+    ) {
+        self.nodeId = nodeId
+        self.log = log
+        self.clock = clock
+        self.store = store
+        self.committed = committed
+        self.failed = failed
+        state = Lock(State(lastWrite: clock.now), rank: .storeWriter)
+    }
+
+    /// The number of appends committed by this node.
+    var commitCount: Int { state.withLock { $0.commits } }
+
+    /// Whether entries wait to be appended.
+    var hasQueued: Bool { state.withLock { !$0.queue.isEmpty } }
+
+    /// Queues an entry's bytes (`ref` 0: nobody waits) and starts an append when none runs.
+    /// Returns `false` once the node is closed.
+    func enqueue(ref: UInt64, bytes: [UInt8]) -> Bool {
+        let start = state.withLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            state.queue.append((ref, bytes))
+            guard !state.isAppending else { return false }
+            state.isAppending = true
+            return true
+        }
+        guard let start else { return false }
+        if start { Task { await self.appendQueued() } }
+        return true
+    }
+
+    /// Commits what is queued, batch after batch, until the queue is empty.
+    private func appendQueued() async {
+        while true {
+            // Let concurrent callers queue theirs first (see DatabaseServerStore.gather).
+            for _ in 0..<4 { await Task.yield() }
+            let batch = state.withLock { state -> [(ref: UInt64, bytes: [UInt8])] in
+                defer { state.queue = [] }
+                if state.queue.isEmpty { state.isAppending = false }
+                return state.queue
+            }
+            if batch.isEmpty { return }
+            do {
+                try await log.append(batch.map(\.bytes), node: nodeId) { [store] stored in
+                    try store.snapshot(after: stored)
+                }
+                let now = clock.now
+                state.withLock { state in
+                    state.commits += 1
+                    state.lastWrite = now
+                }
+                store.setHealthy(true)
+                committed()
+            } catch {
+                store.setHealthy(false)
+                failed(batch.map(\.ref).filter { $0 != 0 }, .unavailable("the change log cannot be written: \(error)"))
+            }
+        }
+    }
+
+    /// Writes the snapshot alone when this node holds changes beyond it and has not written for
+    /// ``snapshotDelay`` (so the tables follow a quiet node too).
+    func writeSnapshotIfDue() {
+        let now = clock.now
+        let holds = store.holdsUnstoredChanges
+        let due = state.withLock { state -> Bool in
+            guard !state.closed, !state.isAppending, holds, now.timeIntervalSince(state.lastWrite) > Self.snapshotDelay
+            else { return false }
+            state.isAppending = true
+            state.lastWrite = now
+            return true
+        }
+        guard due else { return }
+        Task {
+            do {
+                try await log.append([], node: nodeId) { [store] stored in try store.snapshot(after: stored) }
+                store.setHealthy(true)
+            } catch {
+                store.setHealthy(false)
+            }
+            let more = state.withLock { state -> Bool in
+                if state.queue.isEmpty { state.isAppending = false }
+                return !state.queue.isEmpty
+            }
+            if more { await appendQueued() }
+        }
+    }
+
+    /// Stops appending (what is queued is dropped). Idempotent.
+    func stop() {
+        state.withLock { state in
+            state.closed = true
+            state.queue = []
+        }
+    }
+
+    /// Writes this node's snapshot a last time (after ``stop()``).
+    func writeFinalSnapshot() async {
+        _ = try? await log.append([], node: nodeId) { [store] stored in try store.snapshot(after: stored) }
+    }
+}
