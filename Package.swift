@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "ChatAPI", targets: ["ChatAPI"]),
         .library(name: "ChatServer", targets: ["ChatServer"]),
         .library(name: "LiveChannels", targets: ["LiveChannels"]),
+        // The tests' shared support, for the `Server/` package's tests (not part of the SDK).
+        .library(name: "LiveChannelsTestSupport", targets: ["TestSupport"]),
         // The terminal chat of the Playground example, shared with the Server/ package's
         // chat-terminal (an example, not part of the SDK).
         .library(name: "TerminalChat", targets: ["TerminalChat"]),
@@ -48,7 +50,11 @@ let package = Package(
         .target(name: "RowCoding", dependencies: ["ChatAPI"]),
 
         // Seeded generators and fixtures shared by tests and benchmarks (not a product).
-        .target(name: "TestSupport", dependencies: ["LiveCore", "Locking"], path: "Tests/TestSupport"),
+        // Seeded generators, fixtures and workloads shared by the tests and benchmarks of both
+        // packages (a product for the `Server/` package's tests; not part of the SDK).
+        .target(
+            name: "TestSupport", dependencies: ["LiveCore", "Locking", "ChatServer", "ChatAPI"],
+            path: "Tests/TestSupport"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "LiveCoreTests", dependencies: ["LiveCore", "Locking", "TestSupport"]),

@@ -127,20 +127,75 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Tools/chat-load"),
+        // The tests, by product. Shared support (processes, harnesses, a throw-away PostgreSQL,
+        // the Python clients' environment) is a target of its own; the root package's seeded
+        // generators and storage workload come as its `LiveChannelsTestSupport` product.
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "ChatGateway", "ChatServerPostgres", "LiveChannelsNIO",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "ChatAPI", package: "LiveChannels"),
+                .product(name: "LiveChannels", package: "LiveChannels"),
+                .product(name: "LiveCore", package: "LiveChannels"),
+                .product(name: "LiveChannelsTestSupport", package: "LiveChannels"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/ServerTestSupport"),
+        // The gateway: the wire over WebSocket, tokens, heartbeats, limits, SDK clients through it.
         .testTarget(
             name: "ChatGatewayTests",
             dependencies: [
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                "ChatGateway", "ChatServerPostgres", "LiveChannelsNIO", "chat-server", "chat-terminal",
+                "ServerTestSupport", "ChatGateway", "LiveChannelsNIO",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
                 .product(name: "LiveCore", package: "LiveChannels"),
-                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "LiveChannelsTestSupport", package: "LiveChannels"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        // The PostgreSQL store against a real PostgreSQL.
+        .testTarget(
+            name: "ChatServerPostgresTests",
+            dependencies: [
+                "ServerTestSupport", "ChatServerPostgres",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "LiveChannelsTestSupport", package: "LiveChannels"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Several chat-server nodes on one PostgreSQL, scripts/cluster, the cross-node rules.
+        .testTarget(
+            name: "ChatClusterTests",
+            dependencies: [
+                "ServerTestSupport", "LiveChannelsNIO",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "LiveChannels", package: "LiveChannels"),
+                .product(name: "LiveChannelsTestSupport", package: "LiveChannels"),
+            ],
+            exclude: ["Clients"]),
+        // The clients' connectors.
+        .testTarget(
+            name: "ChatClientsTests",
+            dependencies: [
+                "ServerTestSupport", "LiveChannelsNIO",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "LiveChannels", package: "LiveChannels"),
+                .product(name: "WSClient", package: "swift-websocket"),
+            ]),
+        // The executables as an operator and a user run them: chat-server, chat-terminal, and a
+        // Python client written from the protocol document.
+        .testTarget(
+            name: "ChatToolsTests",
+            dependencies: [
+                "ServerTestSupport", "chat-server", "chat-terminal",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "LiveChannels", package: "LiveChannels"),
             ],
             exclude: ["Clients"]),
     ],

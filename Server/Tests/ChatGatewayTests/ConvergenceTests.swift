@@ -3,6 +3,8 @@ import ChatServer
 import Foundation
 import LiveChannels
 import Testing
+import ServerTestSupport
+import TestSupport
 
 /// A seeded multi-client run over loopback against a real `ChatGateway`: three users (alice on
 /// two devices) keep channel lists and unread totals open while a seeded sequence of creates,
@@ -40,21 +42,6 @@ import Testing
                     }
                 },
                 totalUnread: { server.totalUnreadCount(userId: $0) })
-        }
-    }
-}
-
-extension WebSocketTransport {
-    /// Runs `body` connected, then disconnects.
-    func withConnection<Result: Sendable>(_ body: (WebSocketTransport) async throws -> Result) async throws -> Result {
-        _ = try await connect(resumingAfter: nil)
-        do {
-            let result = try await body(self)
-            await disconnect()
-            return result
-        } catch {
-            await disconnect()
-            throw error
         }
     }
 }

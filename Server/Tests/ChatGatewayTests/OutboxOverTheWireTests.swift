@@ -4,6 +4,7 @@ import Foundation
 @testable import LiveChannels
 import LiveChannelsNIO
 import Testing
+import ServerTestSupport
 
 /// The outbox over WebSocket: a send whose connection drops after the server stored it, and
 /// before the answer, is stored once; messages created while the gateway is unreachable are sent

@@ -3,6 +3,7 @@ import ChatServer
 import Foundation
 import LiveChannels
 import Testing
+import ServerTestSupport
 
 /// The scenarios that matter, through the network door: clients on `WebSocketTransport` and
 /// `NIOWebSocketConnector`, over loopback, against a real `ChatGateway`. (The root package runs

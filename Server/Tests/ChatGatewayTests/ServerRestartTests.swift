@@ -3,6 +3,7 @@ import Foundation
 import LiveChannels
 import LiveChannelsNIO
 import Testing
+import ServerTestSupport
 
 /// A real `chat-server --dev` process restarted under connected SDK clients (the issue's
 /// reproduction): before epochs, both clients reconnected by themselves and then never showed

@@ -6,6 +6,7 @@ import LiveChannels
 import LiveChannelsNIO
 import NIOConcurrencyHelpers
 import Testing
+import ServerTestSupport
 
 /// Who may act, over a real loopback WebSocket: signed HS256 tokens only, `exp` checked, dev
 /// tokens only with `--dev`, and a connection acts for its token's `sub` alone.

@@ -7,6 +7,7 @@ import NIOConcurrencyHelpers
 import NIOWebSocket
 import Testing
 import WSClient
+import ServerTestSupport
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@testable import ChatServer
+@_spi(Testing) @testable import ChatServer
 
 /// The database seam (`ServerDatabase`, `ChatServer(database:)`): what the SQLite file
 /// guarantees holds for any database behind it — every stored field back after a restart,

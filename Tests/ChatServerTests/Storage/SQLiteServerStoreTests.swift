@@ -4,7 +4,7 @@ import Testing
 import SQLiteSupport
 import TestSupport
 
-@testable import ChatServer
+@_spi(Testing) @testable import ChatServer
 
 @Suite struct SQLiteServerStoreTests {
     /// Seeded runs of every kind of change: after a restart the stored state is exactly what

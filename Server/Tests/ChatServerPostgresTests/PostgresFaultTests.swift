@@ -6,6 +6,8 @@ import LiveChannels
 import LiveChannelsNIO
 import NIOConcurrencyHelpers
 import Testing
+import ServerTestSupport
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc

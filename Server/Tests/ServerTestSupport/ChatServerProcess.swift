@@ -5,12 +5,12 @@ import LiveChannelsNIO
 import Testing
 
 /// `chat-server` processes started as an operator starts them, for the tests.
-enum ChatServerProcess {
-    static let executable = Subprocess.product("chat-server")
+package enum ChatServerProcess {
+    package static let executable = Subprocess.product("chat-server")
 
     /// Starts `chat-server --port 0 --dev` with `arguments` and returns it with its port once it
     /// listens.
-    static func start(_ arguments: [String]) async throws -> (Subprocess, Int) {
+    package static func start(_ arguments: [String]) async throws -> (Subprocess, Int) {
         let server = try Subprocess(executable, ["--port", "0", "--dev"] + arguments, environment: [:])
         var lines = server.lines.makeAsyncIterator()
         let first = try #require(
@@ -21,7 +21,7 @@ enum ChatServerProcess {
     }
 
     /// A transport for `user` (a dev token) to the server on `port`.
-    static func transport(_ user: String, port: Int) -> WebSocketTransport {
+    package static func transport(_ user: String, port: Int) -> WebSocketTransport {
         WebSocketTransport(
             url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: user, token: { "dev:\(user)" },
             connector: NIOWebSocketConnector())
@@ -29,7 +29,7 @@ enum ChatServerProcess {
 
     /// Two runs of `chat-server` on the same `storage` arguments, each stopped with SIGTERM: a
     /// channel and a message the first run acknowledged, the second serves.
-    static func expectStateKeptAcrossARestart(_ storage: [String]) async throws {
+    package static func expectStateKeptAcrossARestart(_ storage: [String]) async throws {
         for run in 0..<2 {
             let (server, port) = try await start(storage)
             let transport = transport("alice", port: port)

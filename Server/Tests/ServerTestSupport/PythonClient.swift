@@ -11,14 +11,14 @@ import Foundation
 /// then runs `then` (Python statements at the indentation of `main`'s body, `ws` in scope).
 /// Killed when the value is discarded at the end of the test (``stop()``/``resume()`` in
 /// between).
-struct PythonClient {
-    let process: Subprocess
+package struct PythonClient {
+    package let process: Subprocess
     private(set) var lines: AsyncStream<String>.Iterator
 
     /// Waits for nothing more than it after `connected`.
-    static let idle = "await asyncio.sleep(120)"
+    package static let idle = "await asyncio.sleep(120)"
     /// Reads until the connection closes, then prints `closed CODE`.
-    static let readUntilClosed = """
+    package static let readUntilClosed = """
         try:
             while True:
                 await ws.recv()
@@ -28,7 +28,7 @@ struct PythonClient {
 
     /// Starts the client against `port`; with `smallReceiveBuffer`, its socket holds only 16 KB
     /// (so a few megabytes fill what the kernel keeps for it), and it never pings on its own.
-    init(port: Int, user: String, smallReceiveBuffer: Bool = false, then body: String) throws {
+    package init(port: Int, user: String, smallReceiveBuffer: Bool = false, then body: String) throws {
         let socketSetup =
             smallReceiveBuffer
             ? """
@@ -58,12 +58,12 @@ struct PythonClient {
     }
 
     /// The next line it printed (`nil` once it ended).
-    mutating func nextLine() async -> String? { await lines.next() }
+    package mutating func nextLine() async -> String? { await lines.next() }
 
     /// Stops the process (SIGSTOP): it reads and answers nothing, its socket stays open.
-    func stop() { kill(process.process.processIdentifier, SIGSTOP) }
+    package func stop() { kill(process.process.processIdentifier, SIGSTOP) }
     /// Lets it go on (SIGCONT).
-    func resume() { kill(process.process.processIdentifier, SIGCONT) }
+    package func resume() { kill(process.process.processIdentifier, SIGCONT) }
     /// Ends it (SIGKILL).
-    func end() { kill(process.process.processIdentifier, SIGKILL) }
+    package func end() { kill(process.process.processIdentifier, SIGKILL) }
 }

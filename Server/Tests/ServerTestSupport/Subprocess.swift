@@ -2,15 +2,15 @@ import Foundation
 
 /// A child process with its standard output read line by line (for `chat-server` and the
 /// Python client), killed if still running when the value goes away.
-final class Subprocess: @unchecked Sendable {
+package final class Subprocess: @unchecked Sendable {
     // Written once in init; `Process` is thread-safe for the calls made here (terminate,
     // waitUntilExit, terminationStatus, processIdentifier).
-    let process = Process()
+    package let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
-    let lines: AsyncStream<String>
+    package let lines: AsyncStream<String>
 
-    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+    package init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -42,12 +42,12 @@ final class Subprocess: @unchecked Sendable {
 
     /// Everything the process wrote to standard error (call after it exited; once: it reads
     /// the pipe to its end).
-    var standardError: String {
+    package var standardError: String {
         String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     /// Waits for the exit (on a thread of its own) and returns the status.
-    func exitStatus() async -> Int32 {
+    package func exitStatus() async -> Int32 {
         let process = process
         return await withCheckedContinuation { continuation in
             Thread.detachNewThread {
@@ -58,7 +58,7 @@ final class Subprocess: @unchecked Sendable {
     }
 
     /// The built product `name`, next to the test bundle.
-    static func product(_ name: String) -> URL {
+    package static func product(_ name: String) -> URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 }

@@ -9,9 +9,9 @@ import Foundation
 /// `postgres` user that Debian's package creates. Debian's `postgresql` package is what
 /// `scripts/test` installs when it is missing; a test that cannot start a cluster fails with the
 /// reason (``PostgresUnavailable``), never skips.
-final class PostgresCluster: Sendable {
-    let directory: URL
-    let port: Int
+package final class PostgresCluster: Sendable {
+    package let directory: URL
+    package let port: Int
     private let bin: URL
     private let runsAsPostgres: Bool
 
@@ -23,12 +23,12 @@ final class PostgresCluster: Sendable {
     }
 
     /// The URL of `database` on this cluster.
-    func url(_ database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
+    package func url(_ database: String) -> String { "postgres://postgres@127.0.0.1:\(port)/\(database)" }
 
     /// Starts a new cluster.
     ///
     /// - Throws: ``PostgresUnavailable`` saying what is missing or what failed.
-    static func start() throws -> PostgresCluster {
+    package static func start() throws -> PostgresCluster {
         let bin = try binaries()
         let asPostgres = getuid() == 0
         let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("chat-pg-\(UUID().uuidString.prefix(8))")
@@ -57,7 +57,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// Creates `database`, or runs any SQL (`psql -c`) on `database`.
-    func sql(_ statement: String, database: String = "postgres") throws {
+    package func sql(_ statement: String, database: String = "postgres") throws {
         try Self.run(
             bin.appendingPathComponent("psql"),
             [
@@ -69,7 +69,9 @@ final class PostgresCluster: Sendable {
 
     /// Creates a role `user` with `password` that must sign in with it (scram-sha-256, ahead of
     /// the cluster's trust rules); returns its URL to `database`, with `password` as given.
-    func addPasswordRole(_ user: String, password: String, database: String, urlPassword: String) throws -> String {
+    package func addPasswordRole(_ user: String, password: String, database: String, urlPassword: String) throws
+        -> String
+    {
         try sql("CREATE ROLE \(user) LOGIN PASSWORD '\(password)'; GRANT ALL ON DATABASE \(database) TO \(user)")
         try sql("GRANT ALL ON SCHEMA public TO \(user)", database: database)
         let rules = directory.appendingPathComponent("data/pg_hba.conf")
@@ -81,18 +83,18 @@ final class PostgresCluster: Sendable {
     }
 
     /// A new, empty database.
-    func createDatabase() throws -> String {
+    package func createDatabase() throws -> String {
         let name = "chat_\(UUID().uuidString.prefix(8).lowercased())"
         try sql("CREATE DATABASE \(name)")
         return name
     }
 
     /// Stops the server at once (`pg_ctl -m immediate`: as a crash would), keeping its files.
-    func kill() throws { try stop(mode: "immediate") }
+    package func kill() throws { try stop(mode: "immediate") }
 
     /// Stops the server with `pg_ctl -m mode` (`fast`: sessions ended, transactions rolled
     /// back, a clean shutdown; `immediate`: as a crash), keeping its files for ``restart()``.
-    func stop(mode: String) throws {
+    package func stop(mode: String) throws {
         try Self.run(
             bin.appendingPathComponent("pg_ctl"),
             ["-D", directory.appendingPathComponent("data").path, "-m", mode, "-w", "stop"],
@@ -100,7 +102,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// Starts the server again on its files and port, after ``kill()``.
-    func restart() throws {
+    package func restart() throws {
         try Self.run(
             bin.appendingPathComponent("pg_ctl"),
             [
@@ -111,7 +113,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// Stops the cluster at once and removes its files.
-    func stop() {
+    package func stop() {
         try? Self.run(
             bin.appendingPathComponent("pg_ctl"),
             ["-D", directory.appendingPathComponent("data").path, "-m", "immediate", "stop"],
@@ -170,7 +172,8 @@ final class PostgresCluster: Sendable {
 }
 
 /// Why a test could not get its PostgreSQL.
-struct PostgresUnavailable: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { "PostgreSQL for the tests: \(reason)" }
+package struct PostgresUnavailable: Error, CustomStringConvertible {
+    package let reason: String
+    package init(reason: String) { self.reason = reason }
+    package var description: String { "PostgreSQL for the tests: \(reason)" }
 }

@@ -10,21 +10,21 @@ import ServiceLifecycle
 
 /// A `ChatGateway` on 127.0.0.1 at a free port, for the length of `body`; shut down after it
 /// (gracefully: connections close with 1001), whatever `body` does.
-struct GatewayHarness: Sendable {
-    static let secret = Array("an example secret of at least 32 bytes".utf8)
+package struct GatewayHarness: Sendable {
+    package static let secret = Array("an example secret of at least 32 bytes".utf8)
 
-    let server: ChatServer
-    let port: Int
-    let authority: TokenAuthority
+    package let server: ChatServer
+    package let port: Int
+    package let authority: TokenAuthority
     private let group: ServiceGroup
 
     /// Starts the graceful shutdown (as SIGTERM does) without waiting for it.
-    func shutdown() async { await group.triggerGracefulShutdown() }
+    package func shutdown() async { await group.triggerGracefulShutdown() }
 
-    var url: URL { URL(string: "ws://127.0.0.1:\(port)/v1/connect")! }
+    package var url: URL { URL(string: "ws://127.0.0.1:\(port)/v1/connect")! }
 
     /// Runs `body` against a gateway in front of `server`.
-    static func run<Result: Sendable>(
+    package static func run<Result: Sendable>(
         server: ChatServer = ChatServer(), dev: Bool = true, leeway: TimeInterval = TokenAuthority.defaultLeeway,
         pingInterval: Duration = .seconds(15),
         _ body: @Sendable (GatewayHarness) async throws -> Result
@@ -60,7 +60,7 @@ struct GatewayHarness: Sendable {
     }
 
     /// A transport for `userId` through the gateway, with `token` (a dev token by default).
-    func transport(
+    package func transport(
         _ userId: String, deviceId: String = "phone", pingInterval: Duration = .seconds(15),
         token: (@Sendable () async throws -> String)? = nil
     ) -> WebSocketTransport {
@@ -70,14 +70,14 @@ struct GatewayHarness: Sendable {
     }
 
     /// A connected client for `userId`.
-    func client(_ userId: String, deviceId: String = "phone") async throws -> ChatClient {
+    package func client(_ userId: String, deviceId: String = "phone") async throws -> ChatClient {
         let client = ChatClient(transport: transport(userId, deviceId: deviceId), reconnectPolicy: .immediate)
         try await client.connect()
         return client
     }
 
     /// A signed token for `userId`.
-    func token(_ userId: String, ttl: TimeInterval = 3_600) async throws -> String {
+    package func token(_ userId: String, ttl: TimeInterval = 3_600) async throws -> String {
         try await authority.makeToken(for: userId, ttl: ttl)
     }
 }
@@ -85,7 +85,7 @@ struct GatewayHarness: Sendable {
 extension LiveCollection {
     /// Waits until the collection is no longer loading (its first page arrived).
     @discardableResult
-    func loaded() async -> LiveCollection<Element> {
+    package func loaded() async -> LiveCollection<Element> {
         for await update in updates where update.loadingStatus != .loading && update.dataStatus != .notExist { break }
         return self
     }

@@ -2,6 +2,7 @@ import ChatAPI
 import Foundation
 import LiveChannels
 import Testing
+import ServerTestSupport
 
 /// The default connector, URLSession's WebSocket task, against a real gateway: on Apple
 /// platforms it signs in; on Linux, whose libcurl has no WebSockets, it fails at once with a

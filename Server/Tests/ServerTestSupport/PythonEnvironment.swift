@@ -8,7 +8,7 @@ import Foundation
 ///
 /// A machine where that cannot be done (no `python3`, no package index) fails the tests that
 /// need it with the reason; they never skip.
-enum PythonEnvironment {
+package enum PythonEnvironment {
     /// The outcome, decided once per test process (a `static let` is initialized once, by
     /// whichever test asks first, the others waiting).
     private static let prepared = Result { () throws(PythonUnavailable) in try prepare() }
@@ -17,12 +17,12 @@ enum PythonEnvironment {
     /// `websockets` already).
     ///
     /// - Throws: ``PythonUnavailable`` naming what failed.
-    static func environment() throws -> [String: String] {
+    package static func environment() throws -> [String: String] {
         try prepared.get()
     }
 
     /// The folder pip installs into: beside the test bundle's build folder.
-    static var packages: URL {
+    package static var packages: URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()  // .build/<triple>/debug
             .deletingLastPathComponent().deletingLastPathComponent()  // .build
             .appendingPathComponent("python-packages")
@@ -70,7 +70,7 @@ enum PythonEnvironment {
 }
 
 /// Why the Python clients cannot run on this machine.
-struct PythonUnavailable: Error, CustomStringConvertible {
-    let reason: String
-    var description: String { "the Python client tests need python3 with websockets: \(reason)" }
+package struct PythonUnavailable: Error, CustomStringConvertible {
+    package let reason: String
+    package var description: String { "the Python client tests need python3 with websockets: \(reason)" }
 }

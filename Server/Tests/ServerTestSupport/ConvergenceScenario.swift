@@ -1,5 +1,6 @@
 import ChatAPI
 import Foundation
+import TestSupport
 import LiveChannels
 import Testing
 
@@ -7,21 +8,21 @@ import Testing
 /// two devices) keep channel lists open while a seeded sequence of creates, joins, leaves,
 /// sends, reads, bans and dropped connections runs; then every client heals and must show
 /// exactly what the server answers.
-struct ConvergenceScenario {
-    static let devices: [(user: String, device: String)] = [
+package struct ConvergenceScenario {
+    package static let devices: [(user: String, device: String)] = [
         ("alice", "phone"), ("alice", "laptop"), ("bob", "phone"), ("carol", "phone"),
     ]
-    static let users = ["alice", "bob", "carol"]
-    static let listQuery = ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 100)
+    package static let users = ["alice", "bob", "carol"]
+    package static let listQuery = ChannelListQuery(sort: [Sorting(key: .channelId, isAscending: true)], pageSize: 100)
 
-    let seed: UInt64
-    let clients: [ChatClient]
-    let lists: [LiveCollection<Channel>]
-    private(set) var channels: [String] = []
+    package let seed: UInt64
+    package let clients: [ChatClient]
+    package let lists: [LiveCollection<Channel>]
+    package private(set) var channels: [String] = []
     /// The texts of the messages the server acknowledged.
-    private(set) var acknowledged: [String] = []
+    package private(set) var acknowledged: [String] = []
 
-    init(seed: UInt64, clients: [ChatClient]) {
+    package init(seed: UInt64, clients: [ChatClient]) {
         self.seed = seed
         self.clients = clients
         lists = clients.map { ChannelRepository(client: $0).getChannels(query: Self.listQuery) }
@@ -29,7 +30,7 @@ struct ConvergenceScenario {
 
     /// Creates three channels, then runs `steps` seeded steps; `drop` ends a device's connection
     /// (by its index), `before` runs before each step (for faults at seeded steps).
-    mutating func play(
+    package mutating func play(
         steps: Int, random: inout SeededGenerator, drop: (Int) async -> Void,
         before: (Int) async throws -> Void = { _ in }
     ) async throws {
@@ -89,7 +90,7 @@ struct ConvergenceScenario {
 
     /// Heals: every client connected again (proved by a request that goes through), within
     /// `attempts` tries 20 ms apart.
-    func heal(attempts: Int = 500) async throws {
+    package func heal(attempts: Int = 500) async throws {
         for client in clients {
             var healed = false
             for _ in 0..<attempts where !healed {
@@ -111,7 +112,7 @@ struct ConvergenceScenario {
 
     /// Checks every client's list against `oracle`'s answer for its user (and the total unread
     /// count against `totalUnread`'s, when given).
-    func check(
+    package func check(
         oracle: (String) async throws -> [Channel], totalUnread: ((String) -> Int)? = nil
     ) async throws {
         for (client, list) in zip(clients, lists) {
@@ -136,6 +137,23 @@ struct ConvergenceScenario {
                 #expect(
                     ChannelRepository(client: client).totalUnreadCount == totalUnread(user), "seed \(seed), \(user)")
             }
+        }
+    }
+}
+
+extension WebSocketTransport {
+    /// Runs `body` connected, then disconnects.
+    package func withConnection<Result: Sendable>(_ body: (WebSocketTransport) async throws -> Result) async throws
+        -> Result
+    {
+        _ = try await connect(resumingAfter: nil)
+        do {
+            let result = try await body(self)
+            await disconnect()
+            return result
+        } catch {
+            await disconnect()
+            throw error
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import LiveChannels
 import LiveChannelsNIO
 import Testing
+import ServerTestSupport
 
 #if canImport(Glibc)
     import Glibc

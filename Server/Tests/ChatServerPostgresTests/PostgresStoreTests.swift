@@ -6,6 +6,7 @@ import LiveChannelsNIO
 import Testing
 
 @testable import ChatServerPostgres
+import ServerTestSupport
 
 /// The server's state in a real PostgreSQL (a throw-away cluster per test): everything comes
 /// back after a restart, history beyond memory is read from the database, and `chat-server

@@ -5,6 +5,8 @@ import Foundation
 import LiveChannels
 import LiveChannelsNIO
 import Testing
+import ServerTestSupport
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc

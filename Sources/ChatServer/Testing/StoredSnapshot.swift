@@ -1,10 +1,10 @@
 import ChatAPI
 
-@testable import ChatServer
-
-/// What a restart must bring back: the stored part of the state (no presence, typing,
-/// reading or replay logs), comparable across two servers.
-struct StoredSnapshot: Equatable {
+/// What a restart must bring back: the stored part of a server's state (no presence, typing,
+/// reading or replay logs), comparable across two servers — for tests of storage, in this
+/// package and in the `Server/` package (SPI `Testing`: `@_spi(Testing) import ChatServer`).
+/// Two snapshots are equal when a restart brought everything back; the fields are internal.
+@_spi(Testing) public struct StoredSnapshot: Equatable, Sendable {
     var users: [String: User]
     var channels: [String: Channel]
     var members: [String: [String: MemberRecord]]
@@ -18,7 +18,8 @@ struct StoredSnapshot: Equatable {
     var timedChannels: Set<String>
     var counters: StoredCounters
 
-    init(_ server: ChatServer) {
+    /// The stored part of `server`'s state now.
+    public init(_ server: ChatServer) {
         let state = server.engine.currentState
         users = state.users.entries.mapValues { user in
             var user = user

@@ -1,21 +1,19 @@
 import ChatAPI
 import ChatServer
-#if canImport(TestSupport)
-    import TestSupport  // SeededGenerator; the Server package's tests compile its file beside this one
-#endif
 
 /// Drives a server with seeded random requests of every kind that changes stored state, from
 /// a few users' devices, with time passing (so mutes and rate limits expire) — errors are
 /// part of the mix (a refused request must change nothing on disk either).
-struct StorageWorkload {
-    let users = ["ann", "ben", "cat", "dan", "eve"]
-    var generator: SeededGenerator
-    var channelIds: [String] = []
-    var messageIds: [String: [String]] = [:]
+public struct StorageWorkload {
+    public let users = ["ann", "ben", "cat", "dan", "eve"]
+    public var generator: SeededGenerator
+    public var channelIds: [String] = []
+    public var messageIds: [String: [String]] = [:]
 
-    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+    public init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-    mutating func run(_ steps: Int, on server: ChatServer, clock: ManualClock) async throws {
+    /// Runs `steps` requests on `server` (registering the users first), advancing `clock`.
+    public mutating func run(_ steps: Int, on server: ChatServer, clock: ManualClock) async throws {
         try await server.registerUser(id: "root", displayName: "Root", isAdmin: true)
         var transports: [String: any ChatTransport] = [:]
         for user in users {

@@ -4,6 +4,7 @@ import Foundation
 import LiveChannels
 import LiveChannelsNIO
 import Testing
+import ServerTestSupport
 
 /// `chat-server` as an operator runs it, and a client written in Python from
 /// `Docs/Protocol.md` alone.

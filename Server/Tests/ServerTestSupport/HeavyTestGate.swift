@@ -1,12 +1,12 @@
 /// Tests that load this 2-core machine heavily (several server processes and a PostgreSQL, a
 /// flood of megabytes) run one at a time: run side by side, one starves another's timing.
-actor HeavyTestGate {
-    static let shared = HeavyTestGate()
+package actor HeavyTestGate {
+    package static let shared = HeavyTestGate()
     private var busy = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
     /// Runs `body` once no other heavy test runs.
-    static func run<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+    package static func run<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
         await shared.acquire()
         do {
             let result = try await body()

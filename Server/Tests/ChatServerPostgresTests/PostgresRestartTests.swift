@@ -2,8 +2,10 @@ import ChatAPI
 import ChatServerPostgres
 import Foundation
 import Testing
+import ServerTestSupport
+import TestSupport
 
-@testable import ChatServer
+@testable @_spi(Testing) import ChatServer
 
 /// What the SQLite store's restart tests check, against a real PostgreSQL: every stored field
 /// back after a restart (the same seeded workload of every request kind), numbering that

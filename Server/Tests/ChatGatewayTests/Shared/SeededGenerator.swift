@@ -1,1 +1,0 @@
-../../../../Tests/TestSupport/SeededGenerator.swift

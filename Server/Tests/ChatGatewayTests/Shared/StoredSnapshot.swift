@@ -1,1 +1,0 @@
-../../../../Tests/ChatServerTests/Storage/StoredSnapshot.swift
