@@ -70,10 +70,9 @@ public final class ChatServer: Sendable {
         case .inMemory:
             self.init(clock: clock, configuration: configuration)
         case .sqlite(let url):
-            let store = try SQLiteServerStore(
-                url: url, durability: configuration.durability, messagesPerChannel: configuration.messagesPerChannel,
-                startsNewEpoch: configuration.startsNewEpoch)
-            self.init(engine: try ServerEngine(clock: clock, configuration: configuration, store: store))
+            let database = try SQLiteServerDatabase(
+                url: url, durability: configuration.durability, startsNewEpoch: configuration.startsNewEpoch)
+            self.init(engine: try ServerEngine(clock: clock, configuration: configuration, sqlite: database))
         }
     }
 
@@ -95,15 +94,7 @@ public final class ChatServer: Sendable {
         clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
         database: any ServerDatabase
     ) async throws(ChatError) {
-        let (store, stored) = try await DatabaseServerStore.open(
-            database, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch
-        )
-        let channels = stored.channels.map(\.info)
-        // The state is rebuilt while the messages are read (and decoded as they arrive).
-        async let rebuilt = ServerEngine.rebuiltCore(configuration: configuration, restoring: stored)
-        let messages = try await store.newestMessages(of: channels)
-        var core = await rebuilt
-        core.state.attach(messages, to: channels.map(\.channelId))
+        let (store, core, _) = try await ServerEngine.restore(from: database, configuration: configuration)
         self.init(engine: ServerEngine(clock: clock, configuration: configuration, store: store, restored: core))
     }
 
@@ -123,13 +114,7 @@ public final class ChatServer: Sendable {
         log: any ServerChangeLog, nodeId: String
     ) async throws(ChatError) {
         try InputCheck.id(nodeId, field: "nodeId")
-        let (store, stored) = try await DatabaseServerStore.open(
-            log, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch)
-        let channels = stored.channels.map(\.info)
-        async let rebuilt = ServerEngine.rebuiltCore(configuration: configuration, restoring: stored)
-        let messages = try await store.newestMessages(of: channels)
-        var core = await rebuilt
-        core.state.attach(messages, to: channels.map(\.channelId))
+        let (store, core, stored) = try await ServerEngine.restore(from: log, configuration: configuration)
         let position = stored.counters.logPosition
         let replica = ClusterReplica(nodeId: nodeId, log: log, reader: store, position: position, clock: clock)
         let engine = ServerEngine(

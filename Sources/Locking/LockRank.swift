@@ -27,11 +27,12 @@
 /// 6. ``serverConnection``: `ServerConnection.linkId`. Connecting runs the engine:
 ///    ``serverCore``.
 /// 7. ``serverCore``: `ServerEngine.core` (a ``FairLock``). Operations hand their changes to the
-///    store and read archived messages (``storeWriter``, ``storeConnection``) and read the clock
-///    (`ManualClock.state`, ``leaf``).
-/// 8. ``storeWriter``: `SQLiteServerStore.state`, before ``storeConnection`` (the two are not
-///    nested today; this is the order the store documents).
-/// 9. ``storeConnection``: `SQLiteServerStore.connection`.
+///    store (``storeWriter``) and read the clock (`ManualClock.state`, ``leaf``); old messages
+///    are read outside it.
+/// 8. ``storeWriter``: the stores' queues of changes (`DatabaseServerStore.state`, a cluster
+///    node's `ReplicaStore.state` and `LogAppender.state`), before ``storeConnection`` (the two
+///    are not nested today; this is the order the stores document).
+/// 9. ``storeConnection``: `SQLiteServerDatabase.connection`.
 ///
 /// Everywhere:
 /// 10. ``leaf``: every other lock of `Sources`. Nothing is taken while one is held.
@@ -66,9 +67,9 @@ package enum LockRank: Int, Sendable, Comparable {
     case serverConnection = 110
     /// `ServerEngine.core`.
     case serverCore = 120
-    /// `SQLiteServerStore.state`.
+    /// `DatabaseServerStore.state`, `ReplicaStore.state`, `LogAppender.state`.
     case storeWriter = 130
-    /// `SQLiteServerStore.connection`.
+    /// `SQLiteServerDatabase.connection`.
     case storeConnection = 140
     /// Every other lock: holds no other lock.
     case leaf = 1_000

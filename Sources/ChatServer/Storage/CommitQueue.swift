@@ -1,7 +1,7 @@
 import ChatAPI
 
-/// The bookkeeping of group commit, shared by every store (``SQLiteServerStore``,
-/// ``DatabaseServerStore``): changes queued under tickets, batches taken by one writer, and the
+/// The bookkeeping of group commit of ``DatabaseServerStore`` (the store of every database:
+/// the SQLite file, PostgreSQL): changes queued under tickets, batches taken by one writer, and the
 /// callers waiting for their ticket's commit. A plain value; a store keeps it under its lock and
 /// does the writing itself.
 ///

@@ -1,7 +1,11 @@
 import Foundation
 
 /// Where a ``ChatServer`` keeps its state: in memory (gone when the process ends) or in an
-/// SQLite file that survives restarts.
+/// SQLite file that survives restarts. (A server on another ``ServerDatabase`` — the `Server/`
+/// package's PostgreSQL, `chat-server --postgres` — is made by
+/// ``ChatServer/init(clock:configuration:database:)``, a node of a cluster by
+/// ``ChatServer/init(clock:configuration:log:nodeId:)``: their opening is asynchronous. All of
+/// them write through the same store, ``DatabaseServerStore``.)
 ///
 /// ```swift
 /// let server = try ChatServer(storage: .sqlite(URL(fileURLWithPath: "server.sqlite")))

@@ -1,10 +1,12 @@
 import ChatAPI
 import Foundation
 
-/// The seam between the engine and where its state lives: the SQLite file today
-/// (``SQLiteServerStore``), a shared database (PostgreSQL) when one node is not enough. Nothing
-/// above it knows which: the engine hands over ``StorageChanges`` and waits for tickets; the
-/// state reads old messages through ``MessageArchive``.
+/// The seam between the engine and where its state lives. Two implementations:
+/// ``DatabaseServerStore`` for a server on a ``ServerDatabase`` — the SQLite file
+/// (``SQLiteServerDatabase``) or the `Server/` package's PostgreSQL — and ``ReplicaStore`` for a
+/// node of a cluster (its changes are durable with their log entries). Nothing above it knows
+/// which: the engine hands over ``StorageChanges`` and waits for tickets, and reads old messages
+/// through ``MessageArchive``, outside its lock.
 ///
 /// Contract:
 /// - ``enqueue(_:)`` is called under the server's lock, in the order the changes were made;

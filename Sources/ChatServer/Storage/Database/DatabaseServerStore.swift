@@ -3,8 +3,10 @@ import Foundation
 import Locking
 import RowCoding
 
-/// The ``ServerStore`` of a ``ServerDatabase``: encodes the engine's changes into rows, writes
-/// them in batches (group commit), and decodes what the database held at start.
+/// The ``ServerStore`` of every ``ServerDatabase`` — the SQLite file (``SQLiteServerDatabase``)
+/// and the `Server/` package's PostgreSQL alike: encodes the engine's changes into rows, writes
+/// them in batches (group commit: the one writer of every store), reads old history for the
+/// engine outside its lock, and decodes what the database held at start.
 ///
 /// Loading is asynchronous and done before the engine is made: ``open(_:messagesPerChannel:startsNewEpoch:)``
 /// reads and decodes the state, then ``newestMessages(of:)`` (in `DatabaseServerStore+Loading.swift`)
@@ -39,7 +41,9 @@ final class DatabaseServerStore: ServerStore {
 
     var isHealthy: Bool { !state.withLock { $0.lastCommitFailed } }
 
-    private init(database: any ServerDatabase, epoch: String, messagesPerChannel: Int) {
+    /// A store on `database`, whose state the caller has read (``open(_:messagesPerChannel:startsNewEpoch:)``
+    /// reads it; an SQLite file is read synchronously, in place, by its own loader).
+    init(database: any ServerDatabase, epoch: String, messagesPerChannel: Int) {
         self.database = database
         self.epoch = epoch
         self.messagesPerChannel = messagesPerChannel

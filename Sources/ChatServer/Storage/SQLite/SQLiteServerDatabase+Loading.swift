@@ -6,29 +6,31 @@ import Locking
 import RowCoding
 import SQLiteSupport
 
-/// Reading the file at start: the state (users, channels, members, counters), then each
-/// channel's newest messages while the engine rebuilds its state on another thread.
-extension SQLiteServerStore {
-    func loadState() throws(ChatError) -> StoredState {
-        try reading { connection throws in try readState(from: connection) }
-    }
-
-    func loadMessages(of channels: [Channel]) throws(ChatError) -> StoredMessages {
-        try reading { connection throws in try readMessages(of: channels, from: connection) }
-    }
-
-    func reading<Result: Sendable>(_ body: (SQLiteConnection) throws -> Result) throws(ChatError) -> Result {
-        do {
-            return try connection.withLock { connection throws -> Result in
-                guard let connection else { throw ChatError.unavailable("the server's storage '\(path)' is closed") }
-                return try body(connection)
-            }
-        } catch {
-            throw failure(error, while: "reading")
+/// Reading the file at start, synchronously and decoding each row in place (no copy of its
+/// bytes): the state (users, channels, members, counters), then each channel's newest messages
+/// while the engine rebuilds its state on another thread (``ChatServer/init(clock:configuration:storage:)``).
+extension SQLiteServerDatabase {
+    /// The stored state, each channel's log of kept messages empty (numbered to continue with its
+    /// oldest kept message).
+    ///
+    /// - Throws: `unavailable` naming the file and the record that cannot be read.
+    func loadState(messagesPerChannel: Int) throws(ChatError) -> StoredState {
+        try withConnection(while: "reading") { connection in
+            try readState(from: connection, messagesPerChannel: messagesPerChannel)
         }
     }
 
-    func readState(from connection: SQLiteConnection) throws -> StoredState {
+    /// The newest `messagesPerChannel` messages of each of `channels`.
+    ///
+    /// - Throws: `unavailable` naming the file and the message that cannot be read, or a channel
+    ///   that lacks one.
+    func loadNewestMessages(of channels: [Channel], messagesPerChannel: Int) throws(ChatError) -> StoredMessages {
+        try withConnection(while: "reading") { connection in
+            try readMessages(of: channels, from: connection, messagesPerChannel: messagesPerChannel)
+        }
+    }
+
+    private func readState(from connection: SQLiteConnection, messagesPerChannel: Int) throws -> StoredState {
         var stored = StoredState()
         try connection.statement("SELECT key, value FROM meta").query { row in
             let value = row.int(at: 1)
@@ -62,20 +64,16 @@ extension SQLiteServerStore {
                 }
             stored.channels.append(
                 StoredState.StoredChannel(
-                    info: info, extras: extras, members: members[info.channelId] ?? [], messages: emptyLog(of: info)))
+                    info: info, extras: extras, members: members[info.channelId] ?? [],
+                    messages: DatabaseServerStore.emptyLog(of: info, messagesPerChannel: messagesPerChannel)))
         }
         return stored
     }
 
-    /// The log of kept messages of a channel, before any is read: numbered to continue with its
-    /// oldest kept message.
-    func emptyLog(of info: Channel) -> NumberedLog<Message> {
-        let first = max(1, info.lastSequence - messagesPerChannel + 1)
-        return NumberedLog(capacity: messagesPerChannel, restoring: [], lastSequence: first - 1, at: .distantPast)
-    }
-
-    func readMessages(of channels: [Channel], from connection: SQLiteConnection) throws -> StoredMessages {
-        var logs = channels.map(emptyLog)
+    private func readMessages(of channels: [Channel], from connection: SQLiteConnection, messagesPerChannel: Int)
+        throws -> StoredMessages
+    {
+        var logs = channels.map { DatabaseServerStore.emptyLog(of: $0, messagesPerChannel: messagesPerChannel) }
         var locations: [String: ServerState.MessageLocation] = [:]
         locations.reserveCapacity(channels.reduce(0) { $0 + min($1.lastSequence, messagesPerChannel) })
         func append(_ row: SQLiteStatement, to index: Int, valueColumn: Int32) throws {
@@ -119,7 +117,7 @@ extension SQLiteServerStore {
         return StoredMessages(logs: logs, locations: locations)
     }
 
-    func decode<Value: RowCodable>(_ type: Value.Type, _ bytes: UnsafeRawBufferPointer, _ what: String) throws
+    private func decode<Value: RowCodable>(_ type: Value.Type, _ bytes: UnsafeRawBufferPointer, _ what: String) throws
         -> Value
     {
         do {

@@ -6,7 +6,7 @@ import TestSupport
 
 @_spi(Testing) @testable import ChatServer
 
-@Suite struct SQLiteServerStoreTests {
+@Suite struct SQLiteServerDatabaseTests {
     /// Seeded runs of every kind of change: after a restart the stored state is exactly what
     /// the server had, indexes and counters included.
     @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
@@ -251,7 +251,7 @@ import TestSupport
         defer { directory.remove() }
         let server = try ChatServer(storage: .sqlite(directory.file))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
-        let store = server.engine.store as! SQLiteServerStore
+        let store = (server.engine.store as! DatabaseServerStore).database as! SQLiteServerDatabase
         try store.limitFileSize(toPages: store.pageCount())
         var acknowledged: [String] = []
         var failure: ChatError?
@@ -297,7 +297,7 @@ import TestSupport
             }
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
-        let commits = (server.engine.store as! SQLiteServerStore).commitCount
+        let commits = (server.engine.store as! DatabaseServerStore).commitCount
         #expect(commits < 200, "\(commits) commits for 200 concurrent sends")
         await server.close()
         let reopened = try ChatServer(storage: .sqlite(directory.file))

@@ -1,6 +1,6 @@
 import SQLiteSupport
 
-/// The layout of a server store file (``SQLiteServerStore``).
+/// The layout of a server store file (``SQLiteServerDatabase``).
 ///
 /// The file is ours when `PRAGMA application_id` is ``applicationId``; `PRAGMA user_version` is
 /// its schema version. Values are in the row encoding (`RowCodable`): users, channels (their
