@@ -5,7 +5,7 @@ import Foundation
 /// members, moderation, messages and read state, and pushes each change as an event to the
 /// connected devices that may see it. The same engine runs embedded (in an app, a test, an
 /// example), behind the `chat-server` executable of the `Server/` package (``WireSession`` speaks
-/// the wire protocol over it), and as each node of a cluster (``init(clock:configuration:log:nodeId:)``).
+/// the wire protocol over it), and as each node of a cluster (``ServerStorage/cluster(_:nodeId:)``).
 ///
 /// One request path serves all three: every request and console call is an entry of a change
 /// log. A single server is a log of one that applies each entry inline, under the engine's
@@ -49,7 +49,43 @@ public final class ChatServer: Sendable {
         self.init(engine: ServerEngine(clock: clock, configuration: configuration))
     }
 
-    /// Creates a server whose state lives in `storage`: with ``ServerStorage/sqlite(_:)``,
+    /// Opens a server on any ``ServerStorage`` — the one initializer over every case:
+    ///
+    /// - ``ServerStorage/inMemory``: an empty server;
+    /// - ``ServerStorage/sqlite(_:)``: the SQLite file; everything it holds comes back;
+    /// - ``ServerStorage/database(_:)``: a ``ServerDatabase`` this server alone writes (the
+    ///   `Server/` package's PostgreSQL): everything it holds comes back, each channel's newest
+    ///   ``ServerConfiguration/messagesPerChannel`` messages in memory and older pages read from
+    ///   it; the server's ``epoch`` is the database's;
+    /// - ``ServerStorage/cluster(_:nodeId:)``: one node of a cluster sharing a
+    ///   ``ServerChangeLog`` with every other node on it, as one service. It loads the stored
+    ///   state, applies the log's entries after it, then follows the log: every change any node
+    ///   makes applies here too, in the log's order, and its events reach this node's
+    ///   connections. ``close()`` tells the other nodes this one is gone.
+    ///
+    /// On storage, every response (and console call) returns once its change is committed (on a
+    /// node of a cluster: committed to the log and applied here). Call ``close()`` before the
+    /// server goes away, to release the storage.
+    ///
+    /// - Parameters:
+    ///   - clock: the source of time (default: the system clock; ``ManualClock`` in tests).
+    ///   - configuration: limits, durability and the messages kept in memory.
+    ///   - storage: where the state lives.
+    /// - Throws: `invalidArgument(field: "storage")` for a file that is not a server store of
+    ///   ours (left untouched byte for byte), one written by a newer version, or one another
+    ///   server holds; `invalidArgument(field: "nodeId")` for a node id that breaks the rules of
+    ///   an id; `unavailable` naming what failed otherwise (the storage could not be opened or
+    ///   read, a record it holds cannot be decoded, naming the record); nothing is changed then.
+    public convenience init(
+        clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
+        opening storage: ServerStorage
+    ) async throws(ChatError) {
+        self.init(engine: try await ServerEngine.open(storage, clock: clock, configuration: configuration))
+    }
+
+    /// Creates a server whose state lives in `storage`, synchronously: ``ServerStorage/inMemory``
+    /// or ``ServerStorage/sqlite(_:)`` (``init(clock:configuration:opening:)`` opens every case,
+    /// a database's and a cluster's included, which open asynchronously). With `.sqlite`,
     /// everything the file holds comes back, and every response (and console call) returns
     /// once its change is written. See ``ServerStorage`` for what is kept and
     /// ``ServerConfiguration/durability`` for what a commit survives. Call ``close()`` before
@@ -61,72 +97,18 @@ public final class ChatServer: Sendable {
     ///   - storage: `.inMemory` or `.sqlite(url)`.
     /// - Throws: `invalidArgument(field: "storage")` for a file that is not a server store of
     ///   ours (left untouched byte for byte), one written by a newer version, or one another
-    ///   server holds; `unavailable` for a file that cannot be opened, created or read.
+    ///   server holds, and for a database or a cluster (they open with
+    ///   ``init(clock:configuration:opening:)``); `unavailable` for a file that cannot be opened,
+    ///   created or read.
     public convenience init(
         clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
         storage: ServerStorage
     ) throws(ChatError) {
-        switch storage.kind {
-        case .inMemory:
-            self.init(clock: clock, configuration: configuration)
-        case .sqlite(let url):
-            let database = try SQLiteServerDatabase(
-                url: url, durability: configuration.durability, startsNewEpoch: configuration.startsNewEpoch)
-            self.init(engine: try ServerEngine(clock: clock, configuration: configuration, sqlite: database))
-        }
+        self.init(engine: try ServerEngine.openSynchronously(storage, clock: clock, configuration: configuration))
     }
 
-    /// Creates a server whose state lives in `database` (a ``ServerDatabase`` that this server
-    /// alone writes; a database nodes of a cluster share is opened with
-    /// ``init(clock:configuration:log:nodeId:)``, as `chat-server --postgres` does): everything the database holds comes back, each channel's
-    /// newest ``ServerConfiguration/messagesPerChannel`` messages in memory and older pages read
-    /// from the database; every response (and console call) returns once its change is
-    /// committed there. The server's ``epoch`` is the database's. Call ``close()`` before the
-    /// server goes away.
-    ///
-    /// - Parameters:
-    ///   - clock: the source of time (default: the system clock).
-    ///   - configuration: limits and the messages kept in memory.
-    ///   - database: where the state lives.
-    /// - Throws: `unavailable` naming what failed: the database could not be opened or read, or
-    ///   a record it holds cannot be decoded (naming the record); nothing is changed.
-    public convenience init(
-        clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
-        database: any ServerDatabase
-    ) async throws(ChatError) {
-        let (store, core, _) = try await ServerEngine.restore(from: database, configuration: configuration)
-        self.init(engine: ServerEngine(clock: clock, configuration: configuration, store: store, restored: core))
-    }
-
-    /// Creates one node of a cluster: a server sharing `log` (a ``ServerChangeLog``: the
-    /// `Server/` package's PostgreSQL store) with every other node on it, as one service. It
-    /// loads the stored state, applies the log's entries after it, then follows the log: every
-    /// change any node makes applies here too, in the log's order, and its events reach this
-    /// node's connections. Responses and console calls return once their entry is committed and
-    /// applied here. ``close()`` tells the other nodes this one is gone.
-    ///
-    /// - Parameters:
-    ///   - nodeId: this node's name in the log (unique among the running nodes).
-    /// - Throws: `unavailable` naming what failed (the database or log could not be read, a
-    ///   record cannot be decoded).
-    public convenience init(
-        clock: any ServerClock = SystemClock(), configuration: ServerConfiguration = ServerConfiguration(),
-        log: any ServerChangeLog, nodeId: String
-    ) async throws(ChatError) {
-        try InputCheck.id(nodeId, field: "nodeId")
-        let (store, core, stored) = try await ServerEngine.restore(from: log, configuration: configuration)
-        let position = stored.counters.logPosition
-        let replica = ClusterReplica(nodeId: nodeId, log: log, reader: store, position: position, clock: clock)
-        let engine = ServerEngine(
-            clock: clock, configuration: configuration, replica: replica, restored: core, position: position,
-            connections: ClusterConnections(restoring: stored.connections))
-        try await replica.catchUp(engine)
-        replica.start(engine)
-        self.init(engine: engine)
-    }
-
-    /// Checks a node id as ``init(clock:configuration:log:nodeId:)`` does: the rules of a user
-    /// id.
+    /// Checks a node id as ``init(clock:configuration:opening:)`` does for
+    /// ``ServerStorage/cluster(_:nodeId:)``: the rules of a user id.
     ///
     /// - Throws: `invalidArgument(field: "nodeId")`.
     public static func checkNodeId(_ nodeId: String) throws(ChatError) {

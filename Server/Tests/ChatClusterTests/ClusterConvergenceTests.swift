@@ -135,7 +135,7 @@ import TestSupport
         }
         // No acknowledged message is missing from the database, read as one more node.
         let auditor = try await ChatServer(
-            log: PostgresServerDatabase(try PostgresEndpoint(url: url)), nodeId: "auditor")
+            opening: .cluster(PostgresServerDatabase(try PostgresEndpoint(url: url)), nodeId: "auditor"))
         let stored = Set(scenario.channels.flatMap { auditor.messages(channelId: $0).map(\.text) })
         await auditor.close()
         let lost = scenario.acknowledged.filter { !stored.contains($0) }

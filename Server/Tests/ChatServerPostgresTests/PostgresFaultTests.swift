@@ -41,7 +41,7 @@ import TestSupport
     {
         // chat-server --postgres is a node of a cluster: the database is read as one more node.
         let server = try await ChatServer(
-            log: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))), nodeId: "auditor")
+            opening: .cluster(PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))), nodeId: "auditor"))
         let device = server.connection(userId: userId, deviceId: "auditor")
         _ = try await device.connect(resumingAfter: nil)
         var texts: Set<String> = []
@@ -126,7 +126,7 @@ import TestSupport
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
         let server = try await ChatServer(
-            database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
+            opening: .database(PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name)))))
         let senders = ["ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal"]
         try await server.createChannel(type: .community, channelId: "room", userIds: senders)
         let acknowledged = Acknowledged()
@@ -193,7 +193,7 @@ import TestSupport
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
         let server = try await ChatServer(
-            database: PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))))
+            opening: .database(PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name)))))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         try await GatewayHarness.run(server: server) { harness in
             func health() async throws -> Int {

@@ -24,7 +24,7 @@ import TestSupport
             let clock = ManualClock()
             let configuration = ServerConfiguration(messagesPerChannel: 3)
             let server = try await ChatServer(
-                clock: clock, configuration: configuration, database: try database(cluster, name))
+                clock: clock, configuration: configuration, opening: .database(try database(cluster, name)))
             var workload = StorageWorkload(seed: seed)
             try await workload.run(1_000, on: server, clock: clock)
             let before = StoredSnapshot(server)
@@ -32,7 +32,7 @@ import TestSupport
             await server.close()
 
             let reopened = try await ChatServer(
-                clock: clock, configuration: configuration, database: try database(cluster, name))
+                clock: clock, configuration: configuration, opening: .database(try database(cluster, name)))
             #expect(StoredSnapshot(reopened) == before, "seed \(seed)")
             #expect(reopened.epoch == epoch, "the same history")
             #expect(
@@ -57,7 +57,7 @@ import TestSupport
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
-        let server = try await ChatServer(database: try database(cluster, name))
+        let server = try await ChatServer(opening: .database(try database(cluster, name)))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann", "ben"])
         let ann = server.connection(userId: "ann", deviceId: "phone")
         _ = try await ann.connect(resumingAfter: nil)
@@ -70,7 +70,7 @@ import TestSupport
         #expect(seen > 0)
         await server.close()
 
-        let reopened = try await ChatServer(database: try database(cluster, name))
+        let reopened = try await ChatServer(opening: .database(try database(cluster, name)))
         for resume in [seen, 0] {
             let result = try await reopened.connection(userId: "ann", deviceId: "phone").connect(resumingAfter: resume)
             #expect(result.status == .resyncRequired, "after \(resume)")

@@ -58,34 +58,6 @@ final class ServerEngine: Sendable {
         startWakeUps()
     }
 
-    /// An engine on the SQLite file `database`, starting from what it holds: the state is rebuilt
-    /// on another thread while this one reads the messages; its changes are then written by a
-    /// ``DatabaseServerStore``, as a PostgreSQL database's are.
-    ///
-    /// - Throws: the database's `ChatError` when it cannot be read.
-    convenience init(clock: any ServerClock, configuration: ServerConfiguration, sqlite database: SQLiteServerDatabase)
-        throws(ChatError)
-    {
-        let messagesPerChannel = configuration.messagesPerChannel
-        let stored = try database.loadState(messagesPerChannel: messagesPerChannel)
-        let channelInfos = stored.channels.map(\.info)
-        let rebuilt = Lock<ServerCore?>(nil, rank: .leaf)
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) {
-            let core = ServerCore(configuration: configuration, restoring: stored)
-            rebuilt.withLock { $0 = core }
-        }
-        let messages = Result { () throws(ChatError) in
-            try database.loadNewestMessages(of: channelInfos, messagesPerChannel: messagesPerChannel)
-        }
-        group.wait()
-        var core = rebuilt.withLock { $0.take()! }
-        core.state.attach(try messages.get(), to: channelInfos.map(\.channelId))
-        let store = DatabaseServerStore(
-            database: database, epoch: database.epoch, messagesPerChannel: messagesPerChannel)
-        self.init(clock: clock, configuration: configuration, store: store, restored: core)
-    }
-
     /// An engine on `store`, whose state `core` was restored from it (messages attached).
     init(clock: any ServerClock, configuration: ServerConfiguration, store: any ServerStore, restored core: ServerCore)
     {
@@ -127,35 +99,6 @@ final class ServerEngine: Sendable {
         log = .shared(replica)
         epoch = replica.epoch
         startWakeUps()
-    }
-
-    /// Opens `database` and restores what it holds: its store, the engine's core (the newest
-    /// messages of each channel attached: read, and decoded as they arrive, while the rest of the
-    /// state is rebuilt), and the stored state it came from — for a single server on a database
-    /// and for a node of a cluster alike.
-    ///
-    /// - Throws: `unavailable` naming what failed (the database could not be opened or read, a
-    ///   record cannot be decoded).
-    static func restore(from database: any ServerDatabase, configuration: ServerConfiguration) async throws(ChatError)
-        -> (store: DatabaseServerStore, core: ServerCore, stored: StoredState)
-    {
-        let (store, stored) = try await DatabaseServerStore.open(
-            database, messagesPerChannel: configuration.messagesPerChannel, startsNewEpoch: configuration.startsNewEpoch
-        )
-        let channels = stored.channels.map(\.info)
-        async let rebuilt = rebuiltCore(configuration: configuration, restoring: stored)
-        let messages = try await store.newestMessages(of: channels)
-        var core = await rebuilt
-        core.state.attach(messages, to: channels.map(\.channelId))
-        return (store, core, stored)
-    }
-
-    /// The core of an engine restored from `stored` before its messages are attached: what a
-    /// restart computes while the messages are still being read.
-    private static func rebuiltCore(configuration: ServerConfiguration, restoring stored: StoredState) async
-        -> ServerCore
-    {
-        ServerCore(configuration: configuration, restoring: stored)
     }
 
     private func startWakeUps() {

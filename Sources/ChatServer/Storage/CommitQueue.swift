@@ -22,7 +22,19 @@ struct CommitQueue: Sendable {
     private var failure: ChatError?
     private var waiters: [Waiter] = []
     /// Whether a writer is taking batches now.
-    var isWriting = false
+    var isWriting = false {
+        didSet { if !isWriting { idle.append(contentsOf: idleWaiters); idleWaiters = [] } }
+    }
+    /// Who waits for the writer to stop (``DatabaseServerStore/close()``), and those to wake
+    /// once the lock is released (``takeIdle()``).
+    var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    private var idle: [CheckedContinuation<Void, Never>] = []
+
+    /// The waiters to wake because the writer stopped (resume them after the lock).
+    mutating func takeIdle() -> [CheckedContinuation<Void, Never>] {
+        defer { idle = [] }
+        return idle
+    }
     /// Set when the store closes: nothing more is queued.
     var isClosed = false
     /// The number of transactions committed so far.

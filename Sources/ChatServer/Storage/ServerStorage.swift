@@ -1,11 +1,11 @@
 import Foundation
 
-/// Where a ``ChatServer`` keeps its state: in memory (gone when the process ends) or in an
-/// SQLite file that survives restarts. (A server on another ``ServerDatabase`` — the `Server/`
-/// package's PostgreSQL, `chat-server --postgres` — is made by
-/// ``ChatServer/init(clock:configuration:database:)``, a node of a cluster by
-/// ``ChatServer/init(clock:configuration:log:nodeId:)``: their opening is asynchronous. All of
-/// them write through the same store, ``DatabaseServerStore``.)
+/// Where a ``ChatServer`` keeps its state: in memory (gone when the process ends), in an SQLite
+/// file that survives restarts, in any other ``ServerDatabase`` (the `Server/` package's
+/// PostgreSQL, `chat-server --postgres`), or in a cluster's shared log. Every case opens with
+/// ``ChatServer/init(clock:configuration:opening:)``; memory and SQLite also synchronously, with
+/// ``ChatServer/init(clock:configuration:storage:)``. Every database is written by the same
+/// store (group commit), whatever it is.
 ///
 /// ```swift
 /// let server = try ChatServer(storage: .sqlite(URL(fileURLWithPath: "server.sqlite")))
@@ -21,9 +21,11 @@ import Foundation
 /// online, typing or reading (every user starts offline), and the devices' replay logs: a
 /// device resuming across a restart is told to resync.
 public struct ServerStorage: Sendable, Hashable {
-    enum Kind: Sendable, Hashable {
+    enum Kind: Sendable {
         case inMemory
         case sqlite(URL)
+        case database(any ServerDatabase)
+        case cluster(any ServerChangeLog, nodeId: String)
     }
 
     let kind: Kind
@@ -36,6 +38,47 @@ public struct ServerStorage: Sendable, Hashable {
     /// exist), with the newest ``ServerConfiguration/messagesPerChannel`` messages of each
     /// channel also in memory. One server at a time may use a file.
     public static func sqlite(_ url: URL) -> ServerStorage { ServerStorage(kind: .sqlite(url)) }
+
+    /// The state lives in `database`, which this server alone writes (the `Server/` package's
+    /// PostgreSQL store; `chat-server --postgres` with one node). Opened by
+    /// ``ChatServer/init(clock:configuration:opening:)``.
+    public static func database(_ database: any ServerDatabase) -> ServerStorage {
+        ServerStorage(kind: .database(database))
+    }
+
+    /// The state lives in `log`, shared by every node of a cluster as one service; this server
+    /// is the node `nodeId` (unique among the running nodes; the rules of a user id). Opened by
+    /// ``ChatServer/init(clock:configuration:opening:)``.
+    public static func cluster(_ log: any ServerChangeLog, nodeId: String) -> ServerStorage {
+        ServerStorage(kind: .cluster(log, nodeId: nodeId))
+    }
+
+    /// Two storages are equal when they are in memory, name the same file, or the same database
+    /// object (and node id).
+    public static func == (lhs: ServerStorage, rhs: ServerStorage) -> Bool {
+        switch (lhs.kind, rhs.kind) {
+        case (.inMemory, .inMemory): return true
+        case (.sqlite(let left), .sqlite(let right)): return left == right
+        case (.database(let left), .database(let right)): return identity(of: left) == identity(of: right)
+        case (.cluster(let left, let leftNode), .cluster(let right, let rightNode)):
+            return identity(of: left) == identity(of: right) && leftNode == rightNode
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch kind {
+        case .inMemory: hasher.combine(0)
+        case .sqlite(let url): hasher.combine(url)
+        case .database(let database): hasher.combine(Self.identity(of: database))
+        case .cluster(let log, let nodeId):
+            hasher.combine(Self.identity(of: log))
+            hasher.combine(nodeId)
+        }
+    }
+
+    /// An object's identity (a value type boxed anew each time is never equal to another).
+    private static func identity(of value: Any) -> ObjectIdentifier { ObjectIdentifier(value as AnyObject) }
 }
 
 /// What a committed change survives (``ServerConfiguration/durability``).

@@ -21,7 +21,8 @@ import Testing
         var nodes: [ChatServer] = []
         for index in 0..<count {
             nodes.append(
-                try await ChatServer(clock: log.clock, configuration: configuration, log: log, nodeId: "node\(index)"))
+                try await ChatServer(
+                    clock: log.clock, configuration: configuration, opening: .cluster(log, nodeId: "node\(index)")))
         }
         for id in ["alice", "bob", "carol"] { try await nodes[0].registerUser(id: id, displayName: id.capitalized) }
         try await nodes[0].registerUser(id: "boss", isAdmin: true)
@@ -219,7 +220,7 @@ import Testing
         (log.clock as! ManualClock).advance(by: LogAppender.snapshotDelay + LogFollower.pollInterval)
         await log.waitUntil(snapshot: 1)
         try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "newest")))
-        let late = try await ChatServer(clock: log.clock, log: log, nodeId: "late")
+        let late = try await ChatServer(clock: log.clock, opening: .cluster(log, nodeId: "late"))
         try await Self.settle(nodes + [late], log)
         #expect(log.snapshotPosition > 0)
         #expect(late.messages(channelId: "c").map(\.text) == nodes[0].messages(channelId: "c").map(\.text))

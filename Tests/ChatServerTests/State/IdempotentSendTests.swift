@@ -121,11 +121,11 @@ import Testing
 
     @Test func aRepeatAfterARestartOnADatabaseAnswersTheStoredMessage() async throws {
         let database = MemoryDatabase()
-        var server = try await ChatServer(database: database)
+        var server = try await ChatServer(opening: .database(database))
         var (alice, _) = try await Self.pair(server)
         let first = try Self.message(try await alice.send(Self.draft("hello", id: "c-1")))
         await server.close()
-        server = try await ChatServer(database: database)
+        server = try await ChatServer(opening: .database(database))
         alice = TestDevice(server, "alice")
         try await alice.connect()
         #expect(try Self.message(try await alice.send(Self.draft("hello", id: "c-1"))) == first)

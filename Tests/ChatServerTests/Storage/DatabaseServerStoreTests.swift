@@ -5,7 +5,7 @@ import TestSupport
 
 @_spi(Testing) @testable import ChatServer
 
-/// The database seam (`ServerDatabase`, `ChatServer(database:)`): what the SQLite file
+/// The database seam (`ServerDatabase`, `ChatServer(opening: .database(_:))`): what the SQLite file
 /// guarantees holds for any database behind it — every stored field back after a restart,
 /// unlimited history, group commit, a failed commit failing the calls it covered, a damaged
 /// row refused by name. Run on an in-memory database; the `Server/` package's PostgreSQL store
@@ -17,31 +17,31 @@ import TestSupport
         let database = MemoryDatabase()
         let clock = ManualClock()
         let configuration = ServerConfiguration(messagesPerChannel: 3)
-        let server = try await ChatServer(clock: clock, configuration: configuration, database: database)
+        let server = try await ChatServer(clock: clock, configuration: configuration, opening: .database(database))
         var workload = StorageWorkload(seed: seed)
         try await workload.run(1_000, on: server, clock: clock)
         let before = StoredSnapshot(server)
         let epoch = server.epoch
         await server.close()
 
-        let reopened = try await ChatServer(clock: clock, configuration: configuration, database: database)
+        let reopened = try await ChatServer(clock: clock, configuration: configuration, opening: .database(database))
         let after = StoredSnapshot(reopened)
         #expect(after == before, "seed \(seed)")
         #expect(reopened.epoch == epoch, "the same history")
         #expect(before.channels.values.contains { $0.messageCount > 3 }, "the run pages past the kept messages")
         await reopened.close()
-        let other = try await ChatServer(database: MemoryDatabase())
+        let other = try await ChatServer(opening: .database(MemoryDatabase()))
         #expect(other.epoch != epoch)
         await other.close()
         // After a backup is restored: a new history, kept by the starts that follow.
         var restored = configuration
         restored.startsNewEpoch = true
-        let renewed = try await ChatServer(clock: clock, configuration: restored, database: database)
+        let renewed = try await ChatServer(clock: clock, configuration: restored, opening: .database(database))
         #expect(renewed.epoch != epoch)
         #expect(StoredSnapshot(renewed) == before, "the state itself is the backup's")
         let newEpoch = renewed.epoch
         await renewed.close()
-        let again = try await ChatServer(clock: clock, configuration: configuration, database: database)
+        let again = try await ChatServer(clock: clock, configuration: configuration, opening: .database(database))
         #expect(again.epoch == newEpoch)
         await again.close()
     }
@@ -49,13 +49,13 @@ import TestSupport
     @Test func pagingBackReadsOlderMessagesFromTheDatabase() async throws {
         let database = MemoryDatabase()
         let configuration = ServerConfiguration(messagesPerChannel: 5)
-        var server = try await ChatServer(configuration: configuration, database: database)
+        var server = try await ChatServer(configuration: configuration, opening: .database(database))
         try await server.createChannel(type: .community, channelId: "long", userIds: ["ann"])
         for number in 1...30 { try await server.sendMessage(as: "ann", channelId: "long", text: "m\(number)") }
         for restart in [false, true] {
             if restart {
                 await server.close()
-                server = try await ChatServer(configuration: configuration, database: database)
+                server = try await ChatServer(configuration: configuration, opening: .database(database))
             }
             #expect(server.messages(channelId: "long").count == 5, "memory keeps five")
             var ann = TestDevice(server, "ann")
@@ -71,7 +71,8 @@ import TestSupport
     /// answers.
     @Test func aSlowHistoryReadDoesNotDelayAnotherUsersRequest() async throws {
         let database = MemoryDatabase()
-        let server = try await ChatServer(configuration: ServerConfiguration(messagesPerChannel: 5), database: database)
+        let server = try await ChatServer(
+            configuration: ServerConfiguration(messagesPerChannel: 5), opening: .database(database))
         try await server.createChannel(type: .community, channelId: "long", userIds: ["ann"])
         try await server.createChannel(type: .community, channelId: "chat", userIds: ["bob"])
         for number in 1...30 { try await server.sendMessage(as: "ann", channelId: "long", text: "m\(number)") }
@@ -114,9 +115,59 @@ import TestSupport
         await server.close()
     }
 
+    /// One initializer opens every storage; the synchronous one refuses what opens
+    /// asynchronously, naming the other; storages compare by what they name.
+    @Test func oneInitializerOpensEveryStorage() async throws {
+        let directory = StoreDirectory()
+        defer { directory.remove() }
+        let file = try await ChatServer(opening: .sqlite(directory.file))
+        try await file.createChannel(type: .community, channelId: "kept", userIds: ["ann"])
+        await file.close()
+        let reopened = try ChatServer(storage: .sqlite(directory.file))
+        #expect(reopened.channel("kept") != nil)
+        await reopened.close()
+        #expect(try await ChatServer(opening: .inMemory).channel("kept") == nil)
+
+        let database = MemoryDatabase()
+        #expect(throws: ChatError.self) { _ = try ChatServer(storage: .database(database)) }
+        let refusal = #expect(throws: ChatError.self) {
+            _ = try ChatServer(storage: .cluster(MemoryChangeLog(), nodeId: "n"))
+        }
+        #expect("\(refusal.map { "\($0)" } ?? "")".contains("ChatServer(clock:configuration:opening:)"))
+        let badNode = await thrownChatError {
+            _ = try await ChatServer(opening: .cluster(MemoryChangeLog(), nodeId: ""))
+        }
+        guard case .invalidArgument(field: "nodeId", _)? = badNode else {
+            Issue.record("a node id that is not an id: \(String(describing: badNode))")
+            return
+        }
+
+        #expect(ServerStorage.database(database) == .database(database))
+        #expect(ServerStorage.database(database) != .database(MemoryDatabase()))
+        #expect(ServerStorage.sqlite(directory.file) == .sqlite(directory.file))
+        #expect(ServerStorage.inMemory != .sqlite(directory.file))
+        #expect(Set([ServerStorage.database(database), .database(database), .inMemory]).count == 2)
+    }
+
+    /// A read of history waits for the database at most its timeout, even when the database
+    /// ignores cancellation: the caller is answered `nil` (unavailable) and the read's late answer
+    /// is dropped.
+    @Test func aReadThatNeverAnswersTimesOut() async throws {
+        let database = MemoryDatabase()
+        database.holdReads()
+        let result = await DatabaseServerStore.withTimeout(0.05) {
+            try await database.messages(in: [ServerRow.MessageRange(channelId: "c", sequences: 1...2)])
+        }
+        #expect(result == nil)
+        #expect(database.waitingReads == 1, "the read is still held by the database")
+        database.releaseReads()
+        let answered = await DatabaseServerStore.withTimeout(10) { 42 }
+        #expect(try answered?.get() == 42)
+    }
+
     @Test func concurrentCallsShareCommits() async throws {
         let database = MemoryDatabase()
-        let server = try await ChatServer(database: database)
+        let server = try await ChatServer(opening: .database(database))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         let before = database.commits
         let ids = try await withThrowingTaskGroup(of: String.self) { group in
@@ -131,7 +182,7 @@ import TestSupport
         #expect(commits < 200, "\(commits) commits for 200 concurrent sends")
         await server.close()
         let reopened = try await ChatServer(
-            configuration: ServerConfiguration(messagesPerChannel: 1_000), database: database)
+            configuration: ServerConfiguration(messagesPerChannel: 1_000), opening: .database(database))
         #expect(Set(reopened.messages(channelId: "room").map(\.messageId)) == Set(ids))
         await reopened.close()
     }
@@ -142,7 +193,7 @@ import TestSupport
     /// restart.
     @Test func aFailedCommitFailsTheCallsItCoveredAndIsWrittenLater() async throws {
         let database = MemoryDatabase()
-        let server = try await ChatServer(database: database)
+        let server = try await ChatServer(opening: .database(database))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         let first = try await server.sendMessage(as: "ann", channelId: "room", text: "before")
         database.setFailing(true)
@@ -159,7 +210,7 @@ import TestSupport
         let later = try await server.sendMessage(as: "ann", channelId: "room", text: "after")
         #expect(server.isStorageHealthy)
         await server.close()
-        let reopened = try await ChatServer(database: database)
+        let reopened = try await ChatServer(opening: .database(database))
         let texts = reopened.messages(channelId: "room").map(\.text)
         #expect(texts.contains(first.text) && texts.contains(later.text), "\(texts)")
         await reopened.close()
@@ -168,16 +219,16 @@ import TestSupport
     @Test func aDatabaseThatCannotBeOpenedOrReadIsRefusedByName() async throws {
         let unreachable = MemoryDatabase()
         unreachable.setFailing(true)
-        let error = await thrownChatError { _ = try await ChatServer(database: unreachable) }
+        let error = await thrownChatError { _ = try await ChatServer(opening: .database(unreachable)) }
         #expect(error?.kind == "unavailable")
         #expect(error.map { "\($0)" }?.contains("cannot be opened") == true)
 
         let database = MemoryDatabase()
-        let server = try await ChatServer(database: database)
+        let server = try await ChatServer(opening: .database(database))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         await server.close()
         database.damageChannel("room")
-        let damaged = await thrownChatError { _ = try await ChatServer(database: database) }
+        let damaged = await thrownChatError { _ = try await ChatServer(opening: .database(database)) }
         #expect(damaged?.kind == "unavailable")
         #expect(damaged.map { "\($0)" }?.contains("channel 'room'") == true, "\(String(describing: damaged))")
     }
@@ -187,7 +238,7 @@ import TestSupport
     @Test func aMissingOrDamagedMessageIsRefusedByName() async throws {
         for damaging in [false, true] {
             let database = MemoryDatabase()
-            let server = try await ChatServer(database: database)
+            let server = try await ChatServer(opening: .database(database))
             for number in 0..<30 {
                 try await server.createChannel(type: .community, channelId: "room\(number)", userIds: ["ann"])
                 for text in ["a", "b", "c"] {
@@ -196,7 +247,7 @@ import TestSupport
             }
             await server.close()
             database.removeMessage(channelId: "room17", sequence: 2, damaging: damaging)
-            let error = await thrownChatError { _ = try await ChatServer(database: database) }
+            let error = await thrownChatError { _ = try await ChatServer(opening: .database(database)) }
             #expect(error?.kind == "unavailable")
             let expected = damaging ? "message 2 of channel 'room17'" : "channel 'room17' lacks message 2"
             #expect(error.map { "\($0)" }?.contains(expected) == true, "\(String(describing: error))")

@@ -4,7 +4,7 @@ import Locking
 
 /// A ``ServerDatabase`` in memory, for the tests of the database seam: it keeps rows as a
 /// database does (bytes under keys, one batch applied whole or not at all), survives the
-/// servers opened on it (a "restart" is a new `ChatServer(database:)` on the same value), and
+/// servers opened on it (a "restart" is a new `ChatServer(opening: .database(_:))` on the same value), and
 /// fails writes and reads on demand.
 final class MemoryDatabase: ServerDatabase, Sendable {
     private struct Tables: Sendable {

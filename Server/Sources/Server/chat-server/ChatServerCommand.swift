@@ -213,7 +213,7 @@ struct ChatServerCommand: AsyncParsableCommand {
         do {
             try await database.prepare()
             notice.cancel()
-            return try await ChatServer(configuration: configuration, log: database, nodeId: node)
+            return try await ChatServer(configuration: configuration, opening: .cluster(database, nodeId: node))
         } catch is CancellationError {
             throw StartupFailure(message: "stopped while waiting for PostgreSQL at \(endpoint)", status: 0)
         } catch let error as PostgresStoreError {

@@ -152,12 +152,12 @@ struct Cluster: AsyncParsableCommand {
             var servers: [ChatServer] = []
             if count == 0 {
                 let database = PostgresServerDatabase(endpoint, logger: logger)
-                servers.append(try await ChatServer(database: database))
+                servers.append(try await ChatServer(opening: .database(database)))
             } else {
                 for index in 0..<count {
                     let database = PostgresServerDatabase(endpoint, logger: logger)
                     databases.append(database)
-                    servers.append(try await ChatServer(log: database, nodeId: "n\(index)"))
+                    servers.append(try await ChatServer(opening: .cluster(database, nodeId: "n\(index)")))
                 }
             }
             for number in 0..<100 {

@@ -47,7 +47,7 @@ struct Storage: AsyncParsableCommand {
             var logger = Logger(label: "chat-load")
             logger.logLevel = .error
             if fresh { try await Self.dropSchema(endpoint) }
-            return try await ChatServer(database: PostgresServerDatabase(endpoint, logger: logger))
+            return try await ChatServer(opening: .database(PostgresServerDatabase(endpoint, logger: logger)))
         }
     }
 

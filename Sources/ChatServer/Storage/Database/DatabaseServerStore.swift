@@ -152,21 +152,36 @@ final class DatabaseServerStore: ServerStore {
         return found.keys.sorted().map { found[$0]! }
     }
 
-    /// `body`'s result, or `nil` when it has not finished within `seconds` (it is cancelled).
+    /// `body`'s result, or `nil` when it has not finished within `seconds`: then it is cancelled
+    /// and its result, whenever it comes, dropped — the caller never waits longer than `seconds`
+    /// for a database that does not answer (a task group would wait for the read to end).
     static func withTimeout<Value: Sendable>(
         _ seconds: TimeInterval, _ body: @escaping @Sendable () async throws -> Value
     ) async -> Result<Value, any Error>? {
-        await withTaskGroup(of: Result<Value, any Error>?.self) { group in
-            group.addTask {
-                do { return .success(try await body()) } catch { return .failure(error) }
+        let answer = Lock<CheckedContinuation<Result<Value, any Error>?, Never>?>(nil, rank: .leaf)
+        let take: @Sendable () -> CheckedContinuation<Result<Value, any Error>?, Never>? = {
+            answer.withLock { continuation in
+                defer { continuation = nil }
+                return continuation
             }
-            group.addTask {
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>?, Never>) in
+            answer.withLock { $0 = continuation }
+            let timer = Task {
                 try? await Task.sleep(for: .seconds(seconds))
-                return nil
+                take()?.resume(returning: nil)
             }
-            let first = await group.next()!
-            group.cancelAll()
-            return first
+            let work = Task {
+                let result: Result<Value, any Error>
+                do { result = .success(try await body()) } catch { result = .failure(error) }
+                timer.cancel()
+                take()?.resume(returning: result)
+            }
+            Task {
+                // The timer fired first: the read is abandoned.
+                _ = await timer.value
+                if !Task.isCancelled { work.cancel() }
+            }
         }
     }
 
@@ -206,11 +221,12 @@ final class DatabaseServerStore: ServerStore {
             await gather()
             let (batch, through) = state.withLock { $0.takeBatch() }
             if batch.isEmpty {
-                let stop = state.withLock { state -> Bool in
-                    guard state.pending.isEmpty else { return false }
+                let (stop, idle) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    guard state.pending.isEmpty else { return (false, []) }
                     state.isWriting = false
-                    return true
+                    return (true, state.takeIdle())
                 }
+                for waiter in idle { waiter.resume() }
                 if stop { return }
                 continue
             }
@@ -225,10 +241,11 @@ final class DatabaseServerStore: ServerStore {
             }
             CommitQueue.resume(state.withLock { $0.finish(batch, through: through, with: result) })
             if case .failure = result {
-                let closed = state.withLock { state -> Bool in
+                let (closed, idle) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
                     if state.isClosed { state.isWriting = false }
-                    return state.isClosed
+                    return (state.isClosed, state.takeIdle())
                 }
+                for waiter in idle { waiter.resume() }
                 if closed { return }
                 try? await Task.sleep(for: Self.retryDelay)
             }
@@ -305,6 +322,19 @@ final class DatabaseServerStore: ServerStore {
 
     // MARK: Closing
 
+    /// Returns once no writer is taking batches (not cancellable: the store must not close the
+    /// database under a commit).
+    private func writerIdle() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                guard state.isWriting else { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
     func close() async {
         let first = state.withLock { state -> Bool in
             defer { state.isClosed = true }
@@ -313,7 +343,7 @@ final class DatabaseServerStore: ServerStore {
         guard first else { return }
         // Writes what is queued: the writer running finishes it (a failure now that the store is
         // closed ends it), then this call tries once more what is left.
-        while state.withLock({ $0.isWriting }) { try? await Task.sleep(for: .milliseconds(5)) }
+        await writerIdle()
         let start = state.withLock { state -> Bool in
             guard !state.pending.isEmpty else { return false }
             state.isWriting = true
