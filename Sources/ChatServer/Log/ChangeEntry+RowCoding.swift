@@ -91,10 +91,16 @@ extension ChangeEntry {
     /// Reads an entry written by ``encoded()``.
     ///
     /// - Throws: `unavailable` naming the format when the entry was written by a newer version
-    ///   of the server (this node must be upgraded to read it), or saying it is damaged.
+    ///   of the server (this node must be upgraded to read it), saying so for an entry in the
+    ///   JSON form of servers before the row coding, or saying it is damaged.
     static func decode(_ bytes: [UInt8]) throws(ChatError) -> ChangeEntry {
         guard let version = bytes.first else {
             throw .unavailable("the change log holds an empty entry")
+        }
+        if version == UInt8(ascii: "{") {
+            throw .unavailable(
+                "the change log holds an entry in the JSON form of an older server, which this one does not read: stop every node (each writes its snapshot as it closes), then start them on this version"
+            )
         }
         guard version <= format else {
             throw .unavailable(

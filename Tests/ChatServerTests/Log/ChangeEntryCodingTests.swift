@@ -62,6 +62,15 @@ import Testing
         }
     }
 
+    @Test func anEntryInTheOldJSONFormIsNamed() {
+        let old = Array(#"{"node":"n","ref":0,"time":1764000000,"kind":{"tick":{}}}"#.utf8)
+        #expect {
+            try ChangeEntry.decode(old)
+        } throws: { error in
+            "\(error)".contains("JSON form of an older server")
+        }
+    }
+
     @Test func everyTruncationOrExtraByteIsRefused() throws {
         let bytes = try ChangeEntry(node: "node-a", ref: 7, time: Self.time, kind: Self.kinds[0]).encoded()
         for length in 0..<bytes.count {
