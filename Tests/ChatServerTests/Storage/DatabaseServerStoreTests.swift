@@ -85,12 +85,7 @@ import TestSupport
             try await ann.send(
                 .queryMessages(MessagePageQuery(channelId: "long", position: .before(sequence: 10), limit: 5)))
         }
-        var waited = 0
-        while database.waitingReads == 0 {
-            waited += 1
-            try #require(waited < 5_000, "the page never asked the database")
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        await database.waitForHeldRead()
         let answered = Task { [bob] in
             try await bob.send(.sendMessage(MessageDraft(channelId: "chat", text: "while ann waits")))
         }

@@ -20,6 +20,7 @@ final class MemoryDatabase: ServerDatabase, Sendable {
         var opens = 0
         var readsHeld = false
         var heldReads: [CheckedContinuation<Void, Never>] = []
+        var heldReadWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let tables = Lock(Tables(), rank: .leaf)
@@ -38,6 +39,18 @@ final class MemoryDatabase: ServerDatabase, Sendable {
 
     /// The reads of messages waiting now (``holdReads()``).
     var waitingReads: Int { tables.withLock { $0.heldReads.count } }
+
+    /// Returns once a read is held (``holdReads()``): no polling, the read wakes it.
+    func waitForHeldRead() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let held = tables.withLock { tables -> Bool in
+                if !tables.heldReads.isEmpty { return true }
+                tables.heldReadWaiters.append(continuation)
+                return false
+            }
+            if held { continuation.resume() }
+        }
+    }
 
     /// Lets the waiting reads go on, and every later read answer at once.
     func releaseReads() {
@@ -82,11 +95,13 @@ final class MemoryDatabase: ServerDatabase, Sendable {
 
     func messages(in ranges: [ServerRow.MessageRange]) async throws -> [ServerRow.Message] {
         await withCheckedContinuation { (read: CheckedContinuation<Void, Never>) in
-            let proceed = tables.withLock { tables in
-                guard tables.readsHeld else { return true }
+            let (proceed, waiters) = tables.withLock { tables -> (Bool, [CheckedContinuation<Void, Never>]) in
+                guard tables.readsHeld else { return (true, []) }
                 tables.heldReads.append(read)
-                return false
+                defer { tables.heldReadWaiters = [] }
+                return (false, tables.heldReadWaiters)
             }
+            for waiter in waiters { waiter.resume() }
             if proceed { read.resume() }
         }
         return try tables.withLock { tables throws -> [ServerRow.Message] in
