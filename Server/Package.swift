@@ -168,6 +168,7 @@ let package = Package(
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannelsTestSupport", package: "LiveChannels"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
         // Several chat-server nodes on one PostgreSQL, scripts/cluster, the cross-node rules.
         .testTarget(

@@ -127,6 +127,11 @@ public final class ChatServer: Sendable {
     /// applied everything it knows of); 0 on a single server.
     public var clusterLag: Double { engine.replica?.lag ?? 0 }
 
+    /// On a node of a cluster, how many entries the change log kept at this node's last beat
+    /// (the log is trimmed below what every live node applied and the tables hold); `nil` on a
+    /// single server. `/metrics`: `chat_log_entries`.
+    public var clusterLogEntries: Int? { engine.replica?.keptEntries.load() }
+
     /// The transactions this server committed to its database (or change log) so far.
     public var databaseCommits: Int {
         engine.replica?.commitCount ?? (engine.store as? DatabaseServerStore)?.commitCount ?? 0
@@ -158,7 +163,21 @@ public final class ChatServer: Sendable {
     /// failed (a database that cannot be reached, a full disk) — changes then fail with
     /// `unavailable` — `true` again once one succeeds. Always `true` in memory. What a health
     /// check reports (`chat-server`'s `/healthz` answers 503 then).
-    public var isStorageHealthy: Bool { engine.store?.isHealthy ?? true }
+    public var isStorageHealthy: Bool { (engine.store?.isHealthy ?? true) && engine.replica?.haltReason == nil }
+
+    /// Why this node of a cluster stopped serving by itself, if it did; `nil` while it serves
+    /// (and always on a single server). A node stops rather than go on apart from the others:
+    /// when it cannot read an entry of the change log (written by a newer version: upgrade it),
+    /// or when another process took its node id's lease. Its connections end, every request
+    /// throws `unavailable`, and ``isStorageHealthy`` is `false`.
+    public var haltReason: String? { engine.replica?.haltReason }
+
+    /// Returns ``haltReason`` once this node has stopped serving by itself; `nil` at once on a
+    /// single server (it never does), or when the waiting task is cancelled. `chat-server` logs
+    /// it.
+    public func waitForHalt() async -> String? {
+        await engine.replica?.waitForHalt()
+    }
 
     /// A transport for one device of one user. Registers the user (if the id is valid) at once;
     /// call `connect(resumingAfter:)` on it to start.

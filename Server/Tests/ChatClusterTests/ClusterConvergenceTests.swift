@@ -14,8 +14,9 @@ import TestSupport
 
 /// The seeded convergence scenario on a cluster: a real PostgreSQL, three `chat-server`
 /// processes, SDK clients (`WebSocketTransport` and the NIO connector) spread over the nodes, and
-/// per seed one fault at a seeded step — a node SIGKILLed and restarted, every node's
-/// notification connection terminated (`pg_terminate_backend`), or PostgreSQL restarted. After
+/// per seed one fault at a seeded step — a node SIGKILLed and restarted (under another id, or
+/// at once under its own), every node's notification connection terminated
+/// (`pg_terminate_backend`), PostgreSQL restarted, or a node frozen (SIGSTOP) for 1 to 6 s. After
 /// healing, every client's list equals what the cluster answers, and no acknowledged message is
 /// missing from the database.
 @Suite(.serialized) struct ClusterConvergenceTests {
@@ -30,20 +31,39 @@ import TestSupport
     }()
 
     enum Fault: CaseIterable {
-        case killNode, terminateListeners, restartPostgres
+        /// A node SIGKILLed and started again under another id.
+        case killNode
+        /// Every node's `LISTEN` connection terminated.
+        case terminateListeners
+        /// PostgreSQL restarted.
+        case restartPostgres
+        /// A node SIGKILLed and started again at once under its own id (its earlier devices go
+        /// offline at once).
+        case restartUnderItsId
+        /// A node SIGSTOPped for 1 to 6 s, then SIGCONTed (its sessions' time limits end what it
+        /// held; the others go on).
+        case freezeNode
     }
 
     /// A node on a fixed port (so that it comes back where its clients look).
+    /// A node started again under its id at once may find its lease still held for a moment
+    /// (PostgreSQL has not yet seen the killed process's session end): it tries again then.
     static func startNode(_ url: String, id: String, port: Int) async throws -> Subprocess {
-        let node = try Subprocess(
-            ChatServerProcess.executable,
-            ["--port", "\(port)", "--dev", "--no-limits", "--postgres", url, "--node-id", id], environment: [:])
-        var lines = node.lines.makeAsyncIterator()
-        let first = await lines.next()
-        guard first?.contains("listening on") == true else {
-            throw PostgresUnavailable(reason: "node \(id) did not start: \(first ?? "") \(node.standardError)")
+        for attempt in 0..<20 {
+            let node = try Subprocess(
+                ChatServerProcess.executable,
+                ["--port", "\(port)", "--dev", "--no-limits", "--postgres", url, "--node-id", id], environment: [:])
+            var lines = node.lines.makeAsyncIterator()
+            let first = await lines.next()
+            if first?.contains("listening on") == true { return node }
+            let errors = node.standardError
+            if attempt < 19, errors.contains("is served by another live process") {
+                try await Task.sleep(for: .milliseconds(250))
+                continue
+            }
+            throw PostgresUnavailable(reason: "node \(id) did not start: \(first ?? "") \(errors)")
         }
-        return node
+        throw PostgresUnavailable(reason: "node \(id) did not start")
     }
 
     @Test func clientsOnThreeNodesConvergeThroughFaults() async throws {
@@ -93,9 +113,10 @@ import TestSupport
             try await client.connect()
             clients.append(client)
         }
-        let fault = Fault.allCases[Int(seed % 3)]
+        let fault = Fault.allCases[Int(seed % UInt64(Fault.allCases.count))]
         let faultStep = 10 + Int(random.next() % 20)
-        let victim = Int((seed / 3) % 3)
+        let victim = Int((seed / UInt64(Fault.allCases.count)) % 3)
+        let freeze = Duration.milliseconds(1_000 + Int(random.next() % 5_000))
         var scenario = ConvergenceScenario(seed: seed, clients: clients)
         try await scenario.play(
             steps: 40, random: &random,
@@ -118,16 +139,34 @@ import TestSupport
                 case .restartPostgres:
                     try postgres.stop(mode: "fast")
                     try postgres.restart()
+                case .restartUnderItsId:
+                    kill(nodes[victim].process.processIdentifier, SIGKILL)
+                    _ = await nodes[victim].exitStatus()
+                    nodes[victim] = try await Self.startNode(url, id: "n\(victim)", port: ports[victim])
+                case .freezeNode:
+                    kill(nodes[victim].process.processIdentifier, SIGSTOP)
+                    try await Task.sleep(for: freeze)
+                    kill(nodes[victim].process.processIdentifier, SIGCONT)
                 }
             })
         print("cluster convergence: seed \(seed), \(fault) at step \(faultStep) (node \(victim))")
-        try await scenario.heal(attempts: 1_000)
-        try await scenario.check(oracle: { user in
-            try await transport(user, "oracle-\(seed)", node: 0).withConnection { oracle in
-                try await oracle.send(.queryChannels(ConvergenceScenario.listQuery, after: nil)).channelsValue?.items
-                    ?? []
+        do {
+            try await scenario.heal(attempts: 1_000)
+            try await scenario.check(oracle: { user in
+                try await transport(user, "oracle-\(seed)", node: 0).withConnection { oracle in
+                    try await oracle.send(.queryChannels(ConvergenceScenario.listQuery, after: nil)).channelsValue?
+                        .items ?? []
+                }
+            })
+        } catch {
+            // What the nodes logged, to tell why.
+            for (index, node) in nodes.enumerated() {
+                node.process.terminate()
+                _ = await node.exitStatus()
+                print("cluster convergence: seed \(seed), node \(index) logged:\n\(node.standardError.suffix(3_000))")
             }
-        })
+            throw error
+        }
         for client in clients { await client.disconnect() }
         for node in nodes {
             node.process.terminate()

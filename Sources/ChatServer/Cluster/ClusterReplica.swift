@@ -18,6 +18,9 @@ import Locking
 /// - Threading: thread-safe.
 final class ClusterReplica: Sendable {
     let nodeId: String
+    /// This run's incarnation of the node (its lease's, ``ServerChangeLog/lease(node:)``): the
+    /// entries it writes carry it, and only they answer its callers.
+    let incarnation: Int
     let log: any ServerChangeLog
     let epoch: String
     let clock: any ServerClock
@@ -31,8 +34,12 @@ final class ClusterReplica: Sendable {
 
     private let tasks = Lock<[Task<Void, Never>]>([], rank: .leaf)
 
-    init(nodeId: String, log: any ServerChangeLog, reader: DatabaseServerStore, position: Int, clock: any ServerClock) {
+    init(
+        nodeId: String, incarnation: Int, log: any ServerChangeLog, reader: DatabaseServerStore, position: Int,
+        clock: any ServerClock
+    ) {
         self.nodeId = nodeId
+        self.incarnation = incarnation
         self.log = log
         self.clock = clock
         epoch = reader.epoch
@@ -47,7 +54,54 @@ final class ClusterReplica: Sendable {
             failed: { refs, error in waiters.fail(refs, with: error) })
     }
 
-    var isHealthy: Bool { store.isHealthy }
+    var isHealthy: Bool { store.isHealthy && haltReason == nil }
+
+    /// Why this node stopped serving by itself (an entry it cannot read, its lease lost), if it
+    /// did; and who waits to hear it, by a number of their own.
+    private struct Halt {
+        var reason: String?
+        var waiters: [Int: CheckedContinuation<String?, Never>] = [:]
+        var nextWaiter = 0
+    }
+
+    private let halted = Lock(Halt(), rank: .leaf)
+
+    /// Why this node stopped serving by itself, if it did.
+    var haltReason: String? { halted.withLock { $0.reason } }
+
+    /// Returns why this node stopped serving by itself, once it has; `nil` when the waiting task
+    /// is cancelled.
+    func waitForHalt() async -> String? {
+        let number = halted.withLock { halted in
+            defer { halted.nextWaiter += 1 }
+            return halted.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+                let answer = halted.withLock { halted -> String?? in
+                    if let reason = halted.reason { return .some(reason) }
+                    if Task.isCancelled { return .some(nil) }
+                    halted.waiters[number] = continuation
+                    return nil
+                }
+                if let answer { continuation.resume(returning: answer) }
+            }
+        } onCancel: {
+            halted.withLock { $0.waiters.removeValue(forKey: number) }?.resume(returning: nil)
+        }
+    }
+
+    /// Records why the node stops serving (the first reason stays) and wakes who waits for it.
+    /// The engine then halts (``ServerEngine/halt()``).
+    func noteHalt(_ reason: String) {
+        let waiters = halted.withLock { halted -> [CheckedContinuation<String?, Never>] in
+            guard halted.reason == nil else { return [] }
+            halted.reason = reason
+            defer { halted.waiters = [:] }
+            return Array(halted.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: reason) }
+    }
 
     /// The number of appends committed by this node.
     var commitCount: Int { appender.commitCount }
@@ -65,13 +119,15 @@ final class ClusterReplica: Sendable {
     // MARK: Starting
 
     /// Applies every committed entry (at start, before the node serves).
-    func catchUp(_ engine: ServerEngine) async throws(ChatError) {
+    ///
+    /// - Throws: as ``LogFollower/catchUp(_:)``.
+    func catchUp(_ engine: ServerEngine) async throws(LogFollower.CatchUpError) {
         try await follower.catchUp(engine)
     }
 
     /// Starts reading the log for `engine`, and beating.
     func start(_ engine: ServerEngine) {
-        var started = follower.start(engine) { [appender] in appender.writeSnapshotIfDue() }
+        var started = follower.start(engine) { [appender] in appender.poll() }
         started.append(
             Task { [weak engine, clock] in
                 // Three beats within the silent limit: a node is named silent only when two in a
@@ -86,11 +142,24 @@ final class ClusterReplica: Sendable {
     }
 
     private let stopped = AtomicValue(false)
+
+    /// How many entries the log kept at this node's last beat (`/metrics`: `chat_log_entries`).
+    let keptEntries = AtomicValue(0)
     private var isStopped: Bool { stopped.load() }
 
     private func beat(_ engine: ServerEngine) async {
-        guard let silent = try? await log.beat(node: nodeId, silentFor: log.silentLimit) else { return }
-        for node in silent where node != nodeId {
+        let beat: ServerLogBeat
+        do {
+            beat = try await log.beat(node: nodeId, applied: follower.appliedPosition, silentFor: log.silentLimit)
+        } catch let error as ServerNodeInUse {
+            // Another process serves the id now: this one must not answer anyone any more.
+            engine.halt(because: "this node lost its lease: \(error)")
+            return
+        } catch {
+            return
+        }
+        keptEntries.store(beat.keptEntries)
+        for node in beat.silentNodes where node != nodeId {
             post(.nodeDown(node), time: engine.clock.now)
             try? await log.forget(node: node)
         }
@@ -107,14 +176,23 @@ final class ClusterReplica: Sendable {
     ///   within ``applyTimeout`` (it may still apply later).
     func submit(_ kind: ChangeEntry.Kind, ref: UInt64? = nil, time: Date) async throws(ChatError) -> ChangeOutcome {
         let ref = ref ?? newRef()
-        let bytes = try ChangeEntry(node: nodeId, ref: ref, time: time, kind: kind).encoded()
+        let bytes = try ChangeEntry(node: nodeId, incarnation: incarnation, ref: ref, time: time, kind: kind).encoded()
         return try await waiters.wait(for: ref) { appender.enqueue(ref: ref, bytes: bytes) }
     }
 
-    /// Logs `kind` without waiting for it.
+    /// Whether `entry` was written by this run of this node (and so answers one of its callers).
+    func wrote(_ entry: ChangeEntry) -> Bool {
+        entry.node == nodeId && entry.incarnation == incarnation
+    }
+
+    /// Logs `kind` without waiting for it. Kept until it is written, through failed appends
+    /// (``LogAppender``).
     func post(_ kind: ChangeEntry.Kind, time: Date) {
         // Entries nobody waits for (a tick, a detach, a node down) carry no metadata: they encode.
-        guard let bytes = try? ChangeEntry(node: nodeId, ref: 0, time: time, kind: kind).encoded() else { return }
+        guard
+            let bytes = try? ChangeEntry(node: nodeId, incarnation: incarnation, ref: 0, time: time, kind: kind)
+                .encoded()
+        else { return }
         _ = appender.enqueue(ref: 0, bytes: bytes)
     }
 

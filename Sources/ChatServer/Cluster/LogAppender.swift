@@ -21,12 +21,17 @@ final class LogAppender: Sendable {
     /// How long a node that holds changes the tables lack waits after its last write before it
     /// writes them alone.
     static let snapshotDelay: TimeInterval = 1
+    /// How long after a failed append the entries it kept are tried again (when no new entry
+    /// starts an append first).
+    static let retryDelay: TimeInterval = 0.25
 
     private struct State {
         /// Entries to append, with their waiter's ref (0: nobody waits).
         var queue: [(ref: UInt64, bytes: [UInt8])] = []
         var isAppending = false
         var lastWrite: Date
+        /// When an append last failed.
+        var lastFailure = Date.distantPast
         var closed = false
         var commits = 0
     }
@@ -51,6 +56,9 @@ final class LogAppender: Sendable {
 
     /// Whether entries wait to be appended.
     var hasQueued: Bool { state.withLock { !$0.queue.isEmpty } }
+
+    /// Whether an append (or a snapshot's write) is under way.
+    var isAppending: Bool { state.withLock { $0.isAppending } }
 
     /// Queues an entry's bytes (`ref` 0: nobody waits) and starts an append when none runs.
     /// Returns `false` once the node is closed.
@@ -91,8 +99,44 @@ final class LogAppender: Sendable {
                 committed()
             } catch {
                 store.setHealthy(false)
-                failed(batch.map(\.ref).filter { $0 != 0 }, .unavailable("the change log cannot be written: \(error)"))
+                // An entry nobody waits for (a detach, a node down, a tick) is what other nodes
+                // need to hear and nobody would send again: it stays queued, ahead of newer
+                // ones, and goes with the next append (the next request, or the next poll's
+                // retry). The append may have committed all the same (its answer lost): written
+                // twice, each of those entries changes nothing the second time. A caller waits
+                // on its entry: it is told, and may retry (a message's id makes that safe).
+                let kept = batch.filter { $0.ref == 0 }
+                let now = clock.now
+                state.withLock { state in
+                    if !state.closed { state.queue.insert(contentsOf: kept, at: 0) }
+                    state.lastFailure = now
+                    state.isAppending = false
+                }
+                failed(
+                    batch.map(\.ref).filter { $0 != 0 },
+                    .unavailable(
+                        "the change log did not confirm the write (\(error)), so it may still apply; retrying with the same message id is safe"
+                    ))
+                return
             }
+        }
+    }
+
+    /// Every poll of the follower: retries the entries a failed append kept, ``retryDelay``
+    /// after the failure, and writes the snapshot when due (``writeSnapshotIfDue()``).
+    func poll() {
+        let now = clock.now
+        let retry = state.withLock { state -> Bool in
+            guard !state.closed, !state.isAppending, !state.queue.isEmpty,
+                now.timeIntervalSince(state.lastFailure) >= Self.retryDelay
+            else { return false }
+            state.isAppending = true
+            return true
+        }
+        if retry {
+            Task { await appendQueued() }
+        } else {
+            writeSnapshotIfDue()
         }
     }
 

@@ -18,6 +18,19 @@ final class LogFollower: Sendable {
     static let pollInterval: TimeInterval = 0.25
     /// The most entries read at once.
     static let readLimit = 2_000
+    /// The most entries applied in one hold of the engine's lock: a node catching up on a long
+    /// read lets requests in between slices.
+    static let applySlice = 64
+
+    /// Applies `entries` a slice at a time (``applySlice``).
+    private func apply(_ entries: [ServerLogEntry], to engine: ServerEngine) {
+        var start = 0
+        while start < entries.count {
+            let end = min(entries.count, start + Self.applySlice)
+            engine.apply(Array(entries[start..<end]))
+            start = end
+        }
+    }
     /// How long a read barrier waits for this node to catch up.
     static let catchUpTimeout: TimeInterval = 10
 
@@ -66,17 +79,46 @@ final class LogFollower: Sendable {
     // MARK: Reading
 
     /// Applies every committed entry (at start, before the node serves).
-    func catchUp(_ engine: ServerEngine) async throws(ChatError) {
+    ///
+    /// - Throws: ``FellBehind`` when the log no longer keeps the entries after the tables this
+    ///   node loaded (another node's snapshot moved on and the log was trimmed meanwhile: load
+    ///   the tables again); `unavailable` when the log cannot be read.
+    func catchUp(_ engine: ServerEngine) async throws(LogFollower.CatchUpError) {
         while true {
             let entries: [ServerLogEntry]
             do {
                 entries = try await log.entries(after: appliedPosition, limit: Self.readLimit)
             } catch {
-                throw .unavailable("the change log cannot be read: \(error)")
+                throw .failed(.unavailable("the change log cannot be read: \(error)"))
             }
+            if let gap = gap(before: entries) { throw .fellBehind(gap) }
             if entries.isEmpty { return }
-            engine.apply(entries)
+            apply(entries, to: engine)
         }
+    }
+
+    /// Why ``catchUp(_:)`` failed.
+    enum CatchUpError: Error {
+        case fellBehind(FellBehind)
+        case failed(ChatError)
+    }
+
+    /// A node needs an entry the log no longer keeps (it was trimmed: every live node had applied
+    /// it and the tables held it).
+    struct FellBehind: Error, CustomStringConvertible {
+        /// The position the node needs next, and the first the log kept.
+        var needed: Int
+        var first: Int
+        var description: String {
+            "this node fell behind the change log: it needs the entry at position \(needed), and the log keeps them from position \(first) on (the entries before were removed once every live node had applied them and the tables held them); restart it to load the tables"
+        }
+    }
+
+    /// The gap between what this node applied and `entries`, if they do not follow it.
+    private func gap(before entries: [ServerLogEntry]) -> FellBehind? {
+        let needed = appliedPosition + 1
+        guard let first = entries.first, first.position > needed else { return nil }
+        return FellBehind(needed: needed, first: first.position)
     }
 
     /// Starts reading the log for `engine`: on notifications, on ``ring()``, and every
@@ -115,8 +157,14 @@ final class LogFollower: Sendable {
             } catch {
                 return
             }
+            if let gap = gap(before: entries) {
+                // The entries this node needs are gone: it cannot go on (it would diverge), and
+                // must load the tables again.
+                engine.halt(because: gap.description)
+                return
+            }
             if entries.isEmpty { return }
-            engine.apply(entries)
+            apply(entries, to: engine)
             if entries.count < Self.readLimit { return }
         }
     }

@@ -19,10 +19,19 @@
 ///   change committed before the call: a read barrier).
 /// - ``wakeUps()`` yields whenever another append may have committed (a notification); missing
 ///   one costs latency only, since nodes also poll.
-/// - ``beat(node:silentFor:)`` records that `node` is alive and returns the nodes not heard of
-///   for longer than `silentFor` seconds (by the database's clock); ``forget(node:)`` removes one.
-///   Nodes beat three times within ``silentLimit`` and pass it as `silentFor`, so a live node is
-///   named only when two beats in a row were lost or late.
+/// - ``beat(node:applied:silentFor:)`` records that `node` is alive and how far it has applied,
+///   and returns the nodes not heard of for longer than `silentFor` seconds (by the database's
+///   clock); ``forget(node:)`` removes one. Nodes beat three times within ``silentLimit`` and
+///   pass it as `silentFor`, so a live node is named only when two beats in a row were lost or
+///   late.
+/// - The log is bounded: a beat removes the entries that every node heard of within `silentFor`
+///   has applied and that the stored snapshot holds (a bounded number per beat, so that a beat
+///   stays short), oldest first, and always keeps the newest entry: ``entries(after:limit:)``
+///   then starts after a gap for a node that needs a removed one, and that node must load the
+///   tables again (it restarts).
+/// - ``lease(node:)`` gives one live process at a time a node id, and each run of it a new
+///   incarnation: a lease must end with its holder (a database session's advisory lock does),
+///   so that a crashed node's id can be taken again at once.
 public protocol ServerChangeLog: ServerDatabase {
     /// How long a node may be silent before the others count its devices offline, in seconds
     /// (default 15). Nodes beat every third of it.
@@ -46,16 +55,42 @@ public protocol ServerChangeLog: ServerDatabase {
     /// Signals that the log may have grown; finishes when the log is closed.
     func wakeUps() -> AsyncStream<Void>
 
-    /// Records that `node` is alive now; returns the other nodes silent for more than `silentFor`
-    /// seconds.
-    func beat(node: String, silentFor: Double) async throws -> [String]
+    /// Records that `node` is alive now and has applied the entries through `applied`; removes
+    /// entries nobody needs any more (see above); returns the nodes silent for more than
+    /// `silentFor` seconds and how many entries the log keeps.
+    ///
+    /// - Throws: ``ServerNodeInUse`` when this process lost `node`'s lease.
+    func beat(node: String, applied: Int, silentFor: Double) async throws -> ServerLogBeat
 
     /// Forgets a node (its devices were counted offline).
     func forget(node: String) async throws
+
+    /// Takes `node`'s lease for this process, held until ``ServerDatabase/close()`` or until the
+    /// process ends, and returns this run's incarnation of the node: greater than every earlier
+    /// run's. Asking again for a lease this log holds returns the same incarnation. A lease lost
+    /// while the process runs (its database session ended, and another process took the id)
+    /// makes ``beat(node:applied:silentFor:)`` throw ``ServerNodeInUse``: the node then stops.
+    ///
+    /// - Throws: ``ServerNodeInUse`` when another live process holds the lease; the database's
+    ///   error when it cannot be asked.
+    func lease(node: String) async throws -> Int
 }
 
 extension ServerChangeLog {
     public var silentLimit: Double { 15 }
+}
+
+/// What a ``ServerChangeLog/beat(node:applied:silentFor:)`` answers.
+public struct ServerLogBeat: Sendable, Hashable {
+    /// The nodes not heard of for longer than the beat's `silentFor`, other than the beating one.
+    public var silentNodes: [String]
+    /// How many entries the log keeps (after what the beat removed).
+    public var keptEntries: Int
+
+    public init(silentNodes: [String], keptEntries: Int) {
+        self.silentNodes = silentNodes
+        self.keptEntries = keptEntries
+    }
 }
 
 /// One committed entry of a ``ServerChangeLog``.

@@ -5,35 +5,55 @@ import Foundation
 /// applied here, in log order, by every node (``apply(_:)``).
 extension ServerEngine {
     /// Applies committed entries in position order: each is applied once, at the latest of its
-    /// time and the time of the entries before it. Its writer (if this node) gets the outcome.
+    /// time and the time of the entries before it. Its writer (if this run of this node) gets the
+    /// outcome. An entry this node cannot read stops it (``halt(because:)``) at that position:
+    /// skipping it would leave this node's state apart from the others' without a word.
     ///
     /// - Complexity: per entry, what the request costs on a single server.
     func apply(_ entries: [ServerLogEntry]) {
         guard let replica else { return }
         var outcomes: [(UInt64, Result<ChangeOutcome, ChatError>)] = []
-        withCore { (core: inout ServerCore) in
+        let (unreadable, _) = withCore { (core: inout ServerCore) -> String? in
+            defer { replica.noteApplied(through: core.cluster!.position, at: core.cluster!.time) }
+            if replica.haltReason != nil { return nil }
             for entry in entries where entry.position == core.cluster!.position + 1 {
+                let decoded: ChangeEntry
+                do throws(ChatError) {
+                    decoded = try ChangeEntry.decode(entry.bytes)
+                } catch {
+                    let why: String
+                    if case .unavailable(let reason) = error { why = reason } else { why = "\(error)" }
+                    return "this node cannot read the change log's entry at position \(entry.position): \(why)"
+                }
                 core.cluster!.position = entry.position
                 core.hub.clusterPosition = entry.position
-                guard let decoded = try? ChangeEntry.decode(entry.bytes) else { continue }
                 let now = max(core.cluster!.time, decoded.time)
                 core.cluster!.time = now
                 core.state.expireTimers(now: now)
                 core.publishOutbox(now: now)
+                let isMine = replica.wrote(decoded)
                 let result = Result { () throws(ChatError) in
-                    try apply(decoded, at: entry.position, now: now, to: &core)
+                    try apply(decoded, isMine: isMine, at: entry.position, now: now, to: &core)
                 }
-                if decoded.node == replica.nodeId, decoded.ref != 0 { outcomes.append((decoded.ref, result)) }
+                if isMine, decoded.ref != 0 { outcomes.append((decoded.ref, result)) }
             }
-            replica.noteApplied(through: core.cluster!.position, at: core.cluster!.time)
+            return nil
         }
         replica.complete(outcomes)
+        if let unreadable { halt(because: unreadable) }
     }
 
-    private func apply(_ entry: ChangeEntry, at position: Int, now: Date, to core: inout ServerCore) throws(ChatError)
-        -> ChangeOutcome
-    {
-        let isMine = entry.node == core.cluster!.nodeId
+    /// Stops this node for `reason` (an entry it cannot read, its lease lost): it says why
+    /// (``ChatServer/haltReason``; `chat-server` logs it and its `/healthz` answers 503), and
+    /// stops as ``halt()`` does, so that its clients reconnect to another node.
+    func halt(because reason: String) {
+        replica?.noteHalt(reason)
+        halt()
+    }
+
+    private func apply(
+        _ entry: ChangeEntry, isMine: Bool, at position: Int, now: Date, to core: inout ServerCore
+    ) throws(ChatError) -> ChangeOutcome {
         switch entry.kind {
         case .request(let userId, let deviceId, let request):
             // Admitted by the rate limits on its writer's node before it was logged (a refused

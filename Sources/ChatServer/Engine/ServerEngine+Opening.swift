@@ -21,15 +21,46 @@ extension ServerEngine {
             return ServerEngine(clock: clock, configuration: configuration, store: store, restored: core)
         case .cluster(let log, let nodeId):
             try InputCheck.id(nodeId, field: "nodeId")
-            let (store, core, stored) = try await restore(from: log, configuration: configuration)
-            let position = stored.counters.logPosition
-            let replica = ClusterReplica(nodeId: nodeId, log: log, reader: store, position: position, clock: clock)
-            let engine = ServerEngine(
-                clock: clock, configuration: configuration, replica: replica, restored: core, position: position,
-                connections: ClusterConnections(restoring: stored.connections))
-            try await replica.catchUp(engine)
-            replica.start(engine)
-            return engine
+            let incarnation: Int
+            do {
+                incarnation = try await log.lease(node: nodeId)
+            } catch let error as ServerNodeInUse {
+                throw .unavailable(error.description)
+            } catch {
+                throw .unavailable("the change log cannot be reached: \(error)")
+            }
+            // The tables, then the log after them. Should the log have been trimmed past the
+            // tables read (another node wrote a newer snapshot meanwhile), the tables are read
+            // again: they are at least that new now.
+            var attempt = 0
+            while true {
+                attempt += 1
+                let (store, core, stored) = try await restore(from: log, configuration: configuration)
+                let position = stored.counters.logPosition
+                let replica = ClusterReplica(
+                    nodeId: nodeId, incarnation: incarnation, log: log, reader: store, position: position, clock: clock)
+                let engine = ServerEngine(
+                    clock: clock, configuration: configuration, replica: replica, restored: core, position: position,
+                    connections: ClusterConnections(restoring: stored.connections))
+                do throws(LogFollower.CatchUpError) {
+                    try await replica.catchUp(engine)
+                } catch {
+                    switch error {
+                    case .fellBehind where attempt < 3:
+                        // This attempt's engine and reader are dropped (the reader holds no
+                        // writes; the database stays open for the next attempt).
+                        continue
+                    case .fellBehind(let gap): throw .unavailable(gap.description)
+                    case .failed(let error): throw error
+                    }
+                }
+                replica.start(engine)
+                // The devices an earlier run of this node left connected on paper (it crashed, or
+                // another process died with the id) go offline on every node now, before this run
+                // connects any: not once the others find the node silent.
+                _ = try await replica.submit(.nodeDown(nodeId), time: clock.now)
+                return engine
+            }
         }
     }
 

@@ -6,8 +6,8 @@ import RowCoding
 /// opened by a format byte so that a node can tell an entry written by a newer version from a
 /// damaged one.
 ///
-/// Format 1: the format byte, the writer's node id, `ref`, `time`, then a kind byte and its
-/// fields. The requests a client sends most (a message, reading, typing) and every console call
+/// Format 2: the format byte, the writer's node id, its incarnation, `ref`, `time`, then a kind
+/// byte and its fields. Format 1 (read, no longer written) had no incarnation: it reads as 0. The requests a client sends most (a message, reading, typing) and every console call
 /// but the two that carry a channel's draft or changes are written field by field; the others
 /// (rare: a channel created, a page queried) as the wire protocol's request frame, the one JSON
 /// form every request already has (``WireCodec``).
@@ -15,7 +15,7 @@ import RowCoding
 /// - Complexity: O(size of the entry) both ways.
 extension ChangeEntry {
     /// The format this version writes and the newest it reads.
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
 
     private enum KindTag {
         static let request: UInt8 = 1
@@ -53,6 +53,7 @@ extension ChangeEntry {
         var writer = RowWriter(capacity: 256)
         writer.write(byte: Self.format)
         writer.write(node)
+        writer.write(incarnation)
         writer.write(unsigned: ref)
         writer.write(time)
         do throws(RowCodingError) {
@@ -102,6 +103,9 @@ extension ChangeEntry {
                 "the change log holds an entry in the JSON form of an older server, which this one does not read: stop every node (each writes its snapshot as it closes), then start them on this version"
             )
         }
+        guard version >= 1 else {
+            throw .unavailable("the change log holds an entry that cannot be read: format 0 does not exist")
+        }
         guard version <= format else {
             throw .unavailable(
                 "the change log holds an entry of format \(version), written by a newer server (this one reads format \(format) and older): upgrade this node"
@@ -110,9 +114,11 @@ extension ChangeEntry {
         do {
             return try bytes.withUnsafeBytes { buffer throws(RowCodingError) -> ChangeEntry in
                 var reader = RowReader(buffer)
-                _ = try reader.byte()
+                let format = try reader.byte()
+                let node = try reader.string()
+                let incarnation = format >= 2 ? try reader.int() : 0
                 let entry = ChangeEntry(
-                    node: try reader.string(), ref: try reader.unsigned(), time: try reader.date(),
+                    node: node, incarnation: incarnation, ref: try reader.unsigned(), time: try reader.date(),
                     kind: try readKind(from: &reader))
                 try reader.finish()
                 return entry

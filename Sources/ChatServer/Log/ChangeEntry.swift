@@ -9,6 +9,10 @@ import Foundation
 struct ChangeEntry: Sendable, Hashable {
     /// The node that wrote it.
     var node: String
+    /// Which run of ``node`` wrote it: the incarnation its lease gave the process
+    /// (``ServerChangeLog/lease(node:)``), so that a run never takes another run's entry for its
+    /// own. 0 in entries of format 1.
+    var incarnation: Int
     /// What its writer waits on (0: nothing).
     var ref: UInt64
     /// When it was written, by its writer's clock; applied at the latest of this and the time

@@ -15,27 +15,63 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     }
 
     private struct Log {
+        /// The kept entries: positions `trimmed + 1` on.
         var entries: [[UInt8]] = []
+        /// The entries removed (positions 1 … `trimmed`).
+        var trimmed = 0
+        /// Each node's applied position, from its beats.
+        var applied: [String: Int] = [:]
+        /// The newest position.
+        var head: Int { trimmed + entries.count }
         var snapshot = 0
         var beats: [String: Date] = [:]
         var listeners: [AsyncStream<Void>.Continuation] = []
         var muted = false
         var failing = false
         var silentLimit: Double = 15
-        /// Who waits for the log to reach a count of entries and a snapshot position.
-        var waiters: [(count: Int, snapshot: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Each node id's lease: the incarnation of its last run, and whether a run holds it.
+        var leases: [String: (incarnation: Int, held: Bool)] = [:]
+        /// The appends refused while failing.
+        var refused = 0
+        /// Who waits for the log to reach a count of entries, a snapshot position and a number of
+        /// refused appends.
+        var waiters: [(count: Int, snapshot: Int, refused: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Removes the entries through `position`, but never the newest (see ``ServerChangeLog``).
+        mutating func trim(through position: Int) {
+            let count = min(entries.count - 1, position - trimmed)
+            guard count > 0 else { return }
+            entries.removeFirst(count)
+            trimmed += count
+        }
+
+        /// Takes the waiters whose marks are reached.
+        mutating func takeReady() -> [CheckedContinuation<Void, Never>] {
+            let (head, snapshot, refused) = (head, snapshot, refused)
+            let isReady = {
+                (waiter: (count: Int, snapshot: Int, refused: Int, continuation: CheckedContinuation<Void, Never>)) in
+                waiter.count <= head && waiter.snapshot <= snapshot && waiter.refused <= refused
+            }
+            let ready = waiters.filter(isReady)
+            waiters.removeAll(where: isReady)
+            return ready.map(\.continuation)
+        }
     }
 
     /// Unordered: the snapshot an append writes is asked of the node under this lock.
     private let log = Lock(Log(), rank: .unordered)
 
-    /// The number of entries committed.
-    var count: Int { log.withLock { $0.entries.count } }
+    /// The number of entries committed (the newest position).
+    var count: Int { log.withLock { $0.head } }
+    /// The number of entries kept (not trimmed).
+    var keptCount: Int { log.withLock { $0.entries.count } }
     /// The position the tables are at.
     var snapshotPosition: Int { log.withLock { $0.snapshot } }
 
     /// Stops (or resumes) telling nodes of appends: they then learn of them by polling.
     func setMuted(_ muted: Bool) { log.withLock { $0.muted = muted } }
+    /// The number of appends refused so far.
+    var refusedCount: Int { log.withLock { $0.refused } }
     /// Makes every append fail (or succeed again).
     func setFailing(_ failing: Bool) { log.withLock { $0.failing = failing } }
     /// How long a node may stay silent before ``beat(node:silentFor:)`` names it (nodes started
@@ -64,32 +100,37 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     func append(
         _ entries: [[UInt8]], node: String, snapshot: @escaping @Sendable (Int) throws -> ServerLogSnapshot?
     ) async throws -> Int {
+        let refusal = log.withLock { log -> [CheckedContinuation<Void, Never>]? in
+            guard log.failing else { return nil }
+            log.refused += 1
+            return log.takeReady()
+        }
+        if let refusal {
+            for waiter in refusal { waiter.resume() }
+            throw Refused()
+        }
         let (head, listeners) = try log.withLock { log throws -> (Int, [AsyncStream<Void>.Continuation]) in
-            if log.failing { throw Refused() }
             if let write = try snapshot(log.snapshot), write.through > log.snapshot {
                 try tables.writeNow(write.batch)
                 log.snapshot = write.through
             }
             log.entries.append(contentsOf: entries)
-            return (log.entries.count, entries.isEmpty || log.muted ? [] : log.listeners)
+            return (log.head, entries.isEmpty || log.muted ? [] : log.listeners)
         }
         for listener in listeners { listener.yield() }
-        let ready = log.withLock { log in
-            let ready = log.waiters.filter { $0.count <= log.entries.count && $0.snapshot <= log.snapshot }
-            log.waiters.removeAll { $0.count <= log.entries.count && $0.snapshot <= log.snapshot }
-            return ready.map(\.continuation)
-        }
+        let ready = log.withLock { $0.takeReady() }
         for waiter in ready { waiter.resume() }
         return head
     }
 
-    /// Returns once the log holds at least `count` entries and its tables are at position
-    /// `snapshot` or later (no polling: appends wake it).
-    func waitUntil(count: Int = 0, snapshot: Int = 0) async {
+    /// Returns once the log holds at least `count` entries, its tables are at position
+    /// `snapshot` or later, and it has refused at least `refused` appends (no polling: appends
+    /// wake it).
+    func waitUntil(count: Int = 0, snapshot: Int = 0, refused: Int = 0) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let reached = log.withLock { log -> Bool in
-                if log.entries.count >= count, log.snapshot >= snapshot { return true }
-                log.waiters.append((count, snapshot, continuation))
+                if log.head >= count, log.snapshot >= snapshot, log.refused >= refused { return true }
+                log.waiters.append((count, snapshot, refused, continuation))
                 return false
             }
             if reached { continuation.resume() }
@@ -98,10 +139,10 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
 
     func entries(after position: Int, limit: Int) async throws -> [ServerLogEntry] {
         log.withLock { log in
-            let start = max(0, position)
-            guard start < log.entries.count else { return [] }
-            let end = min(log.entries.count, start + limit)
-            return (start..<end).map { ServerLogEntry(position: $0 + 1, bytes: log.entries[$0]) }
+            let start = max(log.trimmed, position)
+            guard start < log.head else { return [] }
+            let end = min(log.head, start + limit)
+            return (start..<end).map { ServerLogEntry(position: $0 + 1, bytes: log.entries[$0 - log.trimmed]) }
         }
     }
 
@@ -113,15 +154,49 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
         return stream
     }
 
-    func beat(node: String, silentFor: Double) async throws -> [String] {
-        log.withLock { log in
+    /// At most how many entries a beat removes.
+    static let trimBatch = 1_000
+
+    func beat(node: String, applied: Int, silentFor: Double) async throws -> ServerLogBeat {
+        try log.withLock { log throws -> ServerLogBeat in
+            guard log.leases[node]?.held != false else { throw ServerNodeInUse(node: node) }
             let now = clock.now
             log.beats[node] = now
-            return log.beats.filter { now.timeIntervalSince($0.value) > silentFor }.map(\.key).sorted()
+            log.applied[node] = applied
+            let live = log.beats.filter { now.timeIntervalSince($0.value) <= silentFor }.map(\.key)
+            let bound = min(log.snapshot, live.compactMap { log.applied[$0] }.min() ?? 0)
+            log.trim(through: min(bound, log.trimmed + Self.trimBatch))
+            let silent = log.beats.filter { now.timeIntervalSince($0.value) > silentFor }.map(\.key).sorted()
+            return ServerLogBeat(silentNodes: silent.filter { $0 != node }, keptEntries: log.entries.count)
         }
+    }
+
+    /// Removes the entries through `position` at once (all but the newest), whoever needs them
+    /// (a node then finds a gap).
+    func trim(through position: Int) {
+        log.withLock { $0.trim(through: position) }
     }
 
     func forget(node: String) async throws {
         _ = log.withLock { $0.beats.removeValue(forKey: node) }
+    }
+
+    /// Nodes in one process share this log, so a lease here is per node id: taking one that is
+    /// held throws, as a second process would be refused.
+    func lease(node: String) async throws -> Int {
+        try log.withLock { log throws -> Int in
+            var lease = log.leases[node] ?? (0, false)
+            guard !lease.held else { throw ServerNodeInUse(node: node) }
+            lease.incarnation += 1
+            lease.held = true
+            log.leases[node] = lease
+            return lease.incarnation
+        }
+    }
+
+    /// Ends `node`'s lease, as the death of its process (or of its database session) does: the
+    /// id can be taken again, and the run that held it is told at its next beat.
+    func endLease(node: String) {
+        log.withLock { $0.leases[node]?.held = false }
     }
 }

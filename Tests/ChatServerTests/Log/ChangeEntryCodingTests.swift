@@ -1,5 +1,6 @@
 import ChatAPI
 import Foundation
+import RowCoding
 import Testing
 
 @testable import ChatServer
@@ -46,19 +47,43 @@ import Testing
 
     @Test(arguments: kinds)
     func everyKindReadsBackAsWritten(_ kind: ChangeEntry.Kind) throws {
-        let entry = ChangeEntry(node: "node-a", ref: 1 << 40, time: Self.time, kind: kind)
+        let entry = ChangeEntry(node: "node-a", incarnation: 3, ref: 1 << 40, time: Self.time, kind: kind)
         let bytes = try entry.encoded()
         #expect(bytes.first == ChangeEntry.format)
         #expect(try ChangeEntry.decode(bytes) == entry)
     }
 
     @Test func anEntryOfANewerFormatIsNamedNotSkippedAsDamage() throws {
-        var bytes = try ChangeEntry(node: "n", ref: 0, time: Self.time, kind: .tick).encoded()
+        var bytes = try ChangeEntry(node: "n", incarnation: 1, ref: 0, time: Self.time, kind: .tick).encoded()
         bytes[0] = ChangeEntry.format + 1
         #expect {
             try ChangeEntry.decode(bytes)
         } throws: { error in
             "\(error)".contains("format \(ChangeEntry.format + 1)") && "\(error)".contains("upgrade this node")
+        }
+    }
+
+    @Test func anEntryOfFormat1ReadsWithoutAnIncarnation() throws {
+        // Format 1, as the servers before incarnations wrote it: no incarnation after the node.
+        var writer = RowWriter(capacity: 64)
+        writer.write(byte: 1)
+        writer.write("node-a")
+        writer.write(unsigned: 9)
+        writer.write(Self.time)
+        writer.write(byte: 6)  // a node down
+        writer.write("node-b")
+        let entry = try ChangeEntry.decode(writer.bytes)
+        #expect(
+            entry == ChangeEntry(node: "node-a", incarnation: 0, ref: 9, time: Self.time, kind: .nodeDown("node-b")))
+    }
+
+    @Test func anEntryOfFormat0IsRefusedAsDamaged() throws {
+        var bytes = try ChangeEntry(node: "n", incarnation: 1, ref: 0, time: Self.time, kind: .tick).encoded()
+        bytes[0] = 0
+        #expect {
+            try ChangeEntry.decode(bytes)
+        } throws: { error in
+            "\(error)".contains("cannot be read")
         }
     }
 
@@ -72,7 +97,8 @@ import Testing
     }
 
     @Test func everyTruncationOrExtraByteIsRefused() throws {
-        let bytes = try ChangeEntry(node: "node-a", ref: 7, time: Self.time, kind: Self.kinds[0]).encoded()
+        let bytes = try ChangeEntry(node: "node-a", incarnation: 1, ref: 7, time: Self.time, kind: Self.kinds[0])
+            .encoded()
         for length in 0..<bytes.count {
             #expect(throws: ChatError.self) { try ChangeEntry.decode(Array(bytes.prefix(length))) }
         }
@@ -83,7 +109,7 @@ import Testing
         var deep = JSON.null
         for _ in 0..<200 { deep = .array([deep]) }
         let entry = ChangeEntry(
-            node: "n", ref: 1, time: Self.time,
+            node: "n", incarnation: 1, ref: 1, time: Self.time,
             kind: .request(
                 userId: "a", deviceId: "d",
                 request: .sendMessage(MessageDraft(channelId: "c", text: "t", metadata: ["k": deep]))))

@@ -52,15 +52,21 @@ public struct ChatGateway: Sendable {
         // HTTP requests are counted through swift-metrics (chat-server bootstraps its Prometheus
         // factory over the same registry, so they appear in /metrics too).
         router.add(middleware: MetricsMiddleware())
-        // 503 while the storage cannot take changes (PostgreSQL away, a full disk).
+        // 503 while the storage cannot take changes (PostgreSQL away, a full disk), and for good
+        // once a node of a cluster stopped serving by itself (saying why).
         router.get("/healthz") { _, _ in
-            server.isStorageHealthy
+            if let reason = server.haltReason {
+                return Response(
+                    status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "stopped: \(reason)")))
+            }
+            return server.isStorageHealthy
                 ? Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "ok")))
                 : Response(
                     status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "storage unavailable")))
         }
         router.get("/metrics") { _, _ in
-            metrics.refresh(lag: server.clusterLag, commits: server.databaseCommits)
+            metrics.refresh(
+                lag: server.clusterLag, logEntries: server.clusterLogEntries ?? 0, commits: server.databaseCommits)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))

@@ -16,7 +16,8 @@ import PostgresNIO
 ///   inside the append would hold PostgreSQL's notification lock through the commit's flush);
 ///   the payload is the head position. Nodes listen on a connection of their own, reconnecting
 ///   when it drops; a lost notification costs latency only (nodes poll).
-/// - `chat.nodes(id, seen_at)`: heartbeats, by the database's clock.
+/// - `chat.nodes(id, seen_at, applied)`: heartbeats, by the database's clock, with how far each
+///   node has applied; each beat also removes entries nobody needs any more (a bounded log).
 extension PostgresServerDatabase {
     static let notificationChannel = "chat_log"
     /// Between the channel ids of `chat.connections.reading` (ids are printable ASCII).
@@ -137,11 +138,8 @@ extension PostgresServerDatabase {
         let listener = Task {
             while !Task.isCancelled {
                 do {
-                    let configuration = PostgresConnection.Configuration(
-                        host: endpoint.host, port: endpoint.port, username: endpoint.user, password: endpoint.password,
-                        database: endpoint.database, tls: try Self.connectionTLS(endpoint))
                     let connection = try await PostgresConnection.connect(
-                        configuration: configuration, id: 1, logger: logger)
+                        configuration: try Self.sessionConfiguration(endpoint), id: 1, logger: logger)
                     defer { Task { try? await connection.close() } }
                     try await connection.listen(on: Self.notificationChannel) { notifications in
                         continuation.yield()
@@ -158,28 +156,51 @@ extension PostgresServerDatabase {
         return stream
     }
 
-    public func beat(node: String, silentFor: Double) async throws -> [String] {
-        let work = Task { try await self.beatNow(node: node, silentFor: silentFor) }
+    public func beat(node: String, applied: Int, silentFor: Double) async throws -> ServerLogBeat {
+        try checkLease(of: node)
+        let work = Task { try await self.beatNow(node: node, applied: applied, silentFor: silentFor) }
         return try await Self.value(of: work, within: Self.writeTimeout) {
             PostgresStoreError.unreachable(
                 "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not answer within \(Self.writeTimeout)")
         }
     }
 
-    private func beatNow(node: String, silentFor: Double) async throws -> [String] {
+    /// At most how many entries one beat removes (a node beats every 5 s: 4,000 entries a second
+    /// per node, well above what a cluster appends).
+    static let trimBatch = 20_000
+
+    private func beatNow(node: String, applied: Int, silentFor: Double) async throws -> ServerLogBeat {
         try await client.query(
             """
-            INSERT INTO chat.nodes(id, seen_at) VALUES (\(node), now())
-            ON CONFLICT (id) DO UPDATE SET seen_at = now()
+            INSERT INTO chat.nodes(id, seen_at, applied) VALUES (\(node), now(), \(applied))
+            ON CONFLICT (id) DO UPDATE SET seen_at = now(), applied = excluded.applied
             """, logger: logger)
         var silent: [String] = []
         for try await id in try await client.query(
             "SELECT id FROM chat.nodes WHERE seen_at < now() - make_interval(secs => \(silentFor)) ORDER BY id",
             logger: logger
-        ).decode(String.self) {
+        ).decode(String.self) where id != node {
             silent.append(id)
         }
-        return silent
+        // What every live node applied and the tables hold, never the newest entry (so that a
+        // node needing a removed one finds a gap), oldest first, a batch at a time. A plain
+        // delete: appends insert above it and readers never wait for it.
+        try await client.query(
+            """
+            DELETE FROM chat.log WHERE position <= (SELECT least(
+                h.snapshot, h.position - 1,
+                (SELECT min(applied) FROM chat.nodes WHERE seen_at >= now() - make_interval(secs => \(silentFor))),
+                (SELECT coalesce(min(position), 0) FROM chat.log) + \(Self.trimBatch) - 1)
+              FROM chat.log_head h WHERE h.id = 1)
+            """, logger: logger)
+        let kept =
+            try await client.query(
+                """
+                SELECT h.position - coalesce((SELECT min(position) FROM chat.log), h.position + 1) + 1
+                FROM chat.log_head h WHERE h.id = 1
+                """, logger: logger
+            ).collect().first?.decode(Int.self) ?? 0
+        return ServerLogBeat(silentNodes: silent, keptEntries: kept)
     }
 
     public func forget(node: String) async throws {

@@ -92,6 +92,8 @@ extension PostgresServerDatabase {
     func ensureSchema() async throws {
         // Decided in the transaction, thrown after it (an error thrown inside comes out wrapped).
         let refusal: String? = try await client.withTransaction(logger: logger) { connection -> String? in
+            // A migration takes as long as it takes (``sessionLimits``).
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
             // Two nodes starting at once: one creates, the other then finds it.
             try await connection.query("SELECT pg_advisory_xact_lock(7428711901)", logger: logger)
             let exists =
@@ -161,7 +163,7 @@ extension PostgresServerDatabase {
 
     /// The schema's migrations, step by step: the one at index N takes version N to N + 1, as
     /// the SQLite store's `user_version` migrations do. Never edit a step that has shipped; add one.
-    static let migrations: [[String]] = [createVersion1, createVersion2]
+    static let migrations: [[String]] = [createVersion1, createVersion2, createVersion3]
 
     /// Version 1 of the schema.
     static let createVersion1 = [
@@ -183,5 +185,13 @@ extension PostgresServerDatabase {
         "INSERT INTO chat.log_head(id, position, snapshot) VALUES (1, 0, 0)",
         "CREATE TABLE chat.connections(user_id text NOT NULL, device_id text NOT NULL, node text NOT NULL, attached_at bigint NOT NULL, reading text NOT NULL DEFAULT '', PRIMARY KEY(user_id, device_id))",
         "CREATE TABLE chat.nodes(id text PRIMARY KEY, seen_at timestamptz NOT NULL)",
+    ]
+
+    /// Version 3: each node id's incarnation, counted by its lease (``lease(node:)``; never
+    /// deleted, so that a run's incarnation is above every earlier run's), and how far each node
+    /// has applied the log (the log is trimmed below what every live node applied).
+    static let createVersion3 = [
+        "CREATE TABLE chat.node_leases(id text PRIMARY KEY, incarnation bigint NOT NULL)",
+        "ALTER TABLE chat.nodes ADD COLUMN applied bigint NOT NULL DEFAULT 0",
     ]
 }

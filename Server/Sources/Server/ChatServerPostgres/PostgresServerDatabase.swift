@@ -39,6 +39,32 @@ public final class PostgresServerDatabase: ServerChangeLog {
     public let client: PostgresClient
     let endpoint: PostgresEndpoint
     let logger: Logger
+    /// The time limits and keep-alives of every session this database opens (the pool's, the
+    /// notification listener's, the lease's), sent as startup parameters, so that no session of
+    /// a node that stops (SIGSTOP, a cut cable, a crash in the middle of a transaction) holds the
+    /// change log's lock — the row of `chat.log_head` an append updates — for long:
+    ///
+    /// - `idle_in_transaction_session_timeout` 2 s: a transaction whose client sends nothing
+    ///   more (frozen between two statements, or before its commit) is ended with its session,
+    ///   and its locks go with it;
+    /// - `lock_timeout` 5 s: an append that waits longer for the log's lock gives up (its caller
+    ///   is told, and may retry) rather than queue behind a stalled one;
+    /// - `statement_timeout` 10 s: no statement runs longer (opening, which reads every table,
+    ///   lifts it for its own transaction);
+    /// - `tcp_keepalives_*`: PostgreSQL probes an idle session's peer after 5 s, every 2 s, and
+    ///   drops it after 3 probes without an answer (a node cut off, not just frozen).
+    ///
+    /// An append sends its statements back to back, so 2 s between two of them is a node that
+    /// stopped. A stalled node holds the others' appends up for about 2 s, and a write whose
+    /// session was ended never committed (the node's caller was told that it may not have).
+    public static let sessionLimits: [(String, String)] = [
+        ("idle_in_transaction_session_timeout", "2s"), ("lock_timeout", "5s"), ("statement_timeout", "10s"),
+        ("tcp_keepalives_idle", "5"), ("tcp_keepalives_interval", "2"), ("tcp_keepalives_count", "3"),
+    ]
+
+    /// This database's lease of a node id (``lease(node:)``), once taken.
+    let heldLease = NIOLockedValueBox<NodeLease?>(nil)
+
     /// How long ``open()`` waits for PostgreSQL to answer.
     let patience: Duration
     let runner: Task<Void, Never>?
@@ -66,6 +92,7 @@ public final class PostgresServerDatabase: ServerChangeLog {
             database: endpoint.database, tls: Self.clientTLS(endpoint))
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = 8
+        configuration.options.additionalStartupParameters = Self.sessionLimits
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         runner = runsItsClient ? Task { await client.run() } : nil
@@ -92,6 +119,8 @@ public final class PostgresServerDatabase: ServerChangeLog {
         try await prepare()
         return try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+            // Every table is read here: as long as they take (``sessionLimits``).
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
             return try await self.readContents(connection)
         }
     }
@@ -251,15 +280,20 @@ public final class PostgresServerDatabase: ServerChangeLog {
         let waiter = Waiter()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             waiter.continuation.withLockedValue { $0 = continuation }
-            Task {
-                let outcome = await work.result
-                waiter.take()?.resume(with: outcome)
-            }
-            Task {
+            let timer = Task {
                 try? await Task.sleep(for: limit)
-                guard let continuation = waiter.take() else { return }
+                // Cancelled: the work answered first (and took the continuation).
+                guard !Task.isCancelled, let continuation = waiter.take() else { return }
                 work.cancel()
                 continuation.resume(throwing: timeout())
+            }
+            Task {
+                let outcome = await work.result
+                // Taken before the timer is woken, so that a call that answered is never
+                // reported as timed out; and no sleeping task is left behind it.
+                let continuation = waiter.take()
+                timer.cancel()
+                continuation?.resume(with: outcome)
             }
         }
     }
@@ -289,6 +323,7 @@ public final class PostgresServerDatabase: ServerChangeLog {
     /// Removes this database's write fence (when PostgreSQL answers within a second) and stops
     /// the client it runs itself; one run by a `ServiceGroup` stops with the group.
     public func close() async {
+        await releaseLease()
         let fence = fenceKey
         let removal = Task { try await client.query("DELETE FROM chat.meta WHERE key = \(fence)", logger: logger) }
         try? await Self.result(of: Task { _ = try await removal.value }, within: .seconds(1)) { CancellationError() }

@@ -26,6 +26,12 @@ struct ChatNode: Service {
         do {
             for user in admins { try await server.registerUser(id: user, isAdmin: true) }
             let gateway = try await makeGateway(server)
+            // A node of a cluster that stops by itself (an entry it cannot read, its id taken by
+            // another process) says why; its /healthz answers 503 with the reason.
+            let watcher = Task { [logger] in
+                if let reason = await server.waitForHalt() { logger.critical("this node stopped serving: \(reason)") }
+            }
+            defer { watcher.cancel() }
             // A group of the gateway's services inside this one: it shuts down when this one is
             // asked to.
             try await ServiceGroup(services: gateway.services(onRunning: onRunning), logger: logger).run()

@@ -213,9 +213,14 @@ struct ChatServerCommand: AsyncParsableCommand {
         do {
             try await database.prepare()
             notice.cancel()
+            // Taken here to tell a node id in use (status 2) from the rest; opening takes it again
+            // (the same lease).
+            _ = try await database.lease(node: node)
             return try await ChatServer(configuration: configuration, opening: .cluster(database, nodeId: node))
         } catch is CancellationError {
             throw StartupFailure(message: "stopped while waiting for PostgreSQL at \(endpoint)", status: 0)
+        } catch let error as ServerNodeInUse {
+            throw StartupFailure(message: "--node-id \(node): \(error)", status: 2)
         } catch let error as PostgresStoreError {
             if case .notOurs = error { throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 2) }
             throw StartupFailure(message: "--postgres \(endpoint): \(error)", status: 1)

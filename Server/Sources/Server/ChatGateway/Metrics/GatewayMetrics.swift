@@ -4,8 +4,10 @@ import Prometheus
 /// What the gateway counts, in a Prometheus registry that `GET /metrics` exposes:
 /// `chat_connections` (gauge), `chat_requests_total`, `chat_events_delivered_total`,
 /// `chat_rejections_total{reason}`, and from the server at each scrape `chat_cluster_lag_seconds`
-/// (gauge: how far this node's applied state is behind the change log; 0 on a single server)
-/// and `chat_db_commits_total` (transactions this node committed to its database). Thread-safe.
+/// (gauge: how far this node's applied state is behind the change log; 0 on a single server),
+/// `chat_log_entries` (gauge: the entries the cluster's change log keeps, as of this node's last
+/// beat; 0 on a single server) and `chat_db_commits_total` (transactions this node committed to
+/// its database). Thread-safe.
 public struct GatewayMetrics: Sendable {
     /// The registry behind `/metrics`; a `PrometheusMetricsFactory` over it carries swift-metrics'
     /// own metrics there too (`chat-server` bootstraps one).
@@ -14,6 +16,7 @@ public struct GatewayMetrics: Sendable {
     private let requests: Counter
     private let events: Counter
     private let clusterLag: Gauge
+    private let logEntries: Gauge
     private let commits: Counter
     /// The commit count last added to ``commits``.
     private let commitsSeen = NIOLockedValueBox(0)
@@ -34,6 +37,10 @@ public struct GatewayMetrics: Sendable {
             descriptor: .init(
                 metricName: "chat_cluster_lag_seconds", unitName: "",
                 helpText: "How far this node's applied state is behind the cluster's change log"))
+        logEntries = registry.makeGauge(
+            descriptor: .init(
+                metricName: "chat_log_entries", unitName: "",
+                helpText: "Entries the cluster's change log keeps (it is trimmed below what every live node applied)"))
         commits = registry.makeCounter(
             descriptor: .init(
                 metricName: "chat_db_commits", unitName: "total", helpText: "Transactions committed to the database"))
@@ -69,8 +76,9 @@ public struct GatewayMetrics: Sendable {
     }
 
     /// Takes the server's own figures (cluster lag, database commits) before a scrape.
-    func refresh(lag: Double, commits total: Int) {
+    func refresh(lag: Double, logEntries entries: Int, commits total: Int) {
         clusterLag.set(lag)
+        logEntries.set(Double(entries))
         let added = commitsSeen.withLockedValue { seen -> Int in
             defer { seen = max(seen, total) }
             return max(0, total - seen)

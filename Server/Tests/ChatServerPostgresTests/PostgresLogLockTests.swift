@@ -1,0 +1,87 @@
+import ChatServer
+import ChatServerPostgres
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+import ServerTestSupport
+
+/// The change log's lock cannot be held by a node that stops: every session of a node carries
+/// time limits (``PostgresServerDatabase/sessionLimits``), so PostgreSQL ends a transaction whose
+/// client went silent, and its locks with it — proved here on a real PostgreSQL by a session that
+/// takes the lock and then says nothing, as a node frozen in the middle of an append.
+@Suite(.timeLimit(.minutes(2))) struct PostgresLogLockTests {
+    @Test func aSessionThatStallsHoldingTheLogsLockIsEndedAndTheOthersAppend() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let name = try cluster.createDatabase()
+        let endpoint = try PostgresEndpoint(url: cluster.url(name))
+        let database = PostgresServerDatabase(endpoint)
+        try await database.prepare()
+        let stalled = try await PostgresConnection.connect(
+            configuration: try PostgresServerDatabase.sessionConfiguration(endpoint), id: 9,
+            logger: Logger(label: "stalled"))
+        try await stalled.query("BEGIN", logger: Logger(label: "stalled"))
+        try await stalled.query(
+            "UPDATE chat.log_head SET position = position WHERE id = 1", logger: Logger(label: "stalled"))
+        // Another node appends: it waits for the lock, which PostgreSQL frees by ending the silent
+        // session well within the append's own time limit.
+        let head = try await database.append([[9, 9]], node: "other") { _ in nil }
+        #expect(head == 1)
+        #expect(try await database.entries(after: 0, limit: 10).map(\.bytes) == [[9, 9]])
+        // The stalled session is gone, and its transaction with it.
+        let ended = try await database.client.query(
+            "SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'", logger: Logger(label: "t")
+        ).collect().first?.decode(Int.self)
+        #expect(ended == 0)
+        // (The stalled connection is left to close with the test: PostgreSQL ended it.)
+        _ = stalled
+        await database.close()
+    }
+
+    @Test func aNodeIdsLeaseIsOneProcessAtATimeAndCountsIncarnations() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let endpoint = try PostgresEndpoint(url: cluster.url(try cluster.createDatabase()))
+        let first = PostgresServerDatabase(endpoint)
+        try await first.prepare()
+        let incarnation = try await first.lease(node: "n0")
+        #expect(try await first.lease(node: "n0") == incarnation, "asked again: the same lease")
+        let second = PostgresServerDatabase(endpoint)
+        await #expect(throws: ServerNodeInUse(node: "n0")) { _ = try await second.lease(node: "n0") }
+        let third = PostgresServerDatabase(endpoint)
+        #expect(try await third.lease(node: "n1") == 1, "another id is free")
+        await third.close()
+        await first.close()
+        #expect(try await second.lease(node: "n0") == incarnation + 1, "free once its holder closed")
+        await second.close()
+    }
+
+    @Test func aBeatRemovesWhatEveryLiveNodeAppliedAndTheTablesHold() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let endpoint = try PostgresEndpoint(url: cluster.url(try cluster.createDatabase()))
+        let database = PostgresServerDatabase(endpoint)
+        try await database.prepare()
+        let head = try await database.append((1...30).map { [UInt8($0)] }, node: "a") { _ in nil }
+        #expect(head == 30)
+        // Node b has applied 20 only: nothing above it goes, and nothing the tables lack.
+        _ = try await database.beat(node: "b", applied: 20, silentFor: 15)
+        var beat = try await database.beat(node: "a", applied: 30, silentFor: 15)
+        #expect(beat.keptEntries == 30, "the tables hold nothing yet")
+        _ = try await database.append([], node: "a") { _ in
+            ServerLogSnapshot(batch: ServerDatabaseBatch(), through: 25)
+        }
+        beat = try await database.beat(node: "a", applied: 30, silentFor: 15)
+        #expect(beat.keptEntries == 10, "positions 21 to 30 stay for node b")
+        #expect(try await database.entries(after: 0, limit: 100).first?.position == 21, "a gap for whoever needs 1")
+        _ = try await database.append([], node: "a") { _ in
+            ServerLogSnapshot(batch: ServerDatabaseBatch(), through: 30)
+        }
+        _ = try await database.beat(node: "b", applied: 30, silentFor: 15)
+        beat = try await database.beat(node: "a", applied: 30, silentFor: 15)
+        #expect(beat.keptEntries == 1, "never the newest")
+        #expect(try await database.entries(after: 0, limit: 100).map(\.position) == [30])
+        await database.close()
+    }
+}
