@@ -54,8 +54,6 @@ final class ClusterReplica: Sendable {
             failed: { refs, error in waiters.fail(refs, with: error) })
     }
 
-    var isHealthy: Bool { store.isHealthy && haltReason == nil }
-
     /// Why this node stopped serving by itself (an entry it cannot read, its lease lost), if it
     /// did; and who waits to hear it, by a number of their own.
     private struct Halt {
