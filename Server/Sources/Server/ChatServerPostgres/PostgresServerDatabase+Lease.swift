@@ -128,6 +128,9 @@ extension PostgresServerDatabase {
                 }
             }
         }
+        // Released (cancelled) while taking the lock again: the new session is nobody else's to
+        // close. (Closing one already closed by the release is harmless.)
+        try? await connection.close()
     }
 
     /// Throws ``ServerNodeInUse`` when this database lost `node`'s lease.
