@@ -26,7 +26,6 @@ extension ServerEngine {
                     return "this node cannot read the change log's entry at position \(entry.position): \(why)"
                 }
                 core.cluster!.position = entry.position
-                core.hub.clusterPosition = entry.position
                 let now = max(core.cluster!.time, decoded.time)
                 core.cluster!.time = now
                 core.state.expireTimers(now: now)

@@ -48,7 +48,10 @@ struct ServerCore: Sendable {
     /// whenever they moved (the event ceiling included, raised ahead of the highest event).
     mutating func takeStorageChanges() -> StorageChanges {
         var changes = state.takeStorageChanges()
-        if cluster != nil { changes.connections = clusterConnectionChanges() }
+        if cluster != nil {
+            changes.connections = clusterConnectionChanges()
+            changes.deviceEvents = hub.takeNumberedDevices()
+        }
         if hub.highestSequence + Self.eventSequenceReserve / 2 > eventSequenceCeiling {
             eventSequenceCeiling = hub.highestSequence + Self.eventSequenceReserve
             changes.countersChanged = true

@@ -75,17 +75,18 @@ final class ServerEngine: Sendable {
     }
 
     /// A node of a cluster whose state `core` was restored from the log's tables (messages
-    /// attached), at log position `position`; ``ClusterReplica/catchUp(_:)`` then applies the
-    /// entries after it.
+    /// attached), at log position `position`, with the service's connections and every device's
+    /// event count; ``ClusterReplica/catchUp(_:)`` then applies the entries after it.
     init(
         clock: any ServerClock, configuration: ServerConfiguration, replica: ClusterReplica, restored core: ServerCore,
-        position: Int, connections: ClusterConnections
+        position: Int, connections: ClusterConnections, deviceEvents: [DeviceKey: Int]
     ) {
         self.clock = clock
         self.configuration = configuration
         var core = core
         core.state.hasArchivedHistory = true
         core.cluster = ClusterCore(nodeId: replica.nodeId, position: position, connections: connections)
+        core.hub.countDevices(restoring: deviceEvents)
         for (device, connection) in connections.byDevice where !connection.reading.isEmpty {
             core.state.restoreReading(of: device, in: connection.reading)
         }

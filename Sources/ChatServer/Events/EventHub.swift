@@ -27,6 +27,8 @@ struct EventHub: Sendable {
     private struct DeviceSlot: Sendable {
         var log: EventLog
         var link: ConnectionLink?
+        /// Whether its newest number is in ``numberedDevices`` (counted nodes only).
+        var isNumbered = false
     }
 
     /// Every device with a log.
@@ -43,14 +45,15 @@ struct EventHub: Sendable {
     /// The number after which every device's first event is numbered: 0 for a new server; for
     /// a restarted one, above every number given out before the restart (the stored
     /// ``StoredCounters/eventSequenceCeiling``), so that a device resuming across the restart
-    /// is told to resync rather than resumed over events it never got.
-    let sequenceBase: Int
+    /// is told to resync rather than resumed over events it never got. 0 on a node of a
+    /// cluster, which restores each device's own count instead (``countDevices(restoring:)``).
+    private(set) var sequenceBase: Int
     /// The highest event number given to any device.
     private(set) var highestSequence: Int
-    /// On a node of a cluster, the position of the change-log entry being applied: events are
-    /// numbered after it (``ClusterNumbering``), the same on every node. `nil` on a single server:
-    /// each device's events are numbered 1, 2, 3 … after ``sequenceBase``.
-    var clusterPosition: Int?
+    /// On a node of a cluster, the devices whose newest event number (or log) is new since
+    /// ``takeNumberedDevices()``: the tables keep every device's count, so a node restored from
+    /// them numbers each device's next event as the running nodes do. `nil` on a single server.
+    private var numberedDevices: [DeviceKey]?
     /// The most events a connection may have pending (``ServerConfiguration/maxPendingEvents``).
     let maxPendingEvents: Int?
     /// Connections past ``maxPendingEvents``: nothing more is put on their stream; the server
@@ -128,6 +131,55 @@ struct EventHub: Sendable {
     /// The number of the device's newest event (0 if none).
     func lastSequence(of device: DeviceKey) -> Int { slots[device]?.log.lastSequence ?? 0 }
 
+    // MARK: Numbering on a node of a cluster
+
+    /// Makes this the hub of a node of a cluster: every device's events are numbered 1, 2, 3 …
+    /// from its first, and the devices of `counts` (the tables' devices, each with the number
+    /// of its newest event) get a log numbered after their count, with nothing held. Every node
+    /// applies every entry of the log in order, so each counts a device's events alike: a device
+    /// resumes on any node exactly after its last event.
+    ///
+    /// - Precondition: no device has a log yet.
+    /// - Complexity: O(devices in `counts`).
+    mutating func countDevices(restoring counts: [DeviceKey: Int]) {
+        precondition(slots.isEmpty, "devices are counted from the start")
+        sequenceBase = 0
+        numberedDevices = []
+        for (device, count) in counts {
+            slots[device] = DeviceSlot(log: EventLog(capacity: logCapacity, base: count))
+            devicesByUser[device.userId, default: []].append(device)
+            highestSequence = max(highestSequence, count)
+        }
+    }
+
+    /// Every device with a log, with the number of its newest event.
+    ///
+    /// - Complexity: O(devices with a log).
+    var eventCounts: [DeviceKey: Int] { slots.mapValues(\.log.lastSequence) }
+
+    /// On a node of a cluster, the devices whose count moved (or that got a log) since the last
+    /// call, each with the number of its newest event; empty on a single server.
+    ///
+    /// - Complexity: O(devices returned).
+    mutating func takeNumberedDevices() -> [DeviceKey: Int] {
+        guard let devices = numberedDevices, !devices.isEmpty else { return [:] }
+        numberedDevices = []
+        var counts: [DeviceKey: Int] = [:]
+        counts.reserveCapacity(devices.count)
+        for device in devices {
+            slots[device]!.isNumbered = false
+            counts[device] = slots[device]!.log.lastSequence
+        }
+        return counts
+    }
+
+    /// Notes that `slot`'s count moved (on a node of a cluster).
+    private static func noteNumbered(_ device: DeviceKey, _ slot: inout DeviceSlot, in devices: inout [DeviceKey]?) {
+        guard devices != nil, !slot.isNumbered else { return }
+        slot.isNumbered = true
+        devices!.append(device)
+    }
+
     /// The devices with a live connection.
     var connectedDevices: [(device: DeviceKey, linkId: UInt64)] {
         slots.compactMap { device, slot in slot.link.map { (device, $0.id) } }
@@ -181,8 +233,8 @@ struct EventHub: Sendable {
     /// for every device of the service, so a device resumes on any node).
     mutating func ensureSlot(_ device: DeviceKey) {
         guard slots[device] == nil else { return }
-        let base = clusterPosition.map(ClusterNumbering.base(at:)) ?? sequenceBase
-        slots[device] = DeviceSlot(log: EventLog(capacity: logCapacity, base: base))
+        slots[device] = DeviceSlot(log: EventLog(capacity: logCapacity, base: sequenceBase))
+        Self.noteNumbered(device, &slots[device]!, in: &numberedDevices)
         devicesByUser[device.userId, default: []].append(device)
     }
 
@@ -315,12 +367,11 @@ struct EventHub: Sendable {
             rendered = made
         }
         let cutoff = now - logRetention
-        let position = clusterPosition
         for device in devices {
-            let (envelope, link) = Self.append(to: &slots[device]!, trimmingBefore: cutoff, at: now, position: position)
-            {
+            let (envelope, link) = Self.append(to: &slots[device]!, trimmingBefore: cutoff, at: now) {
                 EventEnvelope(sequence: $0, event: rendered.event, sharing: rendered.encoding)
             }
+            if numberedDevices != nil { Self.noteNumbered(device, &slots[device]!, in: &numberedDevices) }
             highestSequence = max(highestSequence, envelope.sequence)
             deliver(envelope, to: device, on: link, faults: &faults, now: now)
         }
@@ -329,12 +380,10 @@ struct EventHub: Sendable {
     /// Drops what a device's log holds from before `cutoff`, then appends what `make` builds;
     /// returns it and the device's connection: one lookup of the device per event.
     private static func append(
-        to slot: inout DeviceSlot, trimmingBefore cutoff: Date, at now: Date, position: Int?,
-        _ make: (Int) -> EventEnvelope
+        to slot: inout DeviceSlot, trimmingBefore cutoff: Date, at now: Date, _ make: (Int) -> EventEnvelope
     ) -> (EventEnvelope, ConnectionLink?) {
         slot.log.trim(appendedBefore: cutoff)
-        let number = position.map { ClusterNumbering.next(after: slot.log.lastSequence, at: $0) }
-        return (slot.log.append(numbered: number, at: now, make), slot.link)
+        return (slot.log.append(at: now, make), slot.link)
     }
 
     /// Puts `envelope` on the device's connection `link` (nothing when not connected), or holds

@@ -5,17 +5,17 @@ import Foundation
 /// with its sequence number, bounded like a ``NumberedLog`` (a capacity, and a retention by
 /// ``trim(appendedBefore:)``).
 ///
-/// Numbers only grow, but need not be contiguous: a node of a cluster numbers an event after the
-/// position of the change-log entry that caused it (``ClusterNumbering``), so every node gives
-/// a device's event the same number whichever node the device is connected to, and a device's
-/// numbers skip the positions of changes it does not see. "Everything after N" is then either
-/// fully held — N is at or after ``coveredAfter`` — or known to be lost.
+/// A device's events are numbered 1, 2, 3 … after the log's base (on every node of a cluster
+/// alike: each counts the device's events in log order). "Everything after N" is either fully
+/// held — N is at or after ``coveredAfter`` — or known to be lost.
 ///
 /// - Complexity: append and trim amortized O(1) per event; ``elements(after:)`` O(log n + returned).
 struct EventLog: Sendable {
-    /// The events held, oldest first; their positions in this inner log are contiguous, their
-    /// `sequence` numbers only increasing.
+    /// The events held, oldest first; their positions in this inner log are contiguous, and so
+    /// are their `sequence` numbers.
     private var inner: NumberedLog<EventEnvelope>
+    /// The log's base: the event at the inner log's position `p` is numbered `base + p`.
+    private let base: Int
     /// The number of the newest event given (or the log's base when none was).
     private(set) var lastSequence: Int
     /// Every event numbered after this one is held (the number of the newest event dropped, or
@@ -25,6 +25,7 @@ struct EventLog: Sendable {
     /// An empty log whose events are numbered after `base`.
     init(capacity: Int, base: Int) {
         inner = NumberedLog(capacity: capacity)
+        self.base = base
         lastSequence = base
         coveredAfter = base
     }
@@ -32,14 +33,11 @@ struct EventLog: Sendable {
     /// The number of events held.
     var count: Int { inner.count }
 
-    /// Appends the event `make` builds for `sequence` (or, when `sequence` is `nil`, for the
-    /// number after ``lastSequence``), stamped `now`; drops the oldest when full.
-    ///
-    /// - Precondition: `sequence` is above ``lastSequence``.
+    /// Appends the event `make` builds for the number after ``lastSequence``, stamped `now`; drops
+    /// the oldest when full.
     @discardableResult
-    mutating func append(numbered sequence: Int? = nil, at now: Date, _ make: (Int) -> EventEnvelope) -> EventEnvelope {
-        let number = sequence ?? lastSequence + 1
-        precondition(number > lastSequence, "event numbers only grow")
+    mutating func append(at now: Date, _ make: (Int) -> EventEnvelope) -> EventEnvelope {
+        let number = lastSequence + 1
         if inner.isFull, let oldest = inner.oldest { coveredAfter = oldest.sequence }
         lastSequence = number
         return inner.append(at: now) { _ in make(number) }
@@ -55,16 +53,11 @@ struct EventLog: Sendable {
 
     /// The events numbered after `sequence`, oldest first; `nil` when some of them are no
     /// longer held, or `sequence` is negative or beyond ``lastSequence``.
+    ///
+    /// - Complexity: O(returned).
     func elements(after sequence: Int) -> [EventEnvelope]? {
         guard sequence >= 0, sequence >= coveredAfter, sequence <= lastSequence else { return nil }
-        // The first held event numbered after `sequence`: binary search over the inner positions.
-        var low = inner.firstSequence
-        var high = inner.lastSequence + 1
-        while low < high {
-            let middle = (low + high) / 2
-            if inner[sequence: middle]!.sequence <= sequence { low = middle + 1 } else { high = middle }
-        }
-        guard low <= inner.lastSequence else { return [] }
-        return inner.elements(in: low...inner.lastSequence)
+        guard sequence < lastSequence else { return [] }
+        return inner.elements(in: (sequence + 1 - base)...(lastSequence - base))
     }
 }

@@ -6,8 +6,11 @@ import RowCoding
 /// opened by a format byte so that a node can tell an entry written by a newer version from a
 /// damaged one.
 ///
-/// Format 2: the format byte, the writer's node id, its incarnation, `ref`, `time`, then a kind
-/// byte and its fields. Format 1 (read, no longer written) had no incarnation: it reads as 0. The requests a client sends most (a message, reading, typing) and every console call
+/// Format 3: the format byte, the writer's node id, its incarnation, `ref`, `time`, then a kind
+/// byte and its fields. Format 2 has the same fields; format 3 says that the nodes applying it
+/// number each device's events 1, 2, 3 … (format 2's numbered them after log positions), so that
+/// a node of an earlier version stops at the first entry of this one rather than number events
+/// apart from it. Format 1 (read, no longer written) had no incarnation: it reads as 0. The requests a client sends most (a message, reading, typing) and every console call
 /// but the two that carry a channel's draft or changes are written field by field; the others
 /// (rare: a channel created, a page queried) as the wire protocol's request frame, the one JSON
 /// form every request already has (``WireCodec``).
@@ -15,7 +18,7 @@ import RowCoding
 /// - Complexity: O(size of the entry) both ways.
 extension ChangeEntry {
     /// The format this version writes and the newest it reads.
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
 
     private enum KindTag {
         static let request: UInt8 = 1

@@ -136,4 +136,6 @@ struct StoredState: Sendable {
     var counters = StoredCounters()
     /// On a cluster's database, the devices connected to its nodes.
     var connections: [ServerState.DeviceKey: ClusterConnections.Connection] = [:]
+    /// On a cluster's database, the number of every device's newest event.
+    var deviceEvents: [ServerState.DeviceKey: Int] = [:]
 }

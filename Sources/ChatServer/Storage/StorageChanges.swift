@@ -30,11 +30,13 @@ struct StorageChanges: Sendable {
     var messages: [MessageKey: Message] = [:]
     /// On a node of a cluster: devices connected (or, `nil`, no longer connected).
     var connections: [ServerState.DeviceKey: ClusterConnections.Connection?] = [:]
+    /// On a node of a cluster: devices' event counts that moved (``EventHub/takeNumberedDevices()``).
+    var deviceEvents: [ServerState.DeviceKey: Int] = [:]
     var counters = StoredCounters()
 
     var isEmpty: Bool {
         users.isEmpty && channels.isEmpty && members.isEmpty && messages.isEmpty && connections.isEmpty
-            && !countersChanged
+            && deviceEvents.isEmpty && !countersChanged
     }
     /// Whether ``counters`` must be written (set when they moved).
     var countersChanged = false
@@ -52,6 +54,7 @@ struct StorageChanges: Sendable {
         members.merge(newer.members) { _, new in new }
         messages.merge(newer.messages) { _, new in new }
         connections.merge(newer.connections) { _, new in new }
+        deviceEvents.merge(newer.deviceEvents) { _, new in new }
         if newer.countersChanged {
             counters = newer.counters
             countersChanged = true

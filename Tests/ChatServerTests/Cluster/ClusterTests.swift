@@ -91,7 +91,9 @@ import Testing
         try await Self.settle(nodes, log)
         let seen = await bob.drain()
         #expect(seen.compactMap(\.event.newMessageText) == ["1", "2"])
-        #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.sequence < $1.sequence })
+        // Numbered 1, 2, 3 … on a cluster too: whichever node applies them, every node counts a
+        // device's events alike.
+        #expect(seen.map(\.sequence) == Array(1...seen.count))
         let last = try #require(seen.last?.sequence)
 
         // Bob's phone leaves node 1; alice sends twice; the phone comes back on node 0.
@@ -103,14 +105,15 @@ import Testing
         try await Self.settle(nodes, log)
         let replayed = await moved.drain()
         #expect(replayed.compactMap(\.event.newMessageText) == ["3", "4"])
-        #expect(replayed.allSatisfy { $0.sequence > last })
-        // A device that resumes after a number no node holds is told to resync; numbers go on
-        // growing.
+        // Exactly after its last: the next number is the one after it, no gap.
+        #expect(replayed.map(\.sequence) == Array((last + 1)...(last + replayed.count)))
+        // A device that resumes after a number it was never given is told to resync.
         await moved.transport.disconnect()
+        try await Self.settle(nodes, log)
         var stale = TestDevice(nodes[1], "bob", "phone")
-        let resync = try await stale.connect(resumingAfter: 1)
+        let resync = try await stale.connect(resumingAfter: replayed.last!.sequence + 5)
         #expect(resync.status == .resyncRequired)
-        #expect(resync.lastSequence >= replayed.last!.sequence)
+        #expect(resync.lastSequence == replayed.last!.sequence)
         _ = await alice.drain()
     }
 
@@ -205,6 +208,47 @@ import Testing
         try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "kept")))
         try await Self.settle(nodes, log)
         for node in nodes { #expect(node.channel("kept") != nil) }
+    }
+
+    @Test func aNodeRestoredFromTheTablesNumbersEveryDevicesEventsAsTheOthersDo() async throws {
+        let (nodes, log) = try await Self.cluster(2)
+        var alice = try await connected(nodes[0], "alice")
+        var bob = try await connected(nodes[1], "bob", "phone")
+        _ = try await connected(nodes[1], "carol")
+        try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob", "carol"])))
+        for text in ["1", "2", "3"] { try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: text))) }
+        try await Self.settle(nodes, log)
+        let seen = await bob.drain()
+        let last = try #require(seen.last?.sequence)
+        #expect(seen.map(\.sequence) == Array(1...last))
+        // The tables take the counts. A node started now restores them, and applies the log
+        // from there on as the others do: every device's count is the same on every node.
+        (log.clock as! ManualClock).advance(by: LogAppender.snapshotDelay + LogFollower.pollInterval)
+        await log.waitUntil(snapshot: log.count)
+        let late = try await ChatServer(clock: log.clock, opening: .cluster(log, nodeId: "late"))
+        for text in ["4", "5"] { try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: text))) }
+        try await Self.settle(nodes + [late], log)
+        let counts = nodes[0].engine.core.withLock { $0.hub.eventCounts }
+        #expect(counts.count == 3, "every device of the service has a count")
+        for node in [nodes[1], late] {
+            #expect(node.engine.core.withLock { $0.hub.eventCounts } == counts, "node \(node.nodeId!)")
+        }
+        // Bob's phone moves to the new node and resumes exactly after the last event it read
+        // there: the new node holds what it applied since the tables.
+        await bob.transport.disconnect()
+        var moved = TestDevice(late, "bob", "phone")
+        let result = try await moved.connect(resumingAfter: last)
+        #expect(result.status == .resumed)
+        try await Self.settle(nodes + [late], log)
+        let replayed = await moved.drain()
+        #expect(replayed.compactMap(\.event.newMessageText) == ["4", "5"])
+        #expect(replayed.map(\.sequence) == Array((last + 1)...(last + replayed.count)))
+        // A number before what the new node holds (it holds what followed the tables): resync.
+        await moved.transport.disconnect()
+        var early = TestDevice(late, "bob", "phone")
+        #expect(try await early.connect(resumingAfter: 1).status == .resyncRequired)
+        _ = await alice.drain()
+        for node in nodes + [late] { await node.close() }
     }
 
     @Test func aNodeStartedLaterLoadsTheTablesAndTheLogAfterThem() async throws {

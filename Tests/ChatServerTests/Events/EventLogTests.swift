@@ -5,17 +5,16 @@ import Testing
 
 @testable import ChatServer
 
-/// A device's replay log with growing, gappy numbers (a cluster numbers events after log
-/// positions): "everything after N" is exactly the events numbered after N, or `nil` once one
-/// of them may have been dropped (after a retention trim, numbers below the first event kept
-/// count as dropped) — checked against a plain model over seeded runs of appends, capacity
-/// drops and retention trims.
+/// A device's replay log, numbered 1, 2, 3 … after its base: "everything after N" is exactly the
+/// events numbered after N, or `nil` once one of them may have been dropped (after a retention
+/// trim, numbers below the first event kept count as dropped) — checked against a plain model
+/// over seeded runs of appends, capacity drops and retention trims.
 @Suite struct EventLogTests {
     private static func envelope(_ sequence: Int) -> EventEnvelope {
         EventEnvelope(sequence: sequence, event: .typingStarted(channelId: "c", userId: "u\(sequence)"))
     }
 
-    @Test func contiguousNumbersBehaveAsBefore() {
+    @Test func aResumeAfterADroppedEventIsRefused() {
         var log = EventLog(capacity: 3, base: 10)
         let start = Date(timeIntervalSince1970: 0)
         for offset in 0..<4 { log.append(at: start + Double(offset)) { Self.envelope($0) } }
@@ -25,22 +24,6 @@ import Testing
         #expect(log.elements(after: 11)?.map(\.sequence) == [12, 13, 14])
         #expect(log.elements(after: 14)?.isEmpty == true)
         #expect(log.elements(after: 15) == nil)
-    }
-
-    @Test func gappyNumbersResumeAfterAnyHeldPoint() {
-        var log = EventLog(capacity: 10, base: ClusterNumbering.base(at: 5))
-        let now = Date(timeIntervalSince1970: 0)
-        for position in [7, 7, 9, 12] {
-            let number = ClusterNumbering.next(after: log.lastSequence, at: position)
-            log.append(numbered: number, at: now) { Self.envelope($0) }
-        }
-        let numbers = [7 << 16 + 1, 7 << 16 + 2, 9 << 16 + 1, 12 << 16 + 1]
-        #expect(log.elements(after: ClusterNumbering.base(at: 5))?.map(\.sequence) == numbers)
-        #expect(log.elements(after: numbers[1])?.map(\.sequence) == Array(numbers[2...]))
-        // A number between two events (no event had it) resumes after it just the same.
-        #expect(log.elements(after: numbers[2] + 5)?.map(\.sequence) == [numbers[3]])
-        // Before the log's base: not all held.
-        #expect(log.elements(after: ClusterNumbering.base(at: 5) - 1) == nil)
     }
 
     @Test func matchesAModelOverSeededRuns() {
@@ -67,8 +50,8 @@ import Testing
                     }
                     given = kept
                 } else {
-                    last += 1 + Int(random.next() % 4)
-                    log.append(numbered: last, at: Date(timeIntervalSince1970: clock)) { Self.envelope($0) }
+                    last += 1
+                    log.append(at: Date(timeIntervalSince1970: clock)) { Self.envelope($0) }
                     given.append((last, clock))
                     if given.count > capacity {
                         droppedThrough = given.removeFirst().number

@@ -15,6 +15,7 @@ final class MemoryDatabase: ServerDatabase, Sendable {
         var members: [ServerRow.MemberKey: [UInt8]] = [:]
         var messages: [String: [Int: [UInt8]]] = [:]
         var connections: [ServerRow.Device: ServerRow.Connection] = [:]
+        var deviceEvents: [ServerRow.Device: ServerRow.DeviceEvents] = [:]
         var commits = 0
         var failing = false
         var opens = 0
@@ -89,7 +90,7 @@ final class MemoryDatabase: ServerDatabase, Sendable {
                     ServerRow.Channel(channelId: $0.key, info: $0.value.info, extras: $0.value.extras)
                 },
                 members: tables.members.map { ServerRow.Member(key: $0.key, value: $0.value) },
-                connections: Array(tables.connections.values))
+                connections: Array(tables.connections.values), deviceEvents: Array(tables.deviceEvents.values))
         }
     }
 
@@ -131,6 +132,7 @@ final class MemoryDatabase: ServerDatabase, Sendable {
             for key in batch.removedMembers { tables.members[key] = nil }
             for row in batch.connections { tables.connections[row.device] = row }
             for key in batch.removedConnections { tables.connections[key] = nil }
+            for row in batch.deviceEvents { tables.deviceEvents[row.device] = row }
             for row in batch.messages { tables.messages[row.channelId, default: [:]][row.sequence] = row.value }
             tables.counters.merge(batch.counters) { _, new in new }
             tables.commits += 1

@@ -91,6 +91,16 @@ extension PostgresServerDatabase {
                 WHERE c.user_id = r.user_id AND c.device_id = r.device_id
                 """, logger: logger)
         }
+        if !batch.deviceEvents.isEmpty {
+            let rows = batch.deviceEvents
+            try await connection.query(
+                """
+                INSERT INTO chat.device_events(user_id, device_id, last_sequence)
+                SELECT * FROM unnest(\(rows.map(\.device.userId))::text[], \(rows.map(\.device.deviceId))::text[],
+                    \(rows.map(\.lastSequence))::bigint[])
+                ON CONFLICT (user_id, device_id) DO UPDATE SET last_sequence = excluded.last_sequence
+                """, logger: logger)
+        }
         try await connection.query(
             "UPDATE chat.log_head SET snapshot = \(write.through) WHERE id = 1", logger: logger)
     }

@@ -163,7 +163,7 @@ extension PostgresServerDatabase {
 
     /// The schema's migrations, step by step: the one at index N takes version N to N + 1, as
     /// the SQLite store's `user_version` migrations do. Never edit a step that has shipped; add one.
-    static let migrations: [[String]] = [createVersion1, createVersion2, createVersion3]
+    static let migrations: [[String]] = [createVersion1, createVersion2, createVersion3, createVersion4]
 
     /// Version 1 of the schema.
     static let createVersion1 = [
@@ -193,5 +193,11 @@ extension PostgresServerDatabase {
     static let createVersion3 = [
         "CREATE TABLE chat.node_leases(id text PRIMARY KEY, incarnation bigint NOT NULL)",
         "ALTER TABLE chat.nodes ADD COLUMN applied bigint NOT NULL DEFAULT 0",
+    ]
+
+    /// Version 4: each device's event count (``ServerRow/DeviceEvents``), so that a node restored
+    /// from the tables numbers a device's next event as the running nodes do.
+    static let createVersion4 = [
+        "CREATE TABLE chat.device_events(user_id text NOT NULL, device_id text NOT NULL, last_sequence bigint NOT NULL, PRIMARY KEY(user_id, device_id))"
     ]
 }

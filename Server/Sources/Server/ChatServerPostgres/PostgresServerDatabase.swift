@@ -136,6 +136,7 @@ public final class PostgresServerDatabase: ServerChangeLog {
         contents.channels = try await readChannels(connection)
         contents.members = try await readMembers(connection)
         contents.connections = try await readConnections(connection)
+        contents.deviceEvents = try await readDeviceEvents(connection)
         return contents
     }
 
@@ -187,6 +188,19 @@ public final class PostgresServerDatabase: ServerChangeLog {
                     key: ServerRow.MemberKey(channelId: channel, userId: user), value: Array(value.readableBytesView)))
         }
         return members
+    }
+
+    func readDeviceEvents(_ connection: PostgresConnection) async throws -> [ServerRow.DeviceEvents] {
+        var counts: [ServerRow.DeviceEvents] = []
+        for try await (user, device, lastSequence) in try await connection.query(
+            "SELECT user_id, device_id, last_sequence FROM chat.device_events", logger: logger
+        )
+        .decode((String, String, Int).self) {
+            counts.append(
+                ServerRow.DeviceEvents(
+                    device: ServerRow.Device(userId: user, deviceId: device), lastSequence: lastSequence))
+        }
+        return counts
     }
 
     func readConnections(_ connection: PostgresConnection) async throws -> [ServerRow.Connection] {

@@ -93,6 +93,10 @@ final class DatabaseServerStore: ServerStore {
             stored.connections[ServerState.DeviceKey(userId: row.device.userId, deviceId: row.device.deviceId)] =
                 ClusterConnections.Connection(node: row.node, attachedAt: row.attachedAt, reading: Set(row.reading))
         }
+        for row in contents.deviceEvents {
+            stored.deviceEvents[ServerState.DeviceKey(userId: row.device.userId, deviceId: row.device.deviceId)] =
+                row.lastSequence
+        }
         for row in contents.users {
             stored.users.append(try decode(User.self, row.value, "user '\(row.userId)'"))
         }
@@ -309,6 +313,12 @@ final class DatabaseServerStore: ServerStore {
             } else {
                 batch.removedConnections.append(key)
             }
+        }
+        for (device, lastSequence) in changes.deviceEvents {
+            batch.deviceEvents.append(
+                ServerRow.DeviceEvents(
+                    device: ServerRow.Device(userId: device.userId, deviceId: device.deviceId),
+                    lastSequence: lastSequence))
         }
         if changes.countersChanged {
             let counters = changes.counters

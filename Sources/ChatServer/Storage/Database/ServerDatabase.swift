@@ -113,6 +113,19 @@ public enum ServerRow {
         }
     }
 
+    /// How many events a device of a cluster's service was given (``ServerChangeLog``): its
+    /// newest event's number, so that a node restored from the tables numbers the device's next
+    /// event as the running nodes do. A device keeps its row for the life of the service.
+    public struct DeviceEvents: Sendable, Hashable {
+        public var device: Device
+        /// The number of the device's newest event (0: none yet).
+        public var lastSequence: Int
+        public init(device: Device, lastSequence: Int) {
+            self.device = device
+            self.lastSequence = lastSequence
+        }
+    }
+
     /// The key of a ``Connection``'s row.
     public struct Device: Sendable, Hashable {
         public var userId: String
@@ -146,12 +159,16 @@ public struct ServerDatabaseContents: Sendable {
     public var members: [ServerRow.Member]
     /// On a cluster's database, the devices connected to its nodes (empty elsewhere).
     public var connections: [ServerRow.Connection]
+    /// On a cluster's database, every device's event count (empty elsewhere).
+    public var deviceEvents: [ServerRow.DeviceEvents]
 
     public init(
         epoch: String, counters: [String: Int] = [:], users: [ServerRow.User] = [], channels: [ServerRow.Channel] = [],
-        members: [ServerRow.Member] = [], connections: [ServerRow.Connection] = []
+        members: [ServerRow.Member] = [], connections: [ServerRow.Connection] = [],
+        deviceEvents: [ServerRow.DeviceEvents] = []
     ) {
         self.connections = connections
+        self.deviceEvents = deviceEvents
         self.epoch = epoch
         self.counters = counters
         self.users = users
@@ -172,6 +189,9 @@ public struct ServerDatabaseBatch: Sendable {
     /// On a cluster's database: connections to record, and devices no longer connected.
     public var connections: [ServerRow.Connection] = []
     public var removedConnections: [ServerRow.Device] = []
+    /// On a cluster's database: event counts to set (a database that is never a cluster's may
+    /// ignore them, as it ignores connections).
+    public var deviceEvents: [ServerRow.DeviceEvents] = []
     /// Counters to set (the others keep their values).
     public var counters: [String: Int] = [:]
 
@@ -180,6 +200,6 @@ public struct ServerDatabaseBatch: Sendable {
     /// Whether the batch changes nothing.
     public var isEmpty: Bool {
         users.isEmpty && channels.isEmpty && members.isEmpty && removedMembers.isEmpty && messages.isEmpty
-            && counters.isEmpty && connections.isEmpty && removedConnections.isEmpty
+            && counters.isEmpty && connections.isEmpty && removedConnections.isEmpty && deviceEvents.isEmpty
     }
 }
