@@ -28,7 +28,11 @@ import ServerTestSupport
         // session well within the append's own time limit.
         let head = try await database.append([[9, 9]], node: "other") { _ in nil }
         #expect(head == 1)
-        #expect(try await database.entries(after: 0, limit: 10).map(\.bytes) == [[9, 9]])
+        let entries = try await database.entries(after: 0, limit: 10)
+        #expect(entries.map(\.bytes) == [[9, 9]])
+        // Stamped by PostgreSQL's clock: the time every node applies it at.
+        let stamped = try #require(entries.first?.writtenAt)
+        #expect(abs(stamped.timeIntervalSinceNow) < 60)
         // The stalled session is gone, and its transaction with it.
         let ended = try await database.client.query(
             "SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'", logger: Logger(label: "t")

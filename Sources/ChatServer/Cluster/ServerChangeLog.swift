@@ -1,3 +1,5 @@
+import Foundation
+
 /// A database that several servers share as one service: a ``ServerDatabase`` (the tables are
 /// the state as of a position of the log, its *snapshot*) plus an append-only change log that
 /// every node reads in order — the `Server/` package's PostgreSQL store.
@@ -97,9 +99,14 @@ public struct ServerLogBeat: Sendable, Hashable {
 public struct ServerLogEntry: Sendable, Hashable {
     public var position: Int
     public var bytes: [UInt8]
-    public init(position: Int, bytes: [UInt8]) {
+    /// When the log wrote it, by the log's own clock (the database's): the time every node applies
+    /// it at, so that no node's clock moves the cluster's time. `nil` when the log does not say
+    /// (an entry written before the log recorded it): the writer's time in the entry is used.
+    public var writtenAt: Date?
+    public init(position: Int, bytes: [UInt8], writtenAt: Date? = nil) {
         self.position = position
         self.bytes = bytes
+        self.writtenAt = writtenAt
     }
 }
 

@@ -4,8 +4,9 @@ import Foundation
 /// A node of a cluster: every change goes through the change log (``ClusterReplica``) and is
 /// applied here, in log order, by every node (``apply(_:)``).
 extension ServerEngine {
-    /// Applies committed entries in position order: each is applied once, at the latest of its
-    /// time and the time of the entries before it. Its writer (if this run of this node) gets the
+    /// Applies committed entries in position order: each is applied once, at the latest of the
+    /// time the log wrote it (``ServerLogEntry/writtenAt``: the database's clock, never a node's)
+    /// and the time of the entries before it. Its writer (if this run of this node) gets the
     /// outcome. An entry this node cannot read stops it (``halt(because:)``) at that position:
     /// skipping it would leave this node's state apart from the others' without a word.
     ///
@@ -26,7 +27,7 @@ extension ServerEngine {
                     return "this node cannot read the change log's entry at position \(entry.position): \(why)"
                 }
                 core.cluster!.position = entry.position
-                let now = max(core.cluster!.time, decoded.time)
+                let now = max(core.cluster!.time, entry.writtenAt ?? decoded.time)
                 core.cluster!.time = now
                 core.state.expireTimers(now: now)
                 core.publishOutbox(now: now)

@@ -95,6 +95,14 @@ struct ServerCore: Sendable {
     /// The earliest pending deadline of all.
     var nextDeadline: Date? { [state.nextDeadline, hub.nextHeldRelease].compactMap { $0 }.min() }
 
+    /// The time the state is read at when the clock says `now`: on a node of a cluster, the time
+    /// of the last entry applied (the cluster's time, which no node's clock moves: every node
+    /// answers alike at a position, and what expires, expires by a logged tick); else `now`.
+    func stateTime(at now: Date) -> Date {
+        guard let cluster, cluster.time != .distantPast else { return now }
+        return cluster.time
+    }
+
     /// Expires what has expired, releases held events whose delay has passed and, now and then,
     /// drops replay-log events older than the retention.
     mutating func housekeep(now: Date) {

@@ -66,10 +66,12 @@ extension ServerEngine {
             let now = clock.now
             core.housekeep(now: now)
             try core.admit(request, from: device, linkId: linkId, now: now)
+            let stateNow = core.stateTime(at: now)
             if case .queryChannels(let query, let cursor) = request {
                 // A query that must test many channels runs in steps (see ``ChannelScan``).
                 let plan = try core.state.planChannelQuery(
-                    query, after: cursor, by: .user(device.userId), now: now, step: configuration.channelsPerScanStep)
+                    query, after: cursor, by: .user(device.userId), now: stateNow,
+                    step: configuration.channelsPerScanStep)
                 switch plan {
                 case .answered(let page):
                     core.limits.spend(after: request, by: device.userId, created: false, now: now)
@@ -80,7 +82,7 @@ extension ServerEngine {
             }
             if case .queryMessages(let query) = request {
                 // A page reaching below the kept messages reads them from the store, outside the lock.
-                switch try core.state.planMessagePage(query, by: .user(device.userId), now: now) {
+                switch try core.state.planMessagePage(query, by: .user(device.userId), now: stateNow) {
                 case .answered(let page):
                     core.limits.spend(after: request, by: device.userId, created: false, now: now)
                     return .done(core.envelope(for: device, ChatResponse.messages(page)))
@@ -90,7 +92,7 @@ extension ServerEngine {
             }
             // Stamped after the request's events are queued (a separate statement: an argument that
             // changes `core` would otherwise be evaluated after `core` was read for the stamp).
-            let response = try core.applyRequest(request, from: device, now: now)
+            let response = try core.applyRequest(request, from: device, now: stateNow)
             return .done(core.envelope(for: device, response))
         }
     }
@@ -122,7 +124,9 @@ extension ServerEngine {
             let (outcome, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> Outcome in
                 try core.checkCurrent(device, linkId: linkId)
                 let now = clock.now
-                switch try core.state.planMessagePage(query, by: .user(device.userId), now: now, history: history) {
+                switch try core.state.planMessagePage(
+                    query, by: .user(device.userId), now: core.stateTime(at: now), history: history)
+                {
                 case .answered(let page):
                     core.limits.spend(after: request, by: device.userId, created: false, now: now)
                     return .done(core.envelope(for: device, ChatResponse.messages(page)))
@@ -167,13 +171,14 @@ extension ServerEngine {
         let (envelope, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
             try core.checkCurrent(device, linkId: linkId)
             let now = clock.now
+            let stateNow = core.stateTime(at: now)
             let page: Page<Channel>
             if let finished = scan.finish(in: core.state) {
                 page = finished
                 #if DEBUG
                     // The steps' page equals the one a single hold gives now.
                     let reference = try core.state.queryChannels(
-                        scan.query, after: scan.cursor, by: scan.caller, now: now)
+                        scan.query, after: scan.cursor, by: scan.caller, now: stateNow)
                     assert(
                         finished.items.map(\.channelId) == reference.items.map(\.channelId)
                             && finished.hasNext == reference.hasNext,
@@ -181,7 +186,7 @@ extension ServerEngine {
                     )
                 #endif
             } else {
-                page = try core.state.queryChannels(scan.query, after: scan.cursor, by: scan.caller, now: now)
+                page = try core.state.queryChannels(scan.query, after: scan.cursor, by: scan.caller, now: stateNow)
             }
             core.limits.spend(after: request, by: device.userId, created: false, now: now)
             return core.envelope(for: device, ChatResponse.channels(page))

@@ -214,7 +214,7 @@ final class ServerEngine: Sendable {
         withCore { core in
             let now = clock.now
             core.housekeep(now: now)
-            return body(core.state, now)
+            return body(core.state, core.stateTime(at: now))
         }.result
     }
 

@@ -46,6 +46,30 @@ import Testing
         #expect(nodes[1].user("alice")?.isOnline == true)
     }
 
+    @Test func aNodeWithAFastClockDoesNotMoveTheClustersTime() async throws {
+        let log = MemoryChangeLog(clock: ManualClock())
+        let steady = try await ChatServer(clock: log.clock, opening: .cluster(log, nodeId: "steady"))
+        // A node whose clock runs a day ahead of the others' (and the database's).
+        let fast = ManualClock(start: log.clock.now + 86_400)
+        let ahead = try await ChatServer(clock: fast, opening: .cluster(log, nodeId: "ahead"))
+        defer { Task { for node in [steady, ahead] { await node.close() } } }
+        try await steady.registerUser(id: "alice")
+        try await steady.registerUser(id: "bob")
+        var alice = try await connected(ahead, "alice")
+        try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob"])))
+        try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "hi")))
+        try await alice.send(.startTyping(channelId: "c"))
+        try await ClusterTests.settle([steady, ahead], log)
+        // Every node applied it at the log's time: the message is not dated tomorrow, and the
+        // typing indicator lasts its 5 s on the cluster's clock instead of having ended already.
+        for node in [steady, ahead] {
+            #expect(node.messages(channelId: "c").map(\.createdAt) == [log.clock.now], "\(node.nodeId!)")
+            #expect(node.engine.core.withLock { $0.cluster!.time } == log.clock.now)
+            #expect(node.typingUsers(channelId: "c") == ["alice"], "\(node.nodeId!)")
+        }
+        _ = await alice.drain()
+    }
+
     @Test func anEntryOfAnEarlierRunNeverAnswersThisRunsCaller() throws {
         let log = MemoryChangeLog(clock: ManualClock())
         let reader = DatabaseServerStore(database: log, epoch: "e", messagesPerChannel: 10)

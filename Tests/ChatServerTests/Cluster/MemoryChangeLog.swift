@@ -17,6 +17,8 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     private struct Log {
         /// The kept entries: positions `trimmed + 1` on.
         var entries: [[UInt8]] = []
+        /// When each kept entry was appended, by the log's clock.
+        var times: [Date] = []
         /// The entries removed (positions 1 … `trimmed`).
         var trimmed = 0
         /// Each node's applied position, from its beats.
@@ -42,6 +44,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
             let count = min(entries.count - 1, position - trimmed)
             guard count > 0 else { return }
             entries.removeFirst(count)
+            times.removeFirst(count)
             trimmed += count
         }
 
@@ -115,6 +118,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
                 log.snapshot = write.through
             }
             log.entries.append(contentsOf: entries)
+            log.times.append(contentsOf: Array(repeating: clock.now, count: entries.count))
             return (log.head, entries.isEmpty || log.muted ? [] : log.listeners)
         }
         for listener in listeners { listener.yield() }
@@ -142,7 +146,10 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
             let start = max(log.trimmed, position)
             guard start < log.head else { return [] }
             let end = min(log.head, start + limit)
-            return (start..<end).map { ServerLogEntry(position: $0 + 1, bytes: log.entries[$0 - log.trimmed]) }
+            return (start..<end).map {
+                ServerLogEntry(
+                    position: $0 + 1, bytes: log.entries[$0 - log.trimmed], writtenAt: log.times[$0 - log.trimmed])
+            }
         }
     }
 

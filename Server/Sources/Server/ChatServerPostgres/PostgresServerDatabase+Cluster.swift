@@ -45,8 +45,9 @@ extension PostgresServerDatabase {
                     let bytes = entries.map { ByteBuffer(bytes: $0) }
                     try await connection.query(
                         """
-                        INSERT INTO chat.log(position, node, entry)
-                        SELECT * FROM unnest(\(positions)::bigint[], \(nodes)::text[], \(bytes)::bytea[])
+                        INSERT INTO chat.log(position, node, entry, written_at)
+                        SELECT p, n, e, extract(epoch FROM clock_timestamp())
+                        FROM unnest(\(positions)::bigint[], \(nodes)::text[], \(bytes)::bytea[]) AS r(p, n, e)
                         """, logger: self.logger)
                 }
                 return head
@@ -110,11 +111,16 @@ extension PostgresServerDatabase {
     public func entries(after position: Int, limit: Int) async throws -> [ServerLogEntry] {
         let work = Task { () throws -> [ServerLogEntry] in
             var entries: [ServerLogEntry] = []
-            for try await (position, entry) in try await self.client.query(
-                "SELECT position, entry FROM chat.log WHERE position > \(position) ORDER BY position LIMIT \(limit)",
-                logger: self.logger
-            ).decode((Int, ByteBuffer).self) {
-                entries.append(ServerLogEntry(position: position, bytes: Array(entry.readableBytesView)))
+            for try await (position, entry, writtenAt) in try await self.client.query(
+                """
+                SELECT position, entry, written_at FROM chat.log WHERE position > \(position)
+                ORDER BY position LIMIT \(limit)
+                """, logger: self.logger
+            ).decode((Int, ByteBuffer, Double?).self) {
+                entries.append(
+                    ServerLogEntry(
+                        position: position, bytes: Array(entry.readableBytesView),
+                        writtenAt: writtenAt.map(Date.init(timeIntervalSince1970:))))
             }
             return entries
         }

@@ -196,8 +196,11 @@ extension PostgresServerDatabase {
     ]
 
     /// Version 4: each device's event count (``ServerRow/DeviceEvents``), so that a node restored
-    /// from the tables numbers a device's next event as the running nodes do.
+    /// from the tables numbers a device's next event as the running nodes do; and when each entry
+    /// was written, by PostgreSQL's clock (``ServerLogEntry/writtenAt``: the cluster's time; the
+    /// entries of earlier versions have none).
     static let createVersion4 = [
-        "CREATE TABLE chat.device_events(user_id text NOT NULL, device_id text NOT NULL, last_sequence bigint NOT NULL, PRIMARY KEY(user_id, device_id))"
+        "CREATE TABLE chat.device_events(user_id text NOT NULL, device_id text NOT NULL, last_sequence bigint NOT NULL, PRIMARY KEY(user_id, device_id))",
+        "ALTER TABLE chat.log ADD COLUMN written_at double precision",
     ]
 }
