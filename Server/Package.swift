@@ -125,6 +125,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Sources/Tools/chat-load"),
         // The tests, by product. Shared support (processes, harnesses, a throw-away PostgreSQL,

@@ -26,6 +26,8 @@ import Logging
 /// - Idle: `--idle` connections held across `--idle-nodes` nodes by `--idle-workers` worker
 ///   processes (a process holds at most about 19,900), with the memory they cost, beside bare
 ///   Hummingbird WebSocket connections.
+/// - Month (only when named): `--month-messages` acknowledged sends through the nodes, with the
+///   change log's rows and the database's size sampled as they go (``month(_:)``).
 struct Cluster: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Several chat-server nodes on one PostgreSQL, beside one node and a bare broadcast.")
@@ -43,7 +45,9 @@ struct Cluster: AsyncParsableCommand {
     @Option(help: "Idle connections held across the cluster.") var idle = 100_000
     @Option(help: "Nodes of the idle run.") var idleNodes = 7
     @Option(help: "Worker processes holding the idle run's connections.") var idleWorkers = 6
-    @Option(help: "The runs to make, comma-separated: latency, log, throughput, fanout, idle.")
+    @Option(help: "Messages of the month run (not run unless named in --runs).") var monthMessages = 1_000_000
+    @Option(help: "Seconds between the month run's samples.") var sampleEvery = 30.0
+    @Option(help: "The runs to make, comma-separated: latency, log, throughput, fanout, idle, month.")
     var runs = "latency,log,throughput,fanout,idle"
 
     func run() async throws {
@@ -54,6 +58,7 @@ struct Cluster: AsyncParsableCommand {
         if runs.contains("throughput") { try await throughput(endpoint) }
         if runs.contains("fanout") { try await fanout(endpoint) }
         if runs.contains("idle") { try await idleRun(endpoint) }
+        if runs.contains("month") { try await month(endpoint) }
     }
 
     // MARK: Nodes
