@@ -713,7 +713,11 @@ final class ConvergenceScenario {
         server.runHousekeeping()
         for device in devices where !(await drainOutbox(device)) {
             let left = device.client.outbox.messages.filter { $0.syncState == .syncing }.map(\.messageId)
-            problems.append(.init(category: "stuck", detail: "\(device.name): the outbox still sends \(left)"))
+            let connection = device.client.connectionState.snapshot.map { "\($0)" } ?? "unknown"
+            problems.append(
+                .init(
+                    category: "stuck",
+                    detail: "\(device.name): the outbox still sends \(left) after 10 s (connection: \(connection))"))
         }
         for device in devices {
             if await Settling.synchronize(device.client) {

@@ -131,7 +131,8 @@ private func runConvergence(_ configuration: ConvergenceConfiguration) async {
         "convergence checks made: \(checks.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
     )
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence")
-    try? FileManager.default.removeItem(at: directory)  // only this run's seeds
+    // Kept across runs (a seed's file is replaced when it fails again): a rerun of one seed that
+    // passes must not take the file of a long run's failure with it.
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     for failure in failures {
         let text = (failure.divergences.map { "[\($0.category)] \($0.detail)" } + ["", "operations:"] + failure.log)
