@@ -125,6 +125,49 @@ extension ChatServer {
         engine.read { state, _ in state.users[userId] }
     }
 
+    /// A device of a user, as the server knows it: each device that ever connected has an event
+    /// stream (``ChatServer/lastEventSequence(userId:deviceId:)``).
+    public struct DeviceSummary: Sendable, Hashable, Codable {
+        public var deviceId: String
+        /// Whether it is connected now: to this server, or on a cluster to any node.
+        public var isConnected: Bool
+        /// The number of the newest event of its stream.
+        public var lastSequence: Int
+        public init(deviceId: String, isConnected: Bool, lastSequence: Int) {
+            self.deviceId = deviceId
+            self.isConnected = isConnected
+            self.lastSequence = lastSequence
+        }
+    }
+
+    /// The user's devices, by device id.
+    ///
+    /// - Complexity: O(devices of the user).
+    public func devices(userId: String) -> [DeviceSummary] {
+        engine.core.withLock { core in
+            core.hub.devices(of: userId).map { device in
+                let connected =
+                    core.cluster.map { $0.connections[device] != nil } ?? (core.hub.linkId(of: device) != nil)
+                return DeviceSummary(
+                    deviceId: device.deviceId, isConnected: connected, lastSequence: core.hub.lastSequence(of: device))
+            }
+        }.sorted { $0.deviceId < $1.deviceId }
+    }
+
+    /// The ids of the channels the user is a member of, sorted (deleted ones included).
+    public func channelIds(memberOf userId: String) -> [String] {
+        engine.read { state, _ in (state.memberships[userId] ?? []).sorted() }
+    }
+
+    /// Returns once this server has applied every change acknowledged anywhere before the call:
+    /// on a node of a cluster, a read barrier (the inspection calls after it see every change
+    /// any node answered before it); on a single server, at once.
+    ///
+    /// - Throws: `unavailable` when the cluster's log cannot be read.
+    public func catchUp() async throws(ChatError) {
+        try await engine.replica?.awaitCommitted()
+    }
+
     /// The sequence number of the newest event of the device's stream (0 if none).
     public func lastEventSequence(userId: String, deviceId: String = ChatServer.defaultDeviceId) -> Int {
         engine.core.withLock {

@@ -152,6 +152,9 @@ struct EventHub: Sendable {
         }
     }
 
+    /// The devices of `userId` with a log, in the order they got one.
+    func devices(of userId: String) -> [DeviceKey] { devicesByUser[userId] ?? [] }
+
     /// Every device with a log, with the number of its newest event.
     ///
     /// - Complexity: O(devices with a log).

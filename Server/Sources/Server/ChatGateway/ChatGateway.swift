@@ -10,7 +10,8 @@ import NIOCore
 import ServiceLifecycle
 
 /// The network front of one `ChatServer`: `GET /v1/connect` (WebSocket, the wire protocol of
-/// `Docs/Protocol.md`), `GET /healthz`, `GET /metrics`. It checks tokens, pings, and moves
+/// `Docs/Protocol.md`), `GET /healthz`, `GET /metrics`, and the admin API under `/admin/v1/`
+/// (`Docs/Admin.md`). It checks tokens, pings, and moves
 /// frames; every chat rule stays in the engine (through `WireSession`).
 ///
 /// Run it as services of a `ServiceGroup` (``services(onRunning:)``); a graceful shutdown
@@ -71,6 +72,11 @@ public struct ChatGateway: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
+        // The server-side API for an app's backend and the console: admins only.
+        let admin = router.group("/admin/v1")
+            .add(
+                middleware: AdminAuthentication(authority: authority, server: server, metrics: metrics, logger: logger))
+        AdminRoutes(server: server).register(on: admin)
         let connection = GatewayConnection(
             server: server, metrics: metrics, sessions: sessions, maximumFrameBytes: configuration.maximumFrameBytes,
             pingInterval: configuration.pingInterval, closeTimeout: configuration.closeTimeout)

@@ -6,8 +6,8 @@ import Prometheus
 /// `chat_rejections_total{reason}`, and from the server at each scrape `chat_cluster_lag_seconds`
 /// (gauge: how far this node's applied state is behind the change log; 0 on a single server),
 /// `chat_log_entries` (gauge: the entries the cluster's change log keeps, as of this node's last
-/// beat; 0 on a single server) and `chat_db_commits_total` (transactions this node committed to
-/// its database). Thread-safe.
+/// beat; 0 on a single server), `chat_db_commits_total` (transactions this node committed to
+/// its database) and `chat_admin_requests_total` (calls of the admin API). Thread-safe.
 public struct GatewayMetrics: Sendable {
     /// The registry behind `/metrics`; a `PrometheusMetricsFactory` over it carries swift-metrics'
     /// own metrics there too (`chat-server` bootstraps one).
@@ -18,6 +18,7 @@ public struct GatewayMetrics: Sendable {
     private let clusterLag: Gauge
     private let logEntries: Gauge
     private let commits: Counter
+    private let adminRequests: Counter
     /// The commit count last added to ``commits``.
     private let commitsSeen = NIOLockedValueBox(0)
 
@@ -44,6 +45,10 @@ public struct GatewayMetrics: Sendable {
         commits = registry.makeCounter(
             descriptor: .init(
                 metricName: "chat_db_commits", unitName: "total", helpText: "Transactions committed to the database"))
+        adminRequests = registry.makeCounter(
+            descriptor: .init(
+                metricName: "chat_admin_requests", unitName: "total",
+                helpText: "Calls of the admin API (/admin/v1/) by admins"))
         // Every reason is exposed from the start, at 0: a scraper (and a rate() over it) sees
         // the series before the first refusal of its kind.
         for reason in Self.rejectionReasons { _ = rejections(reason) }
@@ -58,6 +63,7 @@ public struct GatewayMetrics: Sendable {
     ]
 
     func connectionOpened() { connections.increment() }
+    func adminRequest() { adminRequests.increment() }
     func connectionClosed() { connections.decrement() }
     func requestReceived() { requests.increment() }
     func eventDelivered() { events.increment() }

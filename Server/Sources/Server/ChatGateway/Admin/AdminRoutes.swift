@@ -1,0 +1,119 @@
+import ChatAPI
+import ChatServer
+import Hummingbird
+
+/// The server-side HTTP API under `/admin/v1/` (`Docs/Admin.md`), for an app's backend and the
+/// console: thin routes over the engine's console calls (``ChatServer``), which apply the same
+/// rules on one node and on a cluster (a change goes through the cluster's log; a read first
+/// catches up with every change acknowledged anywhere). Admission is ``AdminAuthentication``'s;
+/// bodies and answers are ``AdminJSON``'s.
+struct AdminRoutes {
+    let server: ChatServer
+
+    /// `POST /admin/v1/users`.
+    struct NewUser: Decodable {
+        var userId: String
+        var displayName: String?
+        var isAdmin: Bool?
+    }
+
+    /// `POST /admin/v1/channels`.
+    struct NewChannel: Decodable {
+        var type: ChannelType
+        var channelId: String?
+        var displayName: String?
+        var userIds: [String]?
+        var tags: [String]?
+        var metadata: [String: JSON]?
+    }
+
+    /// `POST /admin/v1/channels/{channelId}/members`.
+    struct NewMembers: Decodable {
+        var userIds: [String]
+    }
+
+    /// `POST /admin/v1/channels/{channelId}/messages`.
+    struct NewMessage: Decodable {
+        var userId: String
+        var text: String
+        var mentionedUserIds: [String]?
+    }
+
+    /// How many of a channel's newest messages `GET /admin/v1/channels/{channelId}` shows.
+    static let recentMessages = 50
+
+    func register<Context: RequestContext>(on group: RouterGroup<Context>) {
+        let server = server
+        group.get("users/{userId}") { _, context in
+            await AdminJSON.answer {
+                let userId = try context.parameters.require("userId")
+                try await server.catchUp()
+                guard let user = server.user(userId) else { throw ChatError.notFound("user '\(userId)'") }
+                return try AdminJSON.object(
+                    user,
+                    adding: [
+                        "devices": server.devices(userId: userId), "channels": server.channelIds(memberOf: userId),
+                    ])
+            }
+        }
+        group.post("users") { request, _ in
+            await AdminJSON.answer {
+                let body = try await AdminJSON.body(NewUser.self, of: request)
+                try await server.catchUp()
+                let existed = server.user(body.userId) != nil
+                let user = try await server.registerUser(
+                    id: body.userId, displayName: body.displayName, isAdmin: body.isAdmin ?? false)
+                return try AdminJSON.response(user, status: existed ? .ok : .created)
+            }
+        }
+        group.get("channels/{channelId}") { _, context in
+            await AdminJSON.answer {
+                let channelId = try context.parameters.require("channelId")
+                try await server.catchUp()
+                guard let channel = server.channel(channelId) else {
+                    throw ChatError.notFound("channel '\(channelId)'")
+                }
+                return try AdminJSON.object(
+                    channel,
+                    adding: [
+                        "members": server.members(channelId: channelId),
+                        "messages": Array(server.messages(channelId: channelId).suffix(Self.recentMessages)),
+                    ])
+            }
+        }
+        group.post("channels") { request, _ in
+            await AdminJSON.answer {
+                let body = try await AdminJSON.body(NewChannel.self, of: request)
+                let channel = try await server.createChannel(
+                    type: body.type, channelId: body.channelId, displayName: body.displayName,
+                    userIds: body.userIds ?? [], tags: body.tags ?? [], metadata: body.metadata ?? [:])
+                return try AdminJSON.response(channel, status: .created)
+            }
+        }
+        group.delete("channels/{channelId}") { _, context in
+            await AdminJSON.answer {
+                try await server.deleteChannel(try context.parameters.require("channelId"))
+                return Response(status: .noContent)
+            }
+        }
+        group.post("channels/{channelId}/members") { request, context in
+            await AdminJSON.answer {
+                let channelId = try context.parameters.require("channelId")
+                let body = try await AdminJSON.body(NewMembers.self, of: request)
+                try await server.addMembers(body.userIds, to: channelId)
+                try await server.catchUp()
+                return try AdminJSON.response(server.members(channelId: channelId))
+            }
+        }
+        group.post("channels/{channelId}/messages") { request, context in
+            await AdminJSON.answer {
+                let channelId = try context.parameters.require("channelId")
+                let body = try await AdminJSON.body(NewMessage.self, of: request)
+                let message = try await server.sendMessage(
+                    as: body.userId, channelId: channelId, text: body.text,
+                    mentionedUserIds: body.mentionedUserIds ?? [])
+                return try AdminJSON.response(message, status: .created)
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import ChatAPI
+import Foundation
+import Testing
+import ServerTestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The admin API under `/admin/v1/` of a `chat-server` process, as an app's backend calls it
+/// (`Docs/Admin.md`): admins only (401 without a token, 403 for a user who is not an admin),
+/// the protocol's errors as JSON with their statuses, bad input refused naming the field, and the
+/// same answers from every node of a cluster.
+@Suite struct AdminAPITests {
+    /// An HTTP call: the status and the body parsed as JSON (`nil` when empty or not JSON).
+    struct Answer {
+        var status: Int
+        var json: Any?
+        var object: [String: Any] { json as? [String: Any] ?? [:] }
+        /// The kind of the error in `{"error":{KIND:…}}`.
+        var errorKind: String? { (object["error"] as? [String: Any])?.keys.first }
+    }
+
+    static func call(
+        _ method: String, _ path: String, port: Int, token: String? = "dev:boss", body: [String: Any]? = nil
+    ) async throws -> Answer {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        return Answer(status: status, json: data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data))
+    }
+
+    @Test func anAppsBackendManagesUsersChannelsAndMessages() async throws {
+        let (server, port) = try await ChatServerProcess.start(["--admin", "boss"])
+        defer { server.process.terminate() }
+        // Admins only.
+        let anonymous = try await Self.call("GET", "/admin/v1/users/boss", port: port, token: nil)
+        #expect(anonymous.status == 401)
+        #expect(anonymous.errorKind == "unauthorized")
+        let stranger = ChatServerProcess.transport("eve", port: port)
+        _ = try await stranger.connect(resumingAfter: nil)
+        let forbidden = try await Self.call("GET", "/admin/v1/users/boss", port: port, token: "dev:eve")
+        #expect(forbidden.status == 403)
+        #expect(forbidden.errorKind == "forbidden")
+        #expect(try await Self.call("GET", "/admin/v1/users/boss", port: port, token: "not a token").status == 401)
+
+        // Users: made, then read with their devices and channels.
+        let made = try await Self.call(
+            "POST", "/admin/v1/users", port: port, body: ["userId": "ann", "displayName": "Ann"])
+        #expect(made.status == 201)
+        #expect(made.object["userId"] as? String == "ann")
+        #expect(made.object["displayName"] as? String == "Ann")
+        let missing = try await Self.call("GET", "/admin/v1/users/nobody", port: port)
+        #expect(missing.status == 404)
+        #expect(missing.errorKind == "notFound")
+        let refused = try await Self.call("POST", "/admin/v1/users", port: port, body: ["displayName": "no id"])
+        #expect(refused.status == 400)
+        let invalid = try #require((refused.object["error"] as? [String: Any])?["invalidArgument"] as? [String: Any])
+        #expect(invalid["field"] as? String == "userId")
+
+        // Channels: made, a member added, a message sent as a user; read back whole.
+        let channel = try await Self.call(
+            "POST", "/admin/v1/channels", port: port,
+            body: ["type": "community", "channelId": "news", "displayName": "News", "userIds": ["ann"]])
+        #expect(channel.status == 201)
+        #expect(channel.object["channelId"] as? String == "news")
+        let members = try await Self.call(
+            "POST", "/admin/v1/channels/news/members", port: port, body: ["userIds": ["eve"]])
+        #expect(members.status == 200)
+        #expect(Set((members.json as? [[String: Any]] ?? []).compactMap { $0["userId"] as? String }) == ["ann", "eve"])
+        let sent = try await Self.call(
+            "POST", "/admin/v1/channels/news/messages", port: port, body: ["userId": "ann", "text": "<b>hello</b>"])
+        #expect(sent.status == 201)
+        #expect(sent.object["text"] as? String == "<b>hello</b>")
+        let news = try await Self.call("GET", "/admin/v1/channels/news", port: port)
+        #expect(news.status == 200)
+        #expect(news.object["channelId"] as? String == "news")
+        #expect((news.object["members"] as? [[String: Any]])?.count == 2)
+        #expect((news.object["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == ["<b>hello</b>"])
+        #expect(try await Self.call("GET", "/admin/v1/channels/nothing", port: port).status == 404)
+        // A message as a user who may not send there is refused as that user would be.
+        let outsider = try await Self.call(
+            "POST", "/admin/v1/channels/news/messages", port: port, body: ["userId": "boss2", "text": "x"])
+        #expect(outsider.status >= 400 && outsider.status < 500)
+
+        // eve's device and channel show on her user.
+        let eve = try await Self.call("GET", "/admin/v1/users/eve", port: port)
+        #expect(eve.object["channels"] as? [String] == ["news"])
+        let devices = try #require(eve.object["devices"] as? [[String: Any]])
+        #expect(devices.count == 1)
+        #expect(devices.first?["isConnected"] as? Bool == true)
+        await stranger.disconnect()
+
+        // Deleted: it stays readable as deleted, and refuses a second delete.
+        #expect(try await Self.call("DELETE", "/admin/v1/channels/news", port: port).status == 204)
+        #expect(try await Self.call("GET", "/admin/v1/channels/news", port: port).object["isDeleted"] as? Bool == true)
+        #expect(try await Self.call("DELETE", "/admin/v1/channels/news", port: port).status == 409)
+    }
+
+    /// The shape of a JSON answer: an object's keys (and the shapes of their values), an array's
+    /// length and its first element's shape; a scalar counts as itself only at the top (a status
+    /// code), nested ones (dates, versions) only as scalars.
+    static func shape(_ json: Any?, top: Bool = true) -> String {
+        switch json {
+        case let object as [String: Any]:
+            return "{" + object.keys.sorted().map { "\($0):\(shape(object[$0], top: false))" }.joined(separator: ",")
+                + "}"
+        case let array as [Any]:
+            return "[\(array.count)×\(array.first.map { shape($0, top: false) } ?? "")]"
+        case .some(let scalar):
+            return top ? "\(scalar)" : "scalar"
+        case nil:
+            return "nothing"
+        }
+    }
+
+    @Test func everyCurlOfTheDocumentRunsAsWritten() async throws {
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../Docs/Admin.md")
+        let text = try String(contentsOf: document, encoding: .utf8)
+        let examples = text.matches(of: /```sh\n(curl[^\n]*)\n```\n\n```json\n([^\n]*)\n```/).map {
+            (command: String($0.1), answer: String($0.2))
+        }
+        #expect(examples.count >= 10, "the curl examples of Docs/Admin.md")
+        let (server, port) = try await ChatServerProcess.start(["--admin", "boss"])
+        defer { server.process.terminate() }
+        for example in examples {
+            let command = example.command.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)")
+            let curl = try Subprocess(URL(fileURLWithPath: "/bin/sh"), ["-c", command])
+            var lines: [String] = []
+            for await line in curl.lines { lines.append(line) }
+            #expect(await curl.exitStatus() == 0, "\(example.command): \(curl.standardError)")
+            let output = lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            let shown = try JSONSerialization.jsonObject(with: Data(example.answer.utf8), options: .fragmentsAllowed)
+            let got = try? JSONSerialization.jsonObject(with: Data(output.utf8), options: .fragmentsAllowed)
+            #expect(Self.shape(got) == Self.shape(shown), "\(example.command) answered \(output)")
+        }
+    }
+
+    @Test func everyNodeOfAClusterAnswersTheSame() async throws {
+        try await HeavyTestGate.run {
+            let postgres = try PostgresCluster.start()
+            defer { postgres.stop() }
+            let url = postgres.url(try postgres.createDatabase())
+            let (first, port0) = try await ChatServerProcess.start([
+                "--postgres", url, "--node-id", "n0", "--admin", "boss",
+            ])
+            defer { first.process.terminate() }
+            let (second, port1) = try await ChatServerProcess.start(["--postgres", url, "--node-id", "n1"])
+            defer { second.process.terminate() }
+            // Made through one node, read at once through the other.
+            #expect(try await Self.call("POST", "/admin/v1/users", port: port0, body: ["userId": "ann"]).status == 201)
+            let created = try await Self.call(
+                "POST", "/admin/v1/channels", port: port1,
+                body: ["type": "community", "channelId": "c", "userIds": ["ann"]])
+            #expect(created.status == 201)
+            #expect(
+                try await Self.call("GET", "/admin/v1/users/ann", port: port1).object["channels"] as? [String] == ["c"])
+            let sent = try await Self.call(
+                "POST", "/admin/v1/channels/c/messages", port: port1, body: ["userId": "ann", "text": "hi"])
+            #expect(sent.status == 201)
+            let read = try await Self.call("GET", "/admin/v1/channels/c", port: port0)
+            #expect((read.object["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == ["hi"])
+        }
+    }
+}
