@@ -154,6 +154,76 @@ extension ChatServer {
         }.sorted { $0.deviceId < $1.deviceId }
     }
 
+    /// The users whose id or display name contains `text` (ignoring case), by id; at most
+    /// `limit`.
+    ///
+    /// - Complexity: O(users).
+    public func findUsers(matching text: String, limit: Int = 50) -> [User] {
+        engine.read { state, _ in
+            state.users.entries.values
+                .filter { Self.matches($0.userId, $0.displayName, text) }
+                .sorted { $0.userId < $1.userId }
+                .prefix(max(0, limit)).map { $0 }
+        }
+    }
+
+    /// The channels whose id or display name contains `text` (ignoring case; any channel when
+    /// empty) and that carry `tag` (when given), by id, as the console sees them; at most
+    /// `limit`, deleted ones included.
+    ///
+    /// - Complexity: O(channels), or O(channels with the tag).
+    public func findChannels(matching text: String, tag: String? = nil, limit: Int = 50) -> [Channel] {
+        engine.read { state, now in
+            let candidates = tag.map { Array(state.channelsByTag[$0] ?? []) } ?? Array(state.channels.entries.keys)
+            return candidates.sorted()
+                .compactMap { id -> Channel? in
+                    guard let record = state.channels[id],
+                        Self.matches(id, record.info.displayName, text)
+                    else { return nil }
+                    return try? state.getChannel(id, by: .console, now: now)
+                }
+                .prefix(max(0, limit)).map { $0 }
+        }
+    }
+
+    /// Whether `id` or `name` contains `text`, ignoring case (everything matches an empty text).
+    private static func matches(_ id: String, _ name: String?, _ text: String) -> Bool {
+        text.isEmpty || id.localizedCaseInsensitiveContains(text)
+            || (name?.localizedCaseInsensitiveContains(text) ?? false)
+    }
+
+    /// What members flagged in a channel, with the channel (``flagReports()``).
+    public struct ChannelFlagReport: Sendable, Hashable, Codable {
+        public var channelId: String
+        /// What was flagged.
+        public var subject: FlagReport.Subject
+        /// The users who flagged it, sorted.
+        public var flaggedBy: [String]
+        public init(channelId: String, subject: FlagReport.Subject, flaggedBy: [String]) {
+            self.channelId = channelId
+            self.subject = subject
+            self.flaggedBy = flaggedBy
+        }
+    }
+
+    /// Every flag report of every channel (messages, then members, per channel; channels by id):
+    /// what a moderation queue shows.
+    ///
+    /// - Complexity: O(channels + reports).
+    public func flagReports() -> [ChannelFlagReport] {
+        engine.read { state, now in
+            state.channels.entries.keys.sorted().flatMap { channelId -> [ChannelFlagReport] in
+                guard let record = state.channels[channelId],
+                    !record.messageFlags.isEmpty || !record.userFlags.isEmpty,
+                    let reports = try? state.flagReports(in: channelId, by: .console, now: now)
+                else { return [] }
+                return reports.map {
+                    ChannelFlagReport(channelId: channelId, subject: $0.subject, flaggedBy: $0.flaggedBy)
+                }
+            }
+        }
+    }
+
     /// The ids of the channels the user is a member of, sorted (deleted ones included).
     public func channelIds(memberOf userId: String) -> [String] {
         engine.read { state, _ in (state.memberships[userId] ?? []).sorted() }

@@ -89,6 +89,26 @@ import ServerTestSupport
             "POST", "/admin/v1/channels/news/messages", port: port, body: ["userId": "boss2", "text": "x"])
         #expect(outsider.status >= 400 && outsider.status < 500)
 
+        // Found by a part of the id or name, ignoring case; a bad limit is named.
+        let found = try await Self.call("GET", "/admin/v1/users?query=AN", port: port)
+        #expect((found.json as? [[String: Any]])?.compactMap { $0["userId"] as? String } == ["ann"])
+        let channels = try await Self.call("GET", "/admin/v1/channels?query=NEW&limit=5", port: port)
+        #expect((channels.json as? [[String: Any]])?.compactMap { $0["channelId"] as? String } == ["news"])
+        #expect(try await Self.call("GET", "/admin/v1/channels?query=zzz", port: port).json as? [Any] != nil)
+        let badLimit = try await Self.call("GET", "/admin/v1/users?limit=1000", port: port)
+        #expect(badLimit.status == 400)
+        #expect(
+            ((badLimit.object["error"] as? [String: Any])?["invalidArgument"] as? [String: Any])?["field"] as? String
+                == "limit")
+
+        // What a member flags reaches the moderation queue, with its channel.
+        let messageId = try #require(sent.object["messageId"] as? String)
+        _ = try await stranger.send(.flagMessage(channelId: "news", messageId: messageId))
+        let flags = try await Self.call("GET", "/admin/v1/flags", port: port)
+        let report = try #require((flags.json as? [[String: Any]])?.first)
+        #expect(report["channelId"] as? String == "news")
+        #expect(report["flaggedBy"] as? [String] == ["eve"])
+
         // eve's device and channel show on her user.
         let eve = try await Self.call("GET", "/admin/v1/users/eve", port: port)
         #expect(eve.object["channels"] as? [String] == ["news"])

@@ -42,8 +42,40 @@ struct AdminRoutes {
     /// How many of a channel's newest messages `GET /admin/v1/channels/{channelId}` shows.
     static let recentMessages = 50
 
+    /// The `limit` query parameter: 1 to 100, default 50.
+    static func limit(of request: Request) throws(ChatError) -> Int {
+        guard let text = request.uri.queryParameters["limit"] else { return 50 }
+        guard let limit = Int(String(text)), (1...100).contains(limit) else {
+            throw .invalidArgument(field: "limit", reason: "must be a number from 1 to 100")
+        }
+        return limit
+    }
+
     func register<Context: RequestContext>(on group: RouterGroup<Context>) {
         let server = server
+        group.get("users") { request, _ in
+            await AdminJSON.answer {
+                let limit = try Self.limit(of: request)
+                try await server.catchUp()
+                let text = request.uri.queryParameters["query"].map(String.init) ?? ""
+                return try AdminJSON.response(server.findUsers(matching: text, limit: limit))
+            }
+        }
+        group.get("channels") { request, _ in
+            await AdminJSON.answer {
+                let limit = try Self.limit(of: request)
+                try await server.catchUp()
+                let text = request.uri.queryParameters["query"].map(String.init) ?? ""
+                let tag = request.uri.queryParameters["tag"].map(String.init)
+                return try AdminJSON.response(server.findChannels(matching: text, tag: tag, limit: limit))
+            }
+        }
+        group.get("flags") { _, _ in
+            await AdminJSON.answer {
+                try await server.catchUp()
+                return try AdminJSON.response(server.flagReports())
+            }
+        }
         group.get("users/{userId}") { _, context in
             await AdminJSON.answer {
                 let userId = try context.parameters.require("userId")
