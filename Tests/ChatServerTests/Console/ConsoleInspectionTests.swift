@@ -1,0 +1,52 @@
+import ChatAPI
+import Foundation
+import Testing
+
+@testable import ChatServer
+
+/// What the console reads for an operator (the admin API's finds and moderation queue): users and
+/// channels found by a part of their id or name, ignoring case, or by tag, in id order and
+/// bounded; a user's devices and channels; every channel's flag reports in one list.
+@Suite struct ConsoleInspectionTests {
+    @Test func usersAndChannelsAreFoundByAPartOfTheirIdOrNameOrByTag() async throws {
+        let server = ChatServer()
+        for (id, name) in [("ann", "Ann Lee"), ("bob", "Bob"), ("joanna", nil), ("zed", "Hannah")] {
+            try await server.registerUser(id: id, displayName: name)
+        }
+        #expect(server.findUsers(matching: "AN").map(\.userId) == ["ann", "joanna", "zed"])
+        #expect(server.findUsers(matching: "an", limit: 2).map(\.userId) == ["ann", "joanna"])
+        #expect(server.findUsers(matching: "").count == 4)
+        #expect(server.findUsers(matching: "nobody").isEmpty)
+
+        try await server.createChannel(type: .community, channelId: "news", displayName: "Daily", tags: ["press"])
+        try await server.createChannel(type: .community, channelId: "ops", displayName: "Newsroom")
+        try await server.createChannel(type: .community, channelId: "misc", tags: ["press"])
+        #expect(server.findChannels(matching: "news").map(\.channelId) == ["news", "ops"])
+        #expect(server.findChannels(matching: "", tag: "press").map(\.channelId) == ["misc", "news"])
+        #expect(server.findChannels(matching: "NEWS", tag: "press").map(\.channelId) == ["news"])
+        #expect(server.findChannels(matching: "", tag: "none").isEmpty)
+    }
+
+    @Test func aUsersDevicesAndChannelsAndEveryChannelsFlags() async throws {
+        let server = ChatServer()
+        try await server.registerUser(id: "ann")
+        try await server.registerUser(id: "bob")
+        try await server.createChannel(type: .community, channelId: "c", userIds: ["ann", "bob"])
+        try await server.createChannel(type: .community, channelId: "d", userIds: ["ann", "bob"])
+        #expect(server.channelIds(memberOf: "ann") == ["c", "d"])
+        #expect(server.devices(userId: "bob").isEmpty)
+        var bob = try await connected(server, "bob", "phone")
+        let message = try await server.sendMessage(as: "ann", channelId: "d", text: "spam")
+        try await bob.send(.flagMessage(channelId: "d", messageId: message.messageId))
+        let devices = server.devices(userId: "bob")
+        #expect(devices.map(\.deviceId) == ["phone"])
+        #expect(devices.first?.isConnected == true)
+        #expect(devices.first?.lastSequence == server.lastEventSequence(userId: "bob", deviceId: "phone"))
+        #expect(
+            server.flagReports()
+                == [.init(channelId: "d", subject: .message(messageId: message.messageId), flaggedBy: ["bob"])])
+        _ = await bob.drain()
+        await bob.transport.disconnect()
+        #expect(server.devices(userId: "bob").first?.isConnected == false)
+    }
+}
