@@ -75,6 +75,52 @@ extension ChatServer {
         _ = try await engine.console(.deleteChannel(channelId))
     }
 
+    // MARK: Moderation
+
+    /// Removes members from a channel (conversations refuse).
+    ///
+    /// - Throws: `notFound`; `notAllowed` (a conversation); `invalidArgument`.
+    public func removeMembers(_ userIds: [String], from channelId: String) async throws {
+        _ = try await engine.console(.moderate(.removeMembers(channelId: channelId, userIds: userIds)))
+    }
+
+    /// Bans users from a channel: they stop being members and cannot rejoin until unbanned.
+    ///
+    /// - Throws: `notFound`; `notAllowed` (a conversation); `invalidArgument`.
+    public func banMembers(_ userIds: [String], in channelId: String) async throws {
+        _ = try await engine.console(.moderate(.banMembers(channelId: channelId, userIds: userIds)))
+    }
+
+    /// Lifts bans (the users do not become members again).
+    ///
+    /// - Throws: `notFound`; `invalidArgument`.
+    public func unbanMembers(_ userIds: [String], in channelId: String) async throws {
+        _ = try await engine.console(.moderate(.unbanMembers(channelId: channelId, userIds: userIds)))
+    }
+
+    /// Mutes members for `period` seconds (`-1`: until unmuted), or unmutes them (`nil`).
+    ///
+    /// - Throws: `notFound`; `notAllowed`; `invalidArgument` (`period`).
+    public func muteMembers(_ userIds: [String], in channelId: String, for period: Double?) async throws {
+        let request: ChatRequest =
+            period.map { .muteMembers(channelId: channelId, userIds: userIds, period: $0) }
+            ?? .unmuteMembers(channelId: channelId, userIds: userIds)
+        _ = try await engine.console(.moderate(request))
+    }
+
+    /// Deletes a message (it keeps its sequence number; members are told).
+    ///
+    /// - Returns: the deleted message.
+    /// - Throws: `notFound`; `notAllowed` (a deleted channel).
+    @discardableResult
+    public func deleteMessage(_ messageId: String, in channelId: String) async throws -> Message {
+        guard
+            case .message(let message) = try await engine.console(
+                .moderate(.deleteMessage(channelId: channelId, messageId: messageId)))
+        else { throw Self.lostOutcome }
+        return message
+    }
+
     private static let lostOutcome = ChatError.unavailable("the server lost the outcome of a console call")
 
     // MARK: Inspection

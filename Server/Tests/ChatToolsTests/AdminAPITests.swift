@@ -109,6 +109,25 @@ import ServerTestSupport
         #expect(report["channelId"] as? String == "news")
         #expect(report["flaggedBy"] as? [String] == ["eve"])
 
+        // Moderation: a mute, a deleted message, a ban and its lifting, a removal.
+        let muted = try await Self.call(
+            "POST", "/admin/v1/channels/news/mutes", port: port, body: ["userIds": ["eve"], "period": 3600])
+        #expect(muted.status == 200)
+        #expect(
+            (muted.json as? [[String: Any]])?.first { $0["userId"] as? String == "eve" }?["isMuted"] as? Bool == true)
+        #expect(try await Self.call("DELETE", "/admin/v1/channels/news/mutes/eve", port: port).status == 204)
+        let removed = try await Self.call("DELETE", "/admin/v1/channels/news/messages/\(messageId)", port: port)
+        #expect(removed.status == 200)
+        #expect(removed.object["isDeleted"] as? Bool == true)
+        #expect(try await Self.call("DELETE", "/admin/v1/channels/news/messages/nope", port: port).status == 404)
+        let banned = try await Self.call(
+            "POST", "/admin/v1/channels/news/bans", port: port, body: ["userIds": ["ann"]])
+        #expect(
+            (banned.json as? [[String: Any]])?.first { $0["userId"] as? String == "ann" }?["membership"] as? String
+                == "banned")
+        #expect(try await Self.call("DELETE", "/admin/v1/channels/news/bans/ann", port: port).status == 204)
+        #expect(try await Self.call("GET", "/admin/v1/users/ann", port: port).object["channels"] as? [String] == [])
+
         // eve's device and channel show on her user.
         let eve = try await Self.call("GET", "/admin/v1/users/eve", port: port)
         #expect(eve.object["channels"] as? [String] == ["news"])
@@ -116,6 +135,8 @@ import ServerTestSupport
         #expect(devices.count == 1)
         #expect(devices.first?["isConnected"] as? Bool == true)
         await stranger.disconnect()
+        #expect(try await Self.call("DELETE", "/admin/v1/channels/news/members/eve", port: port).status == 204)
+        #expect(try await Self.call("GET", "/admin/v1/users/eve", port: port).object["channels"] as? [String] == [])
 
         // Deleted: it stays readable as deleted, and refuses a second delete.
         #expect(try await Self.call("DELETE", "/admin/v1/channels/news", port: port).status == 204)
@@ -187,6 +208,12 @@ import ServerTestSupport
             #expect(sent.status == 201)
             let read = try await Self.call("GET", "/admin/v1/channels/c", port: port0)
             #expect((read.object["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == ["hi"])
+            // A moderation through one node (an entry of the log) is in force on the other.
+            #expect(
+                try await Self.call("POST", "/admin/v1/channels/c/bans", port: port1, body: ["userIds": ["ann"]]).status
+                    == 200)
+            let members = try await Self.call("GET", "/admin/v1/channels/c", port: port0).object["members"]
+            #expect((members as? [[String: Any]])?.first?["membership"] as? String == "banned")
         }
     }
 }

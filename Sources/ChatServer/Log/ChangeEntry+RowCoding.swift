@@ -46,6 +46,7 @@ extension ChangeEntry {
         static let addMembers: UInt8 = 4
         static let sendMessage: UInt8 = 5
         static let deleteChannel: UInt8 = 6
+        static let moderate: UInt8 = 7
     }
 
     /// The entry's bytes.
@@ -249,6 +250,9 @@ extension ChangeEntry {
         case .deleteChannel(let channelId):
             writer.write(byte: ConsoleTag.deleteChannel)
             writer.write(channelId)
+        case .moderate(let request):
+            writer.write(byte: ConsoleTag.moderate)
+            try writeWire(request, to: &writer)
         }
     }
 
@@ -272,6 +276,8 @@ extension ChangeEntry {
             return .sendMessage(userId: try reader.string(), try readDraft(&reader))
         case ConsoleTag.deleteChannel:
             return .deleteChannel(try reader.string())
+        case ConsoleTag.moderate:
+            return .moderate(try readWire(&reader))
         default:
             throw .invalid("a console call of kind \(tag)")
         }

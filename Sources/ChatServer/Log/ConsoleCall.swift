@@ -11,6 +11,9 @@ enum ConsoleCall: Sendable, Hashable {
     case addMembers([String], channelId: String)
     case sendMessage(userId: String, MessageDraft)
     case deleteChannel(String)
+    /// A moderation request made by the console (permissions bypassed): removing, banning,
+    /// unbanning, muting or unmuting members, deleting a message (``ServerState/moderate(_:now:)``).
+    case moderate(ChatRequest)
 }
 
 /// What the node that wrote an entry gets back once it is applied.

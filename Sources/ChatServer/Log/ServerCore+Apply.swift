@@ -44,6 +44,8 @@ extension ServerCore {
         case .deleteChannel(let channelId):
             try state.deleteChannel(channelId, by: .console, now: now)
             return .done
+        case .moderate(let request):
+            return try state.moderate(request, now: now).map(ChangeOutcome.message) ?? .done
         }
     }
 }

@@ -160,3 +160,33 @@ extension ServerState {
         }
     }
 }
+
+extension ServerState {
+    /// Performs a moderation request as the console (permissions bypassed; the rules of channel
+    /// types are not): removing, banning, unbanning, muting (`period` seconds, `-1` until
+    /// unmuted) or unmuting members, or deleting a message. Returns the deleted message, else
+    /// `nil`.
+    ///
+    /// - Throws: `invalidArgument` (`request`) for any other request; else the request's own
+    ///   errors (`notFound`, `notAllowed` for a conversation, `invalidArgument`).
+    mutating func moderate(_ request: ChatRequest, now: Date) throws(ChatError) -> Message? {
+        switch request {
+        case .removeMembers(let channelId, let userIds):
+            try removeMembers(userIds, from: channelId, by: .console, now: now)
+        case .banMembers(let channelId, let userIds):
+            try banMembers(userIds, in: channelId, by: .console, now: now)
+        case .unbanMembers(let channelId, let userIds):
+            try unbanMembers(userIds, in: channelId, by: .console, now: now)
+        case .muteMembers(let channelId, let userIds, let period):
+            try muteMembers(userIds, period: period, in: channelId, by: .console, now: now)
+        case .unmuteMembers(let channelId, let userIds):
+            try muteMembers(userIds, period: nil, in: channelId, by: .console, now: now)
+        case .deleteMessage(let channelId, let messageId):
+            return try deleteMessage(messageId, in: channelId, by: .console, now: now)
+        default:
+            throw .invalidArgument(
+                field: "request", reason: "the console moderates with member and message requests only")
+        }
+        return nil
+    }
+}

@@ -50,3 +50,36 @@ import Testing
         #expect(server.devices(userId: "bob").first?.isConnected == false)
     }
 }
+
+/// The console moderates as a channel's moderator would, without being a member: members
+/// removed, banned and unbanned, muted until a time and unmuted, a message deleted — the same
+/// events for the members, and the rules of channel types kept (a conversation refuses).
+@Suite struct ConsoleModerationTests {
+    @Test func theConsoleModeratesAnyChannel() async throws {
+        let server = ChatServer()
+        for id in ["ann", "bob", "eve"] { try await server.registerUser(id: id) }
+        try await server.createChannel(type: .community, channelId: "c", userIds: ["ann", "bob", "eve"])
+        var ann = try await connected(server, "ann")
+        let spam = try await server.sendMessage(as: "eve", channelId: "c", text: "spam")
+
+        let deleted = try await server.deleteMessage(spam.messageId, in: "c")
+        #expect(deleted.isDeleted)
+        try await server.muteMembers(["bob"], in: "c", for: 60)
+        #expect(server.members(channelId: "c").first { $0.userId == "bob" }?.isMuted == true)
+        try await server.muteMembers(["bob"], in: "c", for: nil)
+        #expect(server.members(channelId: "c").first { $0.userId == "bob" }?.isMuted == false)
+        try await server.banMembers(["eve"], in: "c")
+        #expect(server.members(channelId: "c").first { $0.userId == "eve" }?.membership == .banned)
+        try await server.unbanMembers(["eve"], in: "c")
+        #expect(server.members(channelId: "c").contains { $0.userId == "eve" } == false)
+        try await server.removeMembers(["bob"], from: "c")
+        #expect(server.channelIds(memberOf: "bob").isEmpty)
+        // Ann, a member, was told of each change.
+        let names = Set(await ann.drainEvents().map(\.name))
+        #expect(names.isSuperset(of: ["messageDeleted", "memberBanned", "memberRemoved"]), "\(names)")
+
+        let conversation = try await server.createChannel(type: .conversation, userIds: ["ann", "bob"])
+        await #expect(throws: ChatError.self) { try await server.removeMembers(["bob"], from: conversation.channelId) }
+        await #expect(throws: ChatError.self) { try await server.deleteMessage("nope", in: "c") }
+    }
+}

@@ -35,6 +35,8 @@ import Testing
         .attach(userId: "ann", deviceId: "phone", resumeAfter: 65_537),
         .detach(userId: "ann", deviceId: "phone", attachedAt: 42),
         .console(.registerUser(id: "boss", displayName: nil, isAdmin: true)),
+        .console(.moderate(.banMembers(channelId: "c", userIds: ["b", "d"]))),
+        .console(.moderate(.deleteMessage(channelId: "c", messageId: "m-1"))),
         .console(.registerUser(id: "ann", displayName: "Ann", isAdmin: false)),
         .console(.createChannel(ChannelDraft(type: .broadcast, channelId: "news", userIds: ["ann"]))),
         .console(.updateChannel(ChannelChanges(channelId: "news", displayName: "News"))),

@@ -39,6 +39,13 @@ struct AdminRoutes {
         var mentionedUserIds: [String]?
     }
 
+    /// `POST /admin/v1/channels/{channelId}/mutes`.
+    struct NewMutes: Decodable {
+        var userIds: [String]
+        /// Seconds (`-1`: until unmuted).
+        var period: Double
+    }
+
     /// How many of a channel's newest messages `GET /admin/v1/channels/{channelId}` shows.
     static let recentMessages = 50
 
@@ -135,6 +142,51 @@ struct AdminRoutes {
                 try await server.addMembers(body.userIds, to: channelId)
                 try await server.catchUp()
                 return try AdminJSON.response(server.members(channelId: channelId))
+            }
+        }
+        group.delete("channels/{channelId}/members/{userId}") { _, context in
+            await AdminJSON.answer {
+                try await server.removeMembers(
+                    [try context.parameters.require("userId")], from: try context.parameters.require("channelId"))
+                return Response(status: .noContent)
+            }
+        }
+        group.post("channels/{channelId}/bans") { request, context in
+            await AdminJSON.answer {
+                let channelId = try context.parameters.require("channelId")
+                let body = try await AdminJSON.body(NewMembers.self, of: request)
+                try await server.banMembers(body.userIds, in: channelId)
+                return try AdminJSON.response(server.members(channelId: channelId))
+            }
+        }
+        group.delete("channels/{channelId}/bans/{userId}") { _, context in
+            await AdminJSON.answer {
+                try await server.unbanMembers(
+                    [try context.parameters.require("userId")], in: try context.parameters.require("channelId"))
+                return Response(status: .noContent)
+            }
+        }
+        group.post("channels/{channelId}/mutes") { request, context in
+            await AdminJSON.answer {
+                let channelId = try context.parameters.require("channelId")
+                let body = try await AdminJSON.body(NewMutes.self, of: request)
+                try await server.muteMembers(body.userIds, in: channelId, for: body.period)
+                return try AdminJSON.response(server.members(channelId: channelId))
+            }
+        }
+        group.delete("channels/{channelId}/mutes/{userId}") { _, context in
+            await AdminJSON.answer {
+                try await server.muteMembers(
+                    [try context.parameters.require("userId")], in: try context.parameters.require("channelId"),
+                    for: nil)
+                return Response(status: .noContent)
+            }
+        }
+        group.delete("channels/{channelId}/messages/{messageId}") { _, context in
+            await AdminJSON.answer {
+                let message = try await server.deleteMessage(
+                    try context.parameters.require("messageId"), in: try context.parameters.require("channelId"))
+                return try AdminJSON.response(message)
             }
         }
         group.post("channels/{channelId}/messages") { request, context in
