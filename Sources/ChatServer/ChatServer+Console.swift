@@ -121,6 +121,70 @@ extension ChatServer {
         return message
     }
 
+    /// Clears every flag of `subject` (a message, or a member) in a channel: a report resolved —
+    /// dismissed, or dealt with by a deletion or a ban.
+    ///
+    /// - Throws: `notFound` (the channel, or no such flag); `invalidArgument` (ids).
+    public func dismissFlags(of subject: FlagReport.Subject, in channelId: String) async throws {
+        _ = try await engine.console(.dismissFlags(channelId: channelId, subject))
+    }
+
+    /// What a node of a service counts (``serviceSummary()``).
+    public struct ServiceSummary: Sendable, Hashable, Codable {
+        /// A node of a cluster and its devices connected.
+        public struct Node: Sendable, Hashable, Codable {
+            public var nodeId: String
+            public var connectedDevices: Int
+            public init(nodeId: String, connectedDevices: Int) {
+                self.nodeId = nodeId
+                self.connectedDevices = connectedDevices
+            }
+        }
+        /// This node's id (`nil` on a single server).
+        public var nodeId: String?
+        public var epoch: String
+        public var users: Int
+        public var channels: Int
+        /// Devices connected: to the service (every node of a cluster).
+        public var connectedDevices: Int
+        /// On a cluster, each node with devices connected, by id (empty on a single server).
+        public var nodes: [Node]
+        /// How far this node is behind the cluster's log, in seconds (0 on a single server).
+        public var lagSeconds: Double
+        /// The entries the cluster's log keeps, as of this node's last beat (`nil` on a single
+        /// server).
+        public var logEntries: Int?
+        /// Transactions this node committed to its database.
+        public var databaseCommits: Int
+        /// Why this node stopped serving, if it did.
+        public var stoppedBecause: String?
+    }
+
+    /// What this server counts now: users, channels, devices connected (on a cluster, per node),
+    /// and its storage's and log's figures.
+    ///
+    /// - Complexity: O(connections of the service).
+    public func serviceSummary() -> ServiceSummary {
+        let (users, channels, connected, nodes) = engine.core.withLock {
+            core -> (Int, Int, Int, [ServiceSummary.Node]) in
+            let connected: Int
+            var nodes: [ServiceSummary.Node] = []
+            if let cluster = core.cluster {
+                var byNode: [String: Int] = [:]
+                for connection in cluster.connections.byDevice.values { byNode[connection.node, default: 0] += 1 }
+                nodes = byNode.keys.sorted().map { ServiceSummary.Node(nodeId: $0, connectedDevices: byNode[$0]!) }
+                connected = cluster.connections.byDevice.count
+            } else {
+                connected = core.hub.connectedDevices.count
+            }
+            return (core.state.users.entries.count, core.state.channels.entries.count, connected, nodes)
+        }
+        return ServiceSummary(
+            nodeId: nodeId, epoch: epoch, users: users, channels: channels, connectedDevices: connected, nodes: nodes,
+            lagSeconds: clusterLag, logEntries: clusterLogEntries, databaseCommits: databaseCommits,
+            stoppedBecause: haltReason)
+    }
+
     private static let lostOutcome = ChatError.unavailable("the server lost the outcome of a console call")
 
     // MARK: Inspection

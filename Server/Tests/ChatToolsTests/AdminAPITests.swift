@@ -108,6 +108,11 @@ import ServerTestSupport
         let report = try #require((flags.json as? [[String: Any]])?.first)
         #expect(report["channelId"] as? String == "news")
         #expect(report["flaggedBy"] as? [String] == ["eve"])
+        // Resolved: dismissed, it leaves the queue.
+        #expect(
+            try await Self.call("DELETE", "/admin/v1/flags/news/messages/\(messageId)", port: port).status == 204)
+        #expect((try await Self.call("GET", "/admin/v1/flags", port: port).json as? [Any])?.isEmpty == true)
+        #expect(try await Self.call("DELETE", "/admin/v1/flags/news/users/eve", port: port).status == 404)
 
         // Moderation: a mute, a deleted message, a ban and its lifting, a removal.
         let muted = try await Self.call(
@@ -214,6 +219,19 @@ import ServerTestSupport
                     == 200)
             let members = try await Self.call("GET", "/admin/v1/channels/c", port: port0).object["members"]
             #expect((members as? [[String: Any]])?.first?["membership"] as? String == "banned")
+            // The service as each node counts it: ann's device on n1.
+            let ann = ChatServerProcess.transport("ann", port: port1)
+            _ = try await ann.connect(resumingAfter: nil)
+            for port in [port0, port1] {
+                let service = try await Self.call("GET", "/admin/v1/service", port: port).object
+                #expect(service["connectedDevices"] as? Int == 1)
+                #expect(
+                    (service["nodes"] as? [[String: Any]])?.map {
+                        "\($0["nodeId"] ?? "")=\($0["connectedDevices"] ?? "")"
+                    }
+                        == ["n1=1"])
+            }
+            await ann.disconnect()
         }
     }
 }

@@ -47,6 +47,7 @@ extension ChangeEntry {
         static let sendMessage: UInt8 = 5
         static let deleteChannel: UInt8 = 6
         static let moderate: UInt8 = 7
+        static let dismissFlags: UInt8 = 8
     }
 
     /// The entry's bytes.
@@ -253,6 +254,17 @@ extension ChangeEntry {
         case .moderate(let request):
             writer.write(byte: ConsoleTag.moderate)
             try writeWire(request, to: &writer)
+        case .dismissFlags(let channelId, let subject):
+            writer.write(byte: ConsoleTag.dismissFlags)
+            writer.write(channelId)
+            switch subject {
+            case .message(let messageId):
+                writer.write(byte: 0)
+                writer.write(messageId)
+            case .user(let userId):
+                writer.write(byte: 1)
+                writer.write(userId)
+            }
         }
     }
 
@@ -278,6 +290,13 @@ extension ChangeEntry {
             return .deleteChannel(try reader.string())
         case ConsoleTag.moderate:
             return .moderate(try readWire(&reader))
+        case ConsoleTag.dismissFlags:
+            let channelId = try reader.string()
+            switch try reader.byte() {
+            case 0: return .dismissFlags(channelId: channelId, .message(messageId: try reader.string()))
+            case 1: return .dismissFlags(channelId: channelId, .user(userId: try reader.string()))
+            case let kind: throw .invalid("a flag subject of kind \(kind)")
+            }
         default:
             throw .invalid("a console call of kind \(tag)")
         }

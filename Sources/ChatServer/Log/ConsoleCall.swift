@@ -14,6 +14,8 @@ enum ConsoleCall: Sendable, Hashable {
     /// A moderation request made by the console (permissions bypassed): removing, banning,
     /// unbanning, muting or unmuting members, deleting a message (``ServerState/moderate(_:now:)``).
     case moderate(ChatRequest)
+    /// Clears every flag of a message or a member in a channel (``ServerState/dismissFlags(of:in:)``).
+    case dismissFlags(channelId: String, FlagReport.Subject)
 }
 
 /// What the node that wrote an entry gets back once it is applied.

@@ -46,6 +46,9 @@ extension ServerCore {
             return .done
         case .moderate(let request):
             return try state.moderate(request, now: now).map(ChangeOutcome.message) ?? .done
+        case .dismissFlags(let channelId, let subject):
+            try state.dismissFlags(of: subject, in: channelId)
+            return .done
         }
     }
 }

@@ -52,6 +52,29 @@ extension ServerState {
         }
     }
 
+    /// Clears every flag of `subject` in the channel (the console resolving a report: dismissed,
+    /// or dealt with by a deletion or a ban).
+    ///
+    /// - Throws: `invalidArgument` (ids); `notFound` (the channel, or no flag of `subject` in it).
+    mutating func dismissFlags(of subject: FlagReport.Subject, in channelId: String) throws(ChatError) {
+        try InputCheck.id(channelId, field: "channelId")
+        let channel = try record(channelId)
+        switch subject {
+        case .message(let messageId):
+            try InputCheck.id(messageId, field: "messageId")
+            guard let location = messageLocations[messageId], location.channelId == channelId,
+                channel.messageFlags[location.sequence] != nil
+            else { throw .notFound("flags of message '\(messageId)' in channel '\(channelId)'") }
+            channels[channelId]!.messageFlags[location.sequence] = nil
+        case .user(let userId):
+            try InputCheck.id(userId, field: "userId")
+            guard channel.userFlags[userId] != nil else {
+                throw .notFound("flags of user '\(userId)' in channel '\(channelId)'")
+            }
+            channels[channelId]!.userFlags[userId] = nil
+        }
+    }
+
     /// What was flagged in a channel, for its moderators and admins: messages in sequence order,
     /// then users by id.
     ///

@@ -45,9 +45,19 @@ import Testing
         #expect(
             server.flagReports()
                 == [.init(channelId: "d", subject: .message(messageId: message.messageId), flaggedBy: ["bob"])])
+        // Resolved: the report leaves the queue; a second dismissal finds nothing.
+        try await server.dismissFlags(of: .message(messageId: message.messageId), in: "d")
+        #expect(server.flagReports().isEmpty)
+        await #expect(throws: ChatError.notFound("flags of message '\(message.messageId)' in channel 'd'")) {
+            try await server.dismissFlags(of: .message(messageId: message.messageId), in: "d")
+        }
+        let summary = server.serviceSummary()
+        #expect(summary.users == 2 && summary.channels == 2 && summary.connectedDevices == 1)
+        #expect(summary.nodeId == nil && summary.nodes.isEmpty)
         _ = await bob.drain()
         await bob.transport.disconnect()
         #expect(server.devices(userId: "bob").first?.isConnected == false)
+        #expect(server.serviceSummary().connectedDevices == 0)
     }
 }
 

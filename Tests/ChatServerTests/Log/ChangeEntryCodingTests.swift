@@ -37,6 +37,8 @@ import Testing
         .console(.registerUser(id: "boss", displayName: nil, isAdmin: true)),
         .console(.moderate(.banMembers(channelId: "c", userIds: ["b", "d"]))),
         .console(.moderate(.deleteMessage(channelId: "c", messageId: "m-1"))),
+        .console(.dismissFlags(channelId: "c", .message(messageId: "m-1"))),
+        .console(.dismissFlags(channelId: "c", .user(userId: "eve"))),
         .console(.registerUser(id: "ann", displayName: "Ann", isAdmin: false)),
         .console(.createChannel(ChannelDraft(type: .broadcast, channelId: "news", userIds: ["ann"]))),
         .console(.updateChannel(ChannelChanges(channelId: "news", displayName: "News"))),

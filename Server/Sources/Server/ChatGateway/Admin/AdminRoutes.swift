@@ -77,6 +77,28 @@ struct AdminRoutes {
                 return try AdminJSON.response(server.findChannels(matching: text, tag: tag, limit: limit))
             }
         }
+        group.get("service") { _, _ in
+            await AdminJSON.answer {
+                try await server.catchUp()
+                return try AdminJSON.response(server.serviceSummary())
+            }
+        }
+        group.delete("flags/{channelId}/messages/{messageId}") { _, context in
+            await AdminJSON.answer {
+                try await server.dismissFlags(
+                    of: .message(messageId: try context.parameters.require("messageId")),
+                    in: try context.parameters.require("channelId"))
+                return Response(status: .noContent)
+            }
+        }
+        group.delete("flags/{channelId}/users/{userId}") { _, context in
+            await AdminJSON.answer {
+                try await server.dismissFlags(
+                    of: .user(userId: try context.parameters.require("userId")),
+                    in: try context.parameters.require("channelId"))
+                return Response(status: .noContent)
+            }
+        }
         group.get("flags") { _, _ in
             await AdminJSON.answer {
                 try await server.catchUp()
