@@ -78,6 +78,13 @@ import ServerTestSupport
             "POST", "/admin/v1/channels/news/messages", port: port, body: ["userId": "ann", "text": "<b>hello</b>"])
         #expect(sent.status == 201)
         #expect(sent.object["text"] as? String == "<b>hello</b>")
+        let renamed = try await Self.call(
+            "PATCH", "/admin/v1/channels/news", port: port, body: ["displayName": "Daily news", "tags": ["press"]])
+        #expect(renamed.status == 200)
+        #expect(renamed.object["displayName"] as? String == "Daily news")
+        #expect(renamed.object["tags"] as? [String] == ["press"])
+        let byTag = try await Self.call("GET", "/admin/v1/channels?tag=press", port: port)
+        #expect((byTag.json as? [[String: Any]])?.compactMap { $0["channelId"] as? String } == ["news"])
         let news = try await Self.call("GET", "/admin/v1/channels/news", port: port)
         #expect(news.status == 200)
         #expect(news.object["channelId"] as? String == "news")

@@ -27,6 +27,14 @@ struct AdminRoutes {
         var metadata: [String: JSON]?
     }
 
+    /// `PATCH /admin/v1/channels/{channelId}`: the fields to change (the others stay).
+    struct ChannelPatch: Decodable {
+        var displayName: String?
+        var avatarFileId: String?
+        var tags: [String]?
+        var metadata: [String: JSON]?
+    }
+
     /// `POST /admin/v1/channels/{channelId}/members`.
     struct NewMembers: Decodable {
         var userIds: [String]
@@ -149,6 +157,16 @@ struct AdminRoutes {
                     type: body.type, channelId: body.channelId, displayName: body.displayName,
                     userIds: body.userIds ?? [], tags: body.tags ?? [], metadata: body.metadata ?? [:])
                 return try AdminJSON.response(channel, status: .created)
+            }
+        }
+        group.patch("channels/{channelId}") { request, context in
+            await AdminJSON.answer {
+                let body = try await AdminJSON.body(ChannelPatch.self, of: request)
+                let channel = try await server.updateChannel(
+                    ChannelChanges(
+                        channelId: try context.parameters.require("channelId"), displayName: body.displayName,
+                        avatarFileId: body.avatarFileId, tags: body.tags, metadata: body.metadata))
+                return try AdminJSON.response(channel)
             }
         }
         group.delete("channels/{channelId}") { _, context in
