@@ -129,6 +129,15 @@ extension ChatServer {
         _ = try await engine.console(.dismissFlags(channelId: channelId, subject))
     }
 
+    /// Ends a device's connection, on whichever node of a cluster holds it: the client is told
+    /// its connection was lost (`forbidden`; over the wire, close 1011), and the device counts
+    /// as gone everywhere (presence, reading). It may connect again.
+    ///
+    /// - Throws: `notFound` when the device is not connected.
+    public func disconnect(userId: String, deviceId: String) async throws {
+        _ = try await engine.console(.disconnect(userId: userId, deviceId: deviceId))
+    }
+
     /// What a node of a service counts (``serviceSummary()``).
     public struct ServiceSummary: Sendable, Hashable, Codable {
         /// A node of a cluster and its devices connected.

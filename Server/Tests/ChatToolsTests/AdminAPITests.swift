@@ -146,6 +146,12 @@ import ServerTestSupport
         let devices = try #require(eve.object["devices"] as? [[String: Any]])
         #expect(devices.count == 1)
         #expect(devices.first?["isConnected"] as? Bool == true)
+        // An admin ends eve's connection; a second time, there is none.
+        let deviceId = try #require(devices.first?["deviceId"] as? String)
+        #expect(try await Self.call("DELETE", "/admin/v1/users/eve/devices/\(deviceId)", port: port).status == 204)
+        #expect(try await Self.call("DELETE", "/admin/v1/users/eve/devices/\(deviceId)", port: port).status == 404)
+        let after = try await Self.call("GET", "/admin/v1/users/eve", port: port)
+        #expect((after.object["devices"] as? [[String: Any]])?.first?["isConnected"] as? Bool == false)
         await stranger.disconnect()
         #expect(try await Self.call("DELETE", "/admin/v1/channels/news/members/eve", port: port).status == 204)
         #expect(try await Self.call("GET", "/admin/v1/users/eve", port: port).object["channels"] as? [String] == [])

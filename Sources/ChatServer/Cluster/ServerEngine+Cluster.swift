@@ -120,7 +120,7 @@ extension ServerEngine {
 
     /// Ends `device`'s connection on every node: its node closes it; everyone stops its reading
     /// and, when it was its user's last device, the user's typing and presence.
-    private static func disconnectEverywhere(
+    static func disconnectEverywhere(
         _ device: DeviceKey, reason: DisconnectReason, now: Date, in core: inout ServerCore
     ) {
         guard let connection = core.cluster!.connections.disconnect(device) else { return }

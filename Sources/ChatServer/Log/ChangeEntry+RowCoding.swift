@@ -48,6 +48,7 @@ extension ChangeEntry {
         static let deleteChannel: UInt8 = 6
         static let moderate: UInt8 = 7
         static let dismissFlags: UInt8 = 8
+        static let disconnect: UInt8 = 9
     }
 
     /// The entry's bytes.
@@ -265,6 +266,10 @@ extension ChangeEntry {
                 writer.write(byte: 1)
                 writer.write(userId)
             }
+        case .disconnect(let userId, let deviceId):
+            writer.write(byte: ConsoleTag.disconnect)
+            writer.write(userId)
+            writer.write(deviceId)
         }
     }
 
@@ -297,6 +302,8 @@ extension ChangeEntry {
             case 1: return .dismissFlags(channelId: channelId, .user(userId: try reader.string()))
             case let kind: throw .invalid("a flag subject of kind \(kind)")
             }
+        case ConsoleTag.disconnect:
+            return .disconnect(userId: try reader.string(), deviceId: try reader.string())
         default:
             throw .invalid("a console call of kind \(tag)")
         }

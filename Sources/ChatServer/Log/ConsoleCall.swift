@@ -16,6 +16,8 @@ enum ConsoleCall: Sendable, Hashable {
     case moderate(ChatRequest)
     /// Clears every flag of a message or a member in a channel (``ServerState/dismissFlags(of:in:)``).
     case dismissFlags(channelId: String, FlagReport.Subject)
+    /// Ends a device's connection, on whichever node holds it (``ServerCore/disconnect(_:now:)``).
+    case disconnect(userId: String, deviceId: String)
 }
 
 /// What the node that wrote an entry gets back once it is applied.

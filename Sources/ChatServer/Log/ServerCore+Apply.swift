@@ -49,6 +49,29 @@ extension ServerCore {
         case .dismissFlags(let channelId, let subject):
             try state.dismissFlags(of: subject, in: channelId)
             return .done
+        case .disconnect(let userId, let deviceId):
+            try disconnect(ServerState.DeviceKey(userId: userId, deviceId: deviceId), now: now)
+            return .done
         }
+    }
+
+    /// Ends a device's connection for the console: its node closes it (the client is told
+    /// `connectionLost(forbidden)`: over the wire, close 1011) and, on a cluster, every node
+    /// counts it gone, as for a connection that ended.
+    ///
+    /// - Throws: `notFound` when the device is not connected.
+    mutating func disconnect(_ device: ServerState.DeviceKey, now: Date) throws(ChatError) {
+        let reason = DisconnectReason.connectionLost(.forbidden("an admin disconnected this device"))
+        if cluster != nil {
+            guard cluster!.connections[device] != nil else { throw Self.notConnected(device) }
+            ServerEngine.disconnectEverywhere(device, reason: reason, now: now, in: &self)
+        } else {
+            guard let link = hub.linkId(of: device) else { throw Self.notConnected(device) }
+            detach(device, linkId: link, reason: reason, now: now)
+        }
+    }
+
+    private static func notConnected(_ device: ServerState.DeviceKey) -> ChatError {
+        .notFound("a connection of device '\(device.deviceId)' of user '\(device.userId)'")
     }
 }

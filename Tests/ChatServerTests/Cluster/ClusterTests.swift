@@ -251,6 +251,24 @@ import Testing
         for node in nodes + [late] { await node.close() }
     }
 
+    @Test func theConsoleOfOneNodeDisconnectsADeviceOnAnother() async throws {
+        let (nodes, log) = try await Self.cluster(2)
+        defer { Task { for node in nodes { await node.close() } } }
+        var bob = try await connected(nodes[1], "bob", "phone")
+        try await Self.settle(nodes, log)
+        #expect(nodes[0].serviceSummary().nodes == [.init(nodeId: "node1", connectedDevices: 1)])
+        try await nodes[0].disconnect(userId: "bob", deviceId: "phone")
+        guard case .disconnected(.connectionLost(.forbidden))? = await bob.next() else {
+            Issue.record("bob's node did not end his connection")
+            return
+        }
+        try await Self.settle(nodes, log)
+        for node in nodes {
+            #expect(node.user("bob")?.isOnline == false, "\(node.nodeId!)")
+            #expect(node.serviceSummary().connectedDevices == 0, "\(node.nodeId!)")
+        }
+    }
+
     @Test func aNodeStartedLaterLoadsTheTablesAndTheLogAfterThem() async throws {
         let (nodes, log) = try await Self.cluster(2)
         let alice = try await connected(nodes[0], "alice")

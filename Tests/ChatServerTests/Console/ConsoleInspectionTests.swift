@@ -55,9 +55,16 @@ import Testing
         #expect(summary.users == 2 && summary.channels == 2 && summary.connectedDevices == 1)
         #expect(summary.nodeId == nil && summary.nodes.isEmpty)
         _ = await bob.drain()
-        await bob.transport.disconnect()
+        // The console ends bob's connection: he is told, and counted gone.
+        try await server.disconnect(userId: "bob", deviceId: "phone")
+        guard case .disconnected(.connectionLost(.forbidden))? = await bob.next() else {
+            Issue.record("bob was not told his connection ended")
+            return
+        }
         #expect(server.devices(userId: "bob").first?.isConnected == false)
+        #expect(server.user("bob")?.isOnline == false)
         #expect(server.serviceSummary().connectedDevices == 0)
+        await #expect(throws: ChatError.self) { try await server.disconnect(userId: "bob", deviceId: "phone") }
     }
 }
 

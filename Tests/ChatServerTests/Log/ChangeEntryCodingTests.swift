@@ -39,6 +39,7 @@ import Testing
         .console(.moderate(.deleteMessage(channelId: "c", messageId: "m-1"))),
         .console(.dismissFlags(channelId: "c", .message(messageId: "m-1"))),
         .console(.dismissFlags(channelId: "c", .user(userId: "eve"))),
+        .console(.disconnect(userId: "ann", deviceId: "phone")),
         .console(.registerUser(id: "ann", displayName: "Ann", isAdmin: false)),
         .console(.createChannel(ChannelDraft(type: .broadcast, channelId: "news", userIds: ["ann"]))),
         .console(.updateChannel(ChannelChanges(channelId: "news", displayName: "News"))),

@@ -135,6 +135,14 @@ struct AdminRoutes {
                 return try AdminJSON.response(user, status: existed ? .ok : .created)
             }
         }
+        group.delete("users/{userId}/devices/{deviceId}") { _, context in
+            await AdminJSON.answer {
+                try await server.disconnect(
+                    userId: try context.parameters.require("userId"),
+                    deviceId: try context.parameters.require("deviceId"))
+                return Response(status: .noContent)
+            }
+        }
         group.get("channels/{channelId}") { _, context in
             await AdminJSON.answer {
                 let channelId = try context.parameters.require("channelId")
