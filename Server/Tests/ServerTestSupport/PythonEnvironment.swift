@@ -3,7 +3,7 @@ import Foundation
 /// What the Python clients of the tests need — `python3` and the `websockets` package — set up
 /// by the tests themselves, so that `swift test --package-path Server` passes on a fresh
 /// machine as it is: when `python3` cannot import `websockets`, it is installed once with pip
-/// into a folder of the build (`.build/python-packages`, not the system's), which the clients
+/// into a folder of the build (`.build/debug/python-packages`, not the system's), which the clients
 /// get on their `PYTHONPATH`.
 ///
 /// A machine where that cannot be done (no `python3`, no package index) fails the tests that
@@ -21,10 +21,11 @@ package enum PythonEnvironment {
         try prepared.get()
     }
 
-    /// The folder pip installs into: beside the test bundle's build folder.
+    /// The folder pip installs into: beside the test bundle, inside the build folder however the
+    /// bundle is reached (`.build/debug` is a link to `.build/<triple>/debug`, so counting
+    /// folders up from it would leave the build folder).
     package static var packages: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()  // .build/<triple>/debug
-            .deletingLastPathComponent().deletingLastPathComponent()  // .build
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()  // .build/…/debug
             .appendingPathComponent("python-packages")
     }
 

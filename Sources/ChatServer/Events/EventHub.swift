@@ -270,41 +270,6 @@ struct EventHub: Sendable {
 
     // MARK: Publishing
 
-    /// The event of one emission for one view, made once and shared by every recipient with
-    /// that view; from its second recipient device on, their envelopes share its JSON too
-    /// (`SharedEventEncoding`: a view seen by one device allocates nothing for it).
-    private struct RenderedView {
-        var event: ChatEvent
-        var encoding: SharedEventEncoding?
-    }
-
-    /// The views of one emission rendered so far (`nil` when the emission tells that view
-    /// nothing). Most emissions have one or two views (the sender's and everyone else's): those
-    /// are kept inline, the others in a dictionary made only when needed.
-    private struct ViewMemo {
-        typealias Key = ServerState.ChannelView?
-        private var first: (key: Key, rendered: RenderedView?)?
-        private var second: (key: Key, rendered: RenderedView?)?
-        private var others: [Key: RenderedView?] = [:]
-
-        /// `nil` when `key` was not rendered yet; else its rendering (`nil`: nothing to tell).
-        func lookup(_ key: Key) -> RenderedView?? {
-            if let first, first.key == key { return .some(first.rendered) }
-            if let second, second.key == key { return .some(second.rendered) }
-            return others[key]
-        }
-
-        mutating func store(_ rendered: RenderedView?, for key: Key) {
-            if first == nil || first!.key == key {
-                first = (key, rendered)
-            } else if second == nil || second!.key == key {
-                second = (key, rendered)
-            } else {
-                others[key] = .some(rendered)
-            }
-        }
-    }
-
     /// Turns state changes into one envelope per recipient device, rendered for its user,
     /// appends each to the device's log and delivers it (now, twice, or later, as the faults
     /// say). Recipients with the same view of a change (``ServerState/ChannelView``) share one
@@ -330,19 +295,6 @@ struct EventHub: Sendable {
                 }
             }
         }
-    }
-
-    /// `ids` without repeats (in no particular order): a short list is checked pairwise, without
-    /// hashing (an audience is most often one user or a small channel's members).
-    ///
-    /// - Complexity: O(n²) up to 8 ids, else O(n).
-    static func unique(_ ids: [String]) -> [String] {
-        guard ids.count > 1 else { return ids }
-        guard ids.count <= 8 else { return Array(Set(ids)) }
-        var unique: [String] = []
-        unique.reserveCapacity(ids.count)
-        for id in ids where !unique.contains(id) { unique.append(id) }
-        return unique
     }
 
     /// Sends the emission, as `userId` sees it, to each of their devices if they are in its
@@ -371,21 +323,25 @@ struct EventHub: Sendable {
         }
         let cutoff = now - logRetention
         for device in devices {
-            let (envelope, link) = Self.append(to: &slots[device]!, trimmingBefore: cutoff, at: now) {
+            let (envelope, link) = Self.append(
+                to: &slots[device]!, of: device, trimmingBefore: cutoff, at: now, numbering: &numberedDevices
+            ) {
                 EventEnvelope(sequence: $0, event: rendered.event, sharing: rendered.encoding)
             }
-            if numberedDevices != nil { Self.noteNumbered(device, &slots[device]!, in: &numberedDevices) }
             highestSequence = max(highestSequence, envelope.sequence)
             deliver(envelope, to: device, on: link, faults: &faults, now: now)
         }
     }
 
-    /// Drops what a device's log holds from before `cutoff`, then appends what `make` builds;
-    /// returns it and the device's connection: one lookup of the device per event.
+    /// Drops what a device's log holds from before `cutoff`, then appends what `make` builds
+    /// (noting the device's new count in `numbering` on a node of a cluster); returns it and the
+    /// device's connection: one lookup of the device per event.
     private static func append(
-        to slot: inout DeviceSlot, trimmingBefore cutoff: Date, at now: Date, _ make: (Int) -> EventEnvelope
+        to slot: inout DeviceSlot, of device: DeviceKey, trimmingBefore cutoff: Date, at now: Date,
+        numbering: inout [DeviceKey]?, _ make: (Int) -> EventEnvelope
     ) -> (EventEnvelope, ConnectionLink?) {
         slot.log.trim(appendedBefore: cutoff)
+        noteNumbered(device, &slot, in: &numbering)
         return (slot.log.append(at: now, make), slot.link)
     }
 

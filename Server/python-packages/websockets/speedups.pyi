@@ -1,3 +1,0 @@
-from .typing import BytesLike
-
-def apply_mask(data: BytesLike, mask: bytes | bytearray) -> bytes: ...
