@@ -76,6 +76,7 @@ enum ChannelStory {
 
         // Membership: Bob leaves; the channel leaves his member-only list.
         try await bobsChannels.leaveChannel("ops")
+        await alice.synchronize()  // Alice's object shows one member before her token goes
         print("Bob left: his list now has \(mine.count) channels.")
 
         // Tokens: invalidate and nothing more is delivered.
