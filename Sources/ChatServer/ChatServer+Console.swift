@@ -1,4 +1,5 @@
 import ChatAPI
+import Foundation
 
 /// The console: trusted server-side calls. They bypass permissions (not the rules of channel
 /// types) and produce the same events as requests do.
@@ -136,6 +137,32 @@ extension ChatServer {
     /// - Throws: `notFound` when the device is not connected.
     public func disconnect(userId: String, deviceId: String) async throws {
         _ = try await engine.console(.disconnect(userId: userId, deviceId: deviceId))
+    }
+
+    /// Bans `userId` from the whole service: every connection of theirs ends at once, on
+    /// whichever node of a cluster holds it (the client is told its connection was lost,
+    /// `forbidden`; over the wire, close 1011), and every connect of theirs is refused with
+    /// `forbidden` (over the wire, HTTP 403 at the upgrade) until ``unbanUser(_:)``. The ban is
+    /// stored with the user, so it outlives a restart. Banning a banned user changes nothing.
+    ///
+    /// - Throws: `notFound` for an unknown user.
+    public func banUser(_ userId: String) async throws {
+        _ = try await engine.console(.banUser(userId: userId, banned: true))
+    }
+
+    /// Lifts a ban from the service (``banUser(_:)``): the user may connect again. Lifting no
+    /// ban changes nothing.
+    ///
+    /// - Throws: `notFound` for an unknown user.
+    public func unbanUser(_ userId: String) async throws {
+        _ = try await engine.console(.banUser(userId: userId, banned: false))
+    }
+
+    /// When `userId` was banned from the service, or `nil` when they are not banned.
+    ///
+    /// - Complexity: O(1).
+    public func serviceBan(of userId: String) -> Date? {
+        engine.read { state, _ in state.serviceBans[userId] }
     }
 
     /// What a node of a service counts (``serviceSummary()``).

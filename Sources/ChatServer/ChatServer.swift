@@ -197,11 +197,14 @@ public final class ChatServer: Sendable {
     }
 
     /// Checks, without connecting, whether a device of `userId` may connect now: what a network
-    /// front asks before it accepts a connection (``ServerConfiguration/maxDevicesPerUser``,
-    /// counting the user's devices on every node of a cluster — a node first applies every
-    /// change committed before the call). The connect checks again.
+    /// front asks before it accepts a connection (a ban from the service,
+    /// ``ServerConfiguration/maxDevicesPerUser`` counting the user's devices on every node of a
+    /// cluster — a node first applies every change committed before the call). The connect
+    /// checks again, in the log's order on a cluster: a connect logged after a ban is refused
+    /// on every node.
     ///
-    /// - Throws: `limitExceeded` when the user has as many other devices connected as allowed;
+    /// - Throws: `forbidden` for a user banned from the service (``banUser(_:)``);
+    ///   `limitExceeded` when the user has as many other devices connected as allowed;
     ///   `unavailable` when a node cannot read the cluster's log.
     public func checkCanConnect(
         userId: String, deviceId: String = ChatServer.defaultDeviceId
@@ -209,7 +212,7 @@ public final class ChatServer: Sendable {
         if let replica = engine.replica, engine.configuration.maxDevicesPerUser != nil {
             try await replica.awaitCommitted()
         }
-        try engine.checkDeviceCap(of: ServerState.DeviceKey(userId: userId, deviceId: deviceId))
+        try engine.checkConnect(of: ServerState.DeviceKey(userId: userId, deviceId: deviceId))
     }
 
     /// Expires typing indicators, mutes and rate limits whose time has passed, and releases

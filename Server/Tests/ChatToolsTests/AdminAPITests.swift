@@ -156,6 +156,32 @@ import ServerTestSupport
         #expect(try await Self.call("DELETE", "/admin/v1/channels/news/members/eve", port: port).status == 204)
         #expect(try await Self.call("GET", "/admin/v1/users/eve", port: port).object["channels"] as? [String] == [])
 
+        // A ban from the service: eve's connection ends, and her next connect is refused with
+        // 403 until the ban is lifted.
+        let again = ChatServerProcess.transport("eve", port: port)
+        _ = try await again.connect(resumingAfter: nil)
+        #expect(try await Self.call("GET", "/admin/v1/users/eve", port: port).object["bannedAt"] is NSNull)
+        let ban = try await Self.call("POST", "/admin/v1/users/eve/ban", port: port)
+        #expect(ban.status == 200)
+        #expect(ban.object["bannedAt"] is Double)
+        #expect((ban.object["devices"] as? [[String: Any]])?.allSatisfy { $0["isConnected"] as? Bool == false } == true)
+        let refusedDevice = ChatServerProcess.transport("eve", port: port)
+        do {
+            _ = try await refusedDevice.connect(resumingAfter: nil)
+            Issue.record("a banned user connected")
+        } catch {
+            guard case .forbidden? = error as? ChatError else {
+                Issue.record("a banned user's connect failed with \(error), not forbidden")
+                return
+            }
+        }
+        #expect(try await Self.call("POST", "/admin/v1/users/nobody/ban", port: port).status == 404)
+        #expect(try await Self.call("DELETE", "/admin/v1/users/eve/ban", port: port).status == 204)
+        let unbanned = ChatServerProcess.transport("eve", port: port)
+        _ = try await unbanned.connect(resumingAfter: nil)
+        await unbanned.disconnect()
+        await again.disconnect()
+
         // Deleted: it stays readable as deleted, and refuses a second delete.
         #expect(try await Self.call("DELETE", "/admin/v1/channels/news", port: port).status == 204)
         #expect(try await Self.call("GET", "/admin/v1/channels/news", port: port).object["isDeleted"] as? Bool == true)

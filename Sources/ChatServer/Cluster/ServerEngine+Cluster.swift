@@ -66,7 +66,7 @@ extension ServerEngine {
         case .attach(let userId, let deviceId, let resumeAfter):
             let device = DeviceKey(userId: userId, deviceId: deviceId)
             let pending = isMine ? core.cluster!.pendingLinks.removeValue(forKey: entry.ref) : nil
-            try core.checkDeviceCap(of: device)
+            try core.checkConnect(of: device)
             let previous = core.cluster!.connections[device]
             if let previous {
                 // The device's connection elsewhere (or an earlier one here) is replaced.

@@ -48,9 +48,16 @@ extension ServerCore {
         return hub.linkId(of: device) != nil
     }
 
-    /// - Throws: `limitExceeded` when the user has ``ServerConfiguration/maxDevicesPerUser``
-    ///   other devices connected (this device's own connection does not count: it is replaced).
-    func checkDeviceCap(of device: ServerState.DeviceKey) throws(ChatError) {
+    /// Whether `device` may connect now: its user is not banned from the service and the
+    /// device cap allows another device.
+    ///
+    /// - Throws: `forbidden` for a user banned from the service; `limitExceeded` when the user
+    ///   has ``ServerConfiguration/maxDevicesPerUser`` other devices connected (this device's
+    ///   own connection does not count: it is replaced).
+    func checkConnect(of device: ServerState.DeviceKey) throws(ChatError) {
+        if state.serviceBans[device.userId] != nil {
+            throw .forbidden("user '\(device.userId)' is banned from the service")
+        }
         guard let cap = state.configuration.maxDevicesPerUser else { return }
         let others = connectedDeviceCount(of: device.userId) - (isConnected(device) ? 1 : 0)
         if others >= cap {

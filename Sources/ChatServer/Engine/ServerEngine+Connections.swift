@@ -20,7 +20,7 @@ extension ServerEngine {
             let now = clock.now
             if let error = core.faults.takeConnectFailure(for: device) { throw error }
             core.housekeep(now: now)
-            try core.checkDeviceCap(of: device)
+            try core.checkConnect(of: device)
             if let previous {
                 core.detach(device, linkId: previous, reason: .requested, now: now, updatingPresence: false)
             }
@@ -37,12 +37,13 @@ extension ServerEngine {
         return (result, linkId, ticket)
     }
 
-    /// Whether a connect of `device` would pass the device cap now: what a network front asks
-    /// before it upgrades a connection.
+    /// Whether a connect of `device` would pass the checks now (a service ban, the device cap):
+    /// what a network front asks before it upgrades a connection.
     ///
-    /// - Throws: `limitExceeded` as ``connect(_:replacing:mailbox:interrupt:resumingAfter:)`` would.
-    func checkDeviceCap(of device: DeviceKey) throws(ChatError) {
-        try core.withLock { (core: inout ServerCore) throws(ChatError) in try core.checkDeviceCap(of: device) }
+    /// - Throws: `forbidden` or `limitExceeded` as
+    ///   ``connect(_:replacing:mailbox:interrupt:resumingAfter:)`` would.
+    func checkConnect(of device: DeviceKey) throws(ChatError) {
+        try core.withLock { (core: inout ServerCore) throws(ChatError) in try core.checkConnect(of: device) }
     }
 
     /// Ends connection `linkId` of `device` (no effect if it is not the current one).

@@ -49,6 +49,7 @@ extension ChangeEntry {
         static let moderate: UInt8 = 7
         static let dismissFlags: UInt8 = 8
         static let disconnect: UInt8 = 9
+        static let banUser: UInt8 = 10
     }
 
     /// The entry's bytes.
@@ -270,6 +271,10 @@ extension ChangeEntry {
             writer.write(byte: ConsoleTag.disconnect)
             writer.write(userId)
             writer.write(deviceId)
+        case .banUser(let userId, let banned):
+            writer.write(byte: ConsoleTag.banUser)
+            writer.write(userId)
+            writer.write(banned)
         }
     }
 
@@ -304,6 +309,8 @@ extension ChangeEntry {
             }
         case ConsoleTag.disconnect:
             return .disconnect(userId: try reader.string(), deviceId: try reader.string())
+        case ConsoleTag.banUser:
+            return .banUser(userId: try reader.string(), banned: try reader.bool())
         default:
             throw .invalid("a console call of kind \(tag)")
         }

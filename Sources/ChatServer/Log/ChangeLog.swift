@@ -13,7 +13,7 @@
 ///   node acknowledged before.
 ///
 /// Above the seam, written once for both: the checks (``ServerCore/checkCurrent(_:linkId:)``,
-/// ``ServerCore/admit(_:from:linkId:now:)``, ``ServerCore/checkDeviceCap(of:)``), and what each
+/// ``ServerCore/admit(_:from:linkId:now:)``, ``ServerCore/checkConnect(of:)``), and what each
 /// entry does (``ServerCore/applyRequest(_:from:now:)``, ``ServerCore/apply(_:now:)``).
 enum ChangeLog: Sendable {
     /// A single node: the log of one, applied inline.

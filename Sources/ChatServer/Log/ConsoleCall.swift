@@ -18,6 +18,9 @@ enum ConsoleCall: Sendable, Hashable {
     case dismissFlags(channelId: String, FlagReport.Subject)
     /// Ends a device's connection, on whichever node holds it (``ServerCore/disconnect(_:now:)``).
     case disconnect(userId: String, deviceId: String)
+    /// Bans a user from the whole service and ends every connection of theirs (`banned`), or
+    /// lifts the ban (``ServerCore/setServiceBan(_:banned:now:)``).
+    case banUser(userId: String, banned: Bool)
 }
 
 /// What the node that wrote an entry gets back once it is applied.

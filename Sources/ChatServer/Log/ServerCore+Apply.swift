@@ -52,6 +52,27 @@ extension ServerCore {
         case .disconnect(let userId, let deviceId):
             try disconnect(ServerState.DeviceKey(userId: userId, deviceId: deviceId), now: now)
             return .done
+        case .banUser(let userId, let banned):
+            try setServiceBan(userId, banned: banned, now: now)
+            return .done
+        }
+    }
+
+    /// Bans `userId` from the service (`banned`: every connection of theirs ends, on whichever
+    /// node holds it, with `connectionLost(forbidden)`, and no connect of theirs is accepted) or
+    /// lifts the ban.
+    ///
+    /// - Throws: `notFound` for an unknown user. Changes nothing then.
+    mutating func setServiceBan(_ userId: String, banned: Bool, now: Date) throws(ChatError) {
+        try state.setServiceBan(userId, banned: banned, now: now)
+        guard banned else { return }
+        let reason = DisconnectReason.connectionLost(.forbidden("user '\(userId)' is banned from the service"))
+        for device in hub.devices(of: userId) where isConnected(device) {
+            if cluster != nil {
+                ServerEngine.disconnectEverywhere(device, reason: reason, now: now, in: &self)
+            } else if let link = hub.linkId(of: device) {
+                detach(device, linkId: link, reason: reason, now: now)
+            }
         }
     }
 

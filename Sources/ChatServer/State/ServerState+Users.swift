@@ -25,6 +25,18 @@ extension ServerState {
         return user
     }
 
+    /// Bans `userId` from the whole service (`banned`), or lifts the ban: a banned user cannot
+    /// connect (``ServerCore/checkConnect(of:)``); the caller ends their connections. Banning a
+    /// banned user keeps the first ban's time.
+    ///
+    /// - Throws: `notFound` for an unknown user. Changes nothing then.
+    mutating func setServiceBan(_ userId: String, banned: Bool, now: Date) throws(ChatError) {
+        guard let user = users[userId] else { throw .notFound("user '\(userId)'") }
+        let before = serviceBans[userId]
+        serviceBans[userId] = banned ? (before ?? now) : nil
+        if serviceBans[userId] != before { users[userId] = user }  // the row holds the ban
+    }
+
     /// Registers `id` as a plain user if it is unknown (first connect, console member lists).
     mutating func ensureUser(_ id: String, now: Date) {
         if users[id] == nil {

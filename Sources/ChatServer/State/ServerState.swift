@@ -26,6 +26,9 @@ struct ServerState: Sendable {
     let configuration: ServerConfiguration
     /// Registered users. Writes are tracked for the storage (``takeStorageChanges()``).
     var users: ChangeTrackedDictionary<String, User> = [:]
+    /// Users banned from the whole service, with when: they cannot connect. Stored with the
+    /// user's row (``StoredUser``), so a change marks the user changed.
+    var serviceBans: [String: Date] = [:]
     /// Every channel, deleted ones too. Writes are tracked for the storage.
     var channels: ChangeTrackedDictionary<String, ChannelRecord> = [:]
     /// Conversation channel ids by their sorted member set (``conversationKey(_:)``).

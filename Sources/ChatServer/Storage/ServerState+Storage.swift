@@ -11,7 +11,9 @@ extension ServerState {
     mutating func takeStorageChanges() -> StorageChanges {
         var changes = StorageChanges()
         for userId in users.takeChangedKeys() {
-            if let user = users[userId] { changes.users[userId] = user }
+            if let user = users[userId] {
+                changes.users[userId] = StoredUser(user: user, bannedAt: serviceBans[userId])
+            }
         }
         for channelId in channels.takeChangedKeys() {
             channels.modifyUntracked(channelId) { record in
@@ -65,9 +67,10 @@ extension ServerState {
         self.init(configuration: configuration)
         var users: [String: User] = [:]
         users.reserveCapacity(stored.users.count)
-        for var user in stored.users {
-            user.isOnline = false
-            users[user.userId] = user
+        for var entry in stored.users {
+            entry.user.isOnline = false
+            users[entry.user.userId] = entry.user
+            if let bannedAt = entry.bannedAt { serviceBans[entry.user.userId] = bannedAt }
         }
         self.users = ChangeTrackedDictionary(unchanged: users)
         var channels: [String: ChannelRecord] = [:]
@@ -131,7 +134,7 @@ struct StoredState: Sendable {
         var messages: NumberedLog<Message>
     }
 
-    var users: [User] = []
+    var users: [StoredUser] = []
     var channels: [StoredChannel] = []
     var counters = StoredCounters()
     /// On a cluster's database, the devices connected to its nodes.

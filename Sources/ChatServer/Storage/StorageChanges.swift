@@ -24,7 +24,7 @@ struct StorageChanges: Sendable {
         var extras: ChannelExtras?
     }
 
-    var users: [String: User] = [:]
+    var users: [String: StoredUser] = [:]
     var channels: [String: ChannelWrite] = [:]
     var members: [MemberKey: MemberRecord?] = [:]
     var messages: [MessageKey: Message] = [:]

@@ -269,6 +269,37 @@ import Testing
         }
     }
 
+    @Test func aBanFromTheServiceThroughOneNodeIsInForceOnEveryNode() async throws {
+        let (nodes, log) = try await Self.cluster(2)
+        defer { Task { for node in nodes { await node.close() } } }
+        var bob = try await connected(nodes[1], "bob", "phone")
+        try await Self.settle(nodes, log)
+        try await nodes[0].banUser("bob")
+        guard case .disconnected(.connectionLost(.forbidden))? = await bob.next() else {
+            Issue.record("bob's node did not end his connection")
+            return
+        }
+        try await Self.settle(nodes, log)
+        for node in nodes {
+            #expect(node.serviceBan(of: "bob") != nil, "\(node.nodeId!)")
+            #expect(node.user("bob")?.isOnline == false, "\(node.nodeId!)")
+            await #expect(throws: ChatError.forbidden("user 'bob' is banned from the service")) {
+                try await node.checkCanConnect(userId: "bob", deviceId: "phone")
+            }
+        }
+        // The connect itself is refused where it applies, in the log's order.
+        var again = TestDevice(nodes[1], "bob", "laptop")
+        await #expect(throws: ChatError.forbidden("user 'bob' is banned from the service")) {
+            _ = try await again.connect()
+        }
+        try await nodes[1].unbanUser("bob")
+        try await Self.settle(nodes, log)
+        var back = TestDevice(nodes[0], "bob", "laptop")
+        _ = try await back.connect()
+        try await Self.settle(nodes, log)
+        #expect(nodes[1].user("bob")?.isOnline == true)
+    }
+
     @Test func aNodeStartedLaterLoadsTheTablesAndTheLogAfterThem() async throws {
         let (nodes, log) = try await Self.cluster(2)
         let alice = try await connected(nodes[0], "alice")

@@ -40,6 +40,8 @@ import Testing
         .console(.dismissFlags(channelId: "c", .message(messageId: "m-1"))),
         .console(.dismissFlags(channelId: "c", .user(userId: "eve"))),
         .console(.disconnect(userId: "ann", deviceId: "phone")),
+        .console(.banUser(userId: "eve", banned: true)),
+        .console(.banUser(userId: "eve", banned: false)),
         .console(.registerUser(id: "ann", displayName: "Ann", isAdmin: false)),
         .console(.createChannel(ChannelDraft(type: .broadcast, channelId: "news", userIds: ["ann"]))),
         .console(.updateChannel(ChannelChanges(channelId: "news", displayName: "News"))),

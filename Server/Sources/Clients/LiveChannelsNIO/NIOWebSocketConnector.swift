@@ -25,8 +25,8 @@ import WSClient
 /// `openTimeout` (a server that died with the connection half open, or never answers) fails
 /// with `ChatError.unavailable`. WSClient does not expose why an upgrade was
 /// refused, so the connector then asks the same URL with a plain `GET` (`chat-server` answers it
-/// with the same checks): a 401 or 429 becomes the `ChatError` of its body
-/// (`unauthorized`, `limitExceeded`); anything else is `ChatError.unavailable`.
+/// with the same checks): a 401, 403 or 429 becomes the `ChatError` of its body
+/// (`unauthorized`, `forbidden`, `limitExceeded`); anything else is `ChatError.unavailable`.
 public struct NIOWebSocketConnector: WebSocketConnector {
     private let eventLoopGroup: any EventLoopGroup
     private let maximumFrameBytes: Int

@@ -98,7 +98,7 @@ final class DatabaseServerStore: ServerStore {
                 row.lastSequence
         }
         for row in contents.users {
-            stored.users.append(try decode(User.self, row.value, "user '\(row.userId)'"))
+            stored.users.append(try decode(StoredUser.self, row.value, "user '\(row.userId)'"))
         }
         var members: [String: [MemberRecord]] = [:]
         for row in contents.members {

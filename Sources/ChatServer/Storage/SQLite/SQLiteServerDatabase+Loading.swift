@@ -43,7 +43,8 @@ extension SQLiteServerDatabase {
             }
         }
         try connection.statement("SELECT id, value FROM users").query { row in
-            stored.users.append(try row.withBlob(at: 1) { try decode(User.self, $0, "user '\(row.string(at: 0))'") })
+            stored.users.append(
+                try row.withBlob(at: 1) { try decode(StoredUser.self, $0, "user '\(row.string(at: 0))'") })
         }
         var members: [String: [MemberRecord]] = [:]
         try connection.statement("SELECT channel, value FROM members").query { row in

@@ -66,6 +66,17 @@ struct AdminRoutes {
         return limit
     }
 
+    /// A user with their devices, channels and service ban (`bannedAt`, `null` when not banned).
+    static func userDetails(_ userId: String, on server: ChatServer) throws -> Response {
+        guard let user = server.user(userId) else { throw ChatError.notFound("user '\(userId)'") }
+        return try AdminJSON.object(
+            user,
+            adding: [
+                "devices": server.devices(userId: userId), "channels": server.channelIds(memberOf: userId),
+                "bannedAt": server.serviceBan(of: userId),
+            ])
+    }
+
     func register<Context: RequestContext>(on group: RouterGroup<Context>) {
         let server = server
         group.get("users") { request, _ in
@@ -117,12 +128,20 @@ struct AdminRoutes {
             await AdminJSON.answer {
                 let userId = try context.parameters.require("userId")
                 try await server.catchUp()
-                guard let user = server.user(userId) else { throw ChatError.notFound("user '\(userId)'") }
-                return try AdminJSON.object(
-                    user,
-                    adding: [
-                        "devices": server.devices(userId: userId), "channels": server.channelIds(memberOf: userId),
-                    ])
+                return try Self.userDetails(userId, on: server)
+            }
+        }
+        group.post("users/{userId}/ban") { _, context in
+            await AdminJSON.answer {
+                let userId = try context.parameters.require("userId")
+                try await server.banUser(userId)
+                return try Self.userDetails(userId, on: server)
+            }
+        }
+        group.delete("users/{userId}/ban") { _, context in
+            await AdminJSON.answer {
+                try await server.unbanUser(try context.parameters.require("userId"))
+                return Response(status: .noContent)
             }
         }
         group.post("users") { request, _ in

@@ -60,6 +60,10 @@ struct ConnectAdmission: Sendable {
                 // A node of a cluster that cannot read the log cannot count the user's devices.
                 throw Refusal(error: error, status: .serviceUnavailable, metricReason: "unavailable")
             }
+            if case .forbidden = error {
+                // Banned from the service (ChatServer.banUser).
+                throw Refusal(error: error, status: .forbidden, metricReason: "forbidden")
+            }
             throw Refusal(error: error, status: .tooManyRequests, metricReason: "limitExceeded")
         }
         return Admitted(identity: identity, deviceId: deviceId)
