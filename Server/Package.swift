@@ -38,8 +38,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
-        // The network front of one ChatServer: /v1/connect, /healthz, /metrics, tokens,
-        // heartbeats, close codes. No chat rule lives here.
+        // The network front of one ChatServer: /v1/connect, /healthz, /metrics, the admin API and
+        // the console, tokens, heartbeats, close codes. No chat rule lives here.
         .target(
             name: "ChatGateway",
             dependencies: [
@@ -59,7 +59,13 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            path: "Sources/Server/ChatGateway"),
+            path: "Sources/Server/ChatGateway",
+            // The console's pages, compiled in by ConsoleAssetsPlugin.
+            exclude: ["Console/Pages"],
+            plugins: ["ConsoleAssetsPlugin"]),
+        // Embeds the console's pages (HTML, CSS, JavaScript modules) into ChatGateway.
+        .executableTarget(name: "ConsoleAssetGenerator", path: "Sources/Tools/ConsoleAssetGenerator"),
+        .plugin(name: "ConsoleAssetsPlugin", capability: .buildTool(), dependencies: ["ConsoleAssetGenerator"]),
         // The server's state in PostgreSQL: a ServerDatabase on postgres-nio (chat-server --postgres).
         .target(
             name: "ChatServerPostgres",

@@ -192,6 +192,8 @@ extension ChatServer {
         public var logEntries: Int?
         /// Transactions this node committed to its database.
         public var databaseCommits: Int
+        /// Messages sent in the service since it began (every node of a cluster).
+        public var messagesSent: Int
         /// Why this node stopped serving, if it did.
         public var stoppedBecause: String?
     }
@@ -201,8 +203,8 @@ extension ChatServer {
     ///
     /// - Complexity: O(connections of the service).
     public func serviceSummary() -> ServiceSummary {
-        let (users, channels, connected, nodes) = engine.core.withLock {
-            core -> (Int, Int, Int, [ServiceSummary.Node]) in
+        let (users, channels, connected, nodes, messages) = engine.core.withLock {
+            core -> (Int, Int, Int, [ServiceSummary.Node], Int) in
             let connected: Int
             var nodes: [ServiceSummary.Node] = []
             if let cluster = core.cluster {
@@ -213,12 +215,15 @@ extension ChatServer {
             } else {
                 connected = core.hub.connectedDevices.count
             }
-            return (core.state.users.entries.count, core.state.channels.entries.count, connected, nodes)
+            return (
+                core.state.users.entries.count, core.state.channels.entries.count, connected, nodes,
+                core.state.counters.nextMessageNumber - 1
+            )
         }
         return ServiceSummary(
             nodeId: nodeId, epoch: epoch, users: users, channels: channels, connectedDevices: connected, nodes: nodes,
             lagSeconds: clusterLag, logEntries: clusterLogEntries, databaseCommits: databaseCommits,
-            stoppedBecause: haltReason)
+            messagesSent: messages, stoppedBecause: haltReason)
     }
 
     private static let lostOutcome = ChatError.unavailable("the server lost the outcome of a console call")

@@ -1,10 +1,11 @@
 import Foundation
 
-/// What the Python clients of the tests need — `python3` and the `websockets` package — set up
-/// by the tests themselves, so that `swift test --package-path Server` passes on a fresh
-/// machine as it is: when `python3` cannot import `websockets`, it is installed once with pip
-/// into a folder of the build (`.build/debug/python-packages`, not the system's), which the clients
-/// get on their `PYTHONPATH`.
+/// What the Python clients of the tests need — `python3` with the `websockets` package, and
+/// `selenium` for the console's browser tests — set up by the tests themselves, so that
+/// `swift test --package-path Server` passes on a fresh machine as it is: when `python3` cannot
+/// import them, they are installed once with pip into a folder of the build
+/// (`.build/debug/python-packages`, not the system's), which the clients get on their
+/// `PYTHONPATH`.
 ///
 /// A machine where that cannot be done (no `python3`, no package index) fails the tests that
 /// need it with the reason; they never skip.
@@ -29,21 +30,27 @@ package enum PythonEnvironment {
             .appendingPathComponent("python-packages")
     }
 
+    /// The packages the clients import.
+    private static let modules = ["websockets", "selenium"]
+
     private static func prepare() throws(PythonUnavailable) -> [String: String] {
-        if run(["python3", "-c", "import websockets"]).status == 0 { return [:] }
+        let imports = ["python3", "-c", "import " + modules.joined(separator: ", ")]
+        if run(imports).status == 0 { return [:] }
         let environment = ["PYTHONPATH": packages.path]
-        if run(["python3", "-c", "import websockets"], environment: environment).status == 0 { return environment }
-        let install = run([
-            "python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", packages.path,
-            "websockets",
-        ])
+        if run(imports, environment: environment).status == 0 { return environment }
+        let install = run(
+            ["python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", packages.path]
+                + modules)
         guard install.status == 0 else {
-            throw PythonUnavailable(reason: "`pip install websockets` into \(packages.path) failed: \(install.output)")
+            throw PythonUnavailable(
+                reason:
+                    "`pip install \(modules.joined(separator: " "))` into \(packages.path) failed: \(install.output)")
         }
-        let check = run(["python3", "-c", "import websockets"], environment: environment)
+        let check = run(imports, environment: environment)
         guard check.status == 0 else {
             throw PythonUnavailable(
-                reason: "websockets installed into \(packages.path) does not import: \(check.output)")
+                reason:
+                    "\(modules.joined(separator: ", ")) installed into \(packages.path) do not import: \(check.output)")
         }
         return environment
     }
@@ -73,5 +80,7 @@ package enum PythonEnvironment {
 /// Why the Python clients cannot run on this machine.
 package struct PythonUnavailable: Error, CustomStringConvertible {
     package let reason: String
-    package var description: String { "the Python client tests need python3 with websockets: \(reason)" }
+    package var description: String {
+        "the Python client tests need python3 with websockets and selenium: \(reason)"
+    }
 }

@@ -10,9 +10,9 @@ import NIOCore
 import ServiceLifecycle
 
 /// The network front of one `ChatServer`: `GET /v1/connect` (WebSocket, the wire protocol of
-/// `Docs/Protocol.md`), `GET /healthz`, `GET /metrics`, and the admin API under `/admin/v1/`
-/// (`Docs/Admin.md`). It checks tokens, pings, and moves
-/// frames; every chat rule stays in the engine (through `WireSession`).
+/// `Docs/Protocol.md`), `GET /healthz`, `GET /metrics`, the admin API under `/admin/v1/`
+/// (`Docs/Admin.md`) and the operator's console at `/console` (``ConsoleRoutes``). It checks
+/// tokens, pings, and moves frames; every chat rule stays in the engine (through `WireSession`).
 ///
 /// Run it as services of a `ServiceGroup` (``services(onRunning:)``); a graceful shutdown
 /// stops accepting, closes every connection with 1001 and returns.
@@ -27,6 +27,9 @@ public struct ChatGateway: Sendable {
     public let metrics: GatewayMetrics
     private let logger: Logger
     private let sessions = SessionRegistry()
+    /// The figures the console's overview draws.
+    private let history: ServiceHistory
+    private let signIns = SignInLimiter()
 
     /// A gateway in front of `server`.
     public init(
@@ -38,18 +41,19 @@ public struct ChatGateway: Sendable {
         self.authority = authority
         self.metrics = metrics
         self.logger = logger
+        history = ServiceHistory(server: server)
     }
 
     /// The services to run in a `ServiceGroup`: the HTTP and WebSocket server, and the closing
     /// of connections at shutdown. `onRunning` gets the port once the server listens (the real
     /// one when the configuration asks for port 0).
     public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
-        [makeApplication(onRunning: onRunning), ConnectionCloser(sessions: sessions)]
+        [makeApplication(onRunning: onRunning), ConnectionCloser(sessions: sessions), history]
     }
 
     private func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some Service {
         let metrics = metrics
-        let router = Router()
+        let router = Router(context: GatewayRequestContext.self)
         // HTTP requests are counted through swift-metrics (chat-server bootstraps its Prometheus
         // factory over the same registry, so they appear in /metrics too).
         router.add(middleware: MetricsMiddleware())
@@ -75,8 +79,15 @@ public struct ChatGateway: Sendable {
         // The server-side API for an app's backend and the console: admins only.
         let admin = router.group("/admin/v1")
             .add(
-                middleware: AdminAuthentication(authority: authority, server: server, metrics: metrics, logger: logger))
-        AdminRoutes(server: server).register(on: admin)
+                middleware: AdminAuthentication(
+                    authority: authority, sessions: authority.consoleSessions, server: server, metrics: metrics,
+                    logger: logger))
+        AdminRoutes(server: server, history: history).register(on: admin)
+        // The operator's console: static pages on the admin API, behind its own headers.
+        let console = router.group("/console").add(middleware: ConsoleHeaders())
+        ConsoleRoutes(
+            authority: authority, sessions: authority.consoleSessions, server: server, limiter: signIns, logger: logger
+        ).register(on: console)
         let connection = GatewayConnection(
             server: server, metrics: metrics, sessions: sessions, maximumFrameBytes: configuration.maximumFrameBytes,
             pingInterval: configuration.pingInterval, closeTimeout: configuration.closeTimeout)

@@ -9,6 +9,8 @@ import Hummingbird
 /// bodies and answers are ``AdminJSON``'s.
 struct AdminRoutes {
     let server: ChatServer
+    /// The service's figures over the last 15 minutes (`GET /admin/v1/service/history`).
+    let history: ServiceHistory
 
     /// `POST /admin/v1/users`.
     struct NewUser: Decodable {
@@ -95,6 +97,10 @@ struct AdminRoutes {
                 let tag = request.uri.queryParameters["tag"].map(String.init)
                 return try AdminJSON.response(server.findChannels(matching: text, tag: tag, limit: limit))
             }
+        }
+        let history = history
+        group.get("service/history") { _, _ in
+            await AdminJSON.answer { try AdminJSON.response(history.answer) }
         }
         group.get("service") { _, _ in
             await AdminJSON.answer {

@@ -20,6 +20,8 @@ public struct TokenAuthority: Sendable {
     /// The leeway of `exp` and `nbf` checks, in seconds.
     public let leeway: TimeInterval
     private let now: @Sendable () -> Date
+    /// The console's sign-in sessions, signed with a key derived from the same secret.
+    let consoleSessions: ConsoleSessions
 
     /// An authority signing and checking with `secret` (at least ``minimumSecretLength`` bytes;
     /// `nil`: signed tokens are refused, only dev tokens can work).
@@ -45,6 +47,7 @@ public struct TokenAuthority: Sendable {
             keys = nil
         }
         self.allowsDevTokens = allowsDevTokens
+        consoleSessions = await ConsoleSessions(secret: secret, now: now)
     }
 
     /// The identity a token signs in.

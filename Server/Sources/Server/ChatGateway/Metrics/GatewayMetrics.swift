@@ -54,11 +54,11 @@ public struct GatewayMetrics: Sendable {
         for reason in Self.rejectionReasons { _ = rejections(reason) }
     }
 
-    /// The reasons a refusal is counted under: before the upgrade (`unauthorized`,
+    /// The reasons a refusal is counted under: before the upgrade (`unauthorized`, `forbidden`,
     /// `limitExceeded`, `unavailable`), per request (`rateLimited`, `limitExceeded`) and per close (`protocol`,
     /// `tooBig`, `rateLimited`, `tooSlow`, `heartbeatTimeout`).
     static let rejectionReasons = [
-        "unauthorized", "limitExceeded", "unavailable", "rateLimited", "protocol", "tooBig", "tooSlow",
+        "unauthorized", "forbidden", "limitExceeded", "unavailable", "rateLimited", "protocol", "tooBig", "tooSlow",
         "heartbeatTimeout",
     ]
 

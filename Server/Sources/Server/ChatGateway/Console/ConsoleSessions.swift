@@ -1,0 +1,76 @@
+import ChatAPI
+import Foundation
+import JWTKit
+
+/// The console's sign-in sessions: a session is a JWT (HS256) naming the admin and when it
+/// ends, kept by the browser in an `HttpOnly`, `SameSite=Strict` cookie (``cookieName``) that
+/// scripts cannot read. Sessions are signed with a key of their own, so a session is never a
+/// token of the wire protocol and a token is never a session: derived from the server's secret
+/// when it has one (every node of a cluster sharing the secret accepts the sessions of the
+/// others), else drawn at start (`--dev` without a secret: a session lasts as long as the
+/// process, on that node only).
+struct ConsoleSessions: Sendable {
+    /// The cookie that carries a session.
+    static let cookieName = "chat_console"
+    /// How long a session lasts: 8 hours, a working day.
+    static let lifetime: TimeInterval = 8 * 3600
+    /// The audience every session names: what tells it from anything else signed with HS256.
+    static let audience = "chat-console"
+
+    private let keys: JWTKeyCollection
+    private let now: @Sendable () -> Date
+
+    /// Sessions signed with a key derived from `secret` (or a random one without it).
+    init(secret: [UInt8]?, now: @escaping @Sendable () -> Date = { Date() }) async {
+        var key = secret ?? (0..<32).map { _ in UInt8.random(in: .min ... .max) }
+        key += Array("/console-session".utf8)
+        keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: key), digestAlgorithm: .sha256)
+        self.now = now
+    }
+
+    struct Claims: JWTPayload {
+        var sub: SubjectClaim
+        var exp: ExpirationClaim
+        var aud: AudienceClaim
+
+        func verify(using algorithm: some JWTAlgorithm) throws {}
+    }
+
+    /// A new session of `userId`: the cookie's value and when it ends.
+    func open(for userId: String) async throws -> (value: String, expiresAt: Date) {
+        let expiresAt = Date(timeIntervalSince1970: (now().timeIntervalSince1970 + Self.lifetime).rounded(.down))
+        let claims = Claims(
+            sub: SubjectClaim(value: userId), exp: ExpirationClaim(value: expiresAt),
+            aud: AudienceClaim(value: [Self.audience]))
+        return (try await keys.sign(claims), expiresAt)
+    }
+
+    /// The admin a session cookie's value names, or `nil` for a value that is not a session of
+    /// this service, or one that ended.
+    func userId(of value: String) async -> String? {
+        guard let claims = try? await keys.verify(value, as: Claims.self),
+            claims.aud.value.contains(Self.audience), now() < claims.exp.value, !claims.sub.value.isEmpty
+        else { return nil }
+        return claims.sub.value
+    }
+
+    /// The session cookie's value in a `Cookie` header, if there is one.
+    static func value(inCookieHeader header: String?) -> String? {
+        guard let header else { return nil }
+        for pair in header.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == cookieName {
+                return parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
+    }
+
+    /// The `Set-Cookie` value that keeps `value` until `expiresAt` (or, `nil`, that ends the
+    /// session in the browser).
+    static func setCookie(_ value: String?, expiresAt: Date?) -> String {
+        let maxAge = expiresAt.map { max(0, Int($0.timeIntervalSinceNow)) } ?? 0
+        return "\(cookieName)=\(value ?? ""); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict"
+    }
+}

@@ -1,0 +1,74 @@
+// Channels: find by id, name or tag; a channel's members (roles, mutes, bans) and its newest
+// messages, kept current while the page is open; a message deleted, a member muted or banned.
+import { api, path } from "./api.js";
+import { el, link, replace, say, table, time } from "./dom.js";
+
+export async function render(main, args) {
+  if (args.length > 0) return renderChannel(main, args[0]);
+  const query = el("input", { id: "channel-query", type: "search", name: "query" });
+  const tag = el("input", { id: "channel-tag", type: "search", name: "tag" });
+  const results = el("div", { id: "channel-results" });
+  async function find() {
+    let target = `/admin/v1/channels?query=${encodeURIComponent(query.value)}&limit=100`;
+    if (tag.value) target += `&tag=${encodeURIComponent(tag.value)}`;
+    const found = await api("GET", target);
+    replace(results, table(`${found.length} found`, ["Channel", "Name", "Type", "Members", "Tags"],
+      found.map((c) => [link(["channels", c.channelId], c.channelId), c.displayName ?? "", c.type,
+        String(c.memberCount), (c.tags ?? []).join(", ")])));
+  }
+  replace(main, el("h1", {}, "Channels"),
+    el("form", { className: "card", role: "search", onsubmit: (e) => { e.preventDefault(); find(); } },
+      el("div", { className: "row" },
+        el("div", {}, el("label", { for: "channel-query" }, "Id or name"), query),
+        el("div", {}, el("label", { for: "channel-tag" }, "Tag"), tag),
+        el("button", { type: "submit" }, "Find"))),
+    results);
+  await find();
+}
+
+async function renderChannel(main, channelId) {
+  const heading = el("h1", {}, `Channel ${channelId}`);
+  const about = el("section", { "aria-labelledby": "about" });
+  const members = el("section", { "aria-labelledby": "members" });
+  const messages = el("section", { "aria-labelledby": "messages", id: "channel-messages" });
+  replace(main, heading, about, members, messages);
+  const act = async (method, target, body, done) => {
+    try {
+      await api(method, target, body);
+      say(done);
+      await refresh();
+    } catch (error) {
+      say(error.message);
+    }
+  };
+  async function refresh() {
+    const channel = await api("GET", path("channels", channelId));
+    heading.textContent = `Channel ${channel.displayName ?? channel.channelId}`;
+    replace(about, el("h2", { id: "about" }, "About"),
+      table("The channel", ["Field", "Value"], [
+        ["Id", channel.channelId], ["Name", channel.displayName ?? "—"], ["Type", channel.type],
+        ["Tags", (channel.tags ?? []).join(", ") || "—"], ["Members", String(channel.memberCount)],
+        ["Metadata", JSON.stringify(channel.metadata ?? {})], ["Deleted", channel.isDeleted ? "yes" : "no"]], "keep"));
+    replace(members, el("h2", { id: "members" }, "Members"),
+      table(`${channel.members.length} members and banned users`, ["User", "Roles", "Membership", "Muted", "Actions"],
+        channel.members.map((m) => [link(["users", m.userId], m.userId), (m.roles ?? []).join(", "), m.membership,
+          m.isMuted ? "yes" : "no",
+          el("span", { className: "row" },
+            m.isMuted
+              ? el("button", { type: "button", className: "secondary", onclick: () => act("DELETE", path("channels", channelId, "mutes", m.userId), undefined, `${m.userId} unmuted.`) }, `Unmute ${m.userId}`)
+              : el("button", { type: "button", className: "secondary", onclick: () => act("POST", path("channels", channelId, "mutes"), { userIds: [m.userId], period: 3600 }, `${m.userId} muted for an hour.`) }, `Mute ${m.userId}`),
+            m.membership === "banned"
+              ? el("button", { type: "button", className: "secondary", onclick: () => act("DELETE", path("channels", channelId, "bans", m.userId), undefined, `${m.userId} unbanned.`) }, `Unban ${m.userId}`)
+              : el("button", { type: "button", className: "danger", onclick: () => act("POST", path("channels", channelId, "bans"), { userIds: [m.userId] }, `${m.userId} banned from the channel.`) }, `Ban ${m.userId}`))]), "keep"));
+    const list = channel.messages.slice().reverse();
+    replace(messages, el("h2", { id: "messages" }, "Newest messages"),
+      el("p", { className: "muted" }, "Newest first; new ones appear as they are sent."),
+      table(`${list.length} messages`, ["From", "Message", "Sent", ""],
+        list.map((m) => [m.userId, el("span", { className: m.isDeleted ? "message-text deleted" : "message-text", "data-message-id": m.messageId }, m.isDeleted ? "(deleted)" : m.text),
+          time(m.createdAt),
+          m.isDeleted ? "" : el("button", { type: "button", className: "danger", onclick: () => act("DELETE", path("channels", channelId, "messages", m.messageId), undefined, "Message deleted.") }, "Delete")]), "keep"));
+  }
+  await refresh();
+  const timer = setInterval(() => refresh().catch(() => {}), 1000);
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,50 @@
+// Moderation: every flagged message and member across channels, each resolved by deleting the
+// message, banning the member from the channel, or dismissing the flags.
+import { api, path } from "./api.js";
+import { el, link, replace, say } from "./dom.js";
+
+export async function render(main) {
+  const queue = el("div", { id: "flag-queue" });
+  replace(main, el("h1", {}, "Moderation"), queue);
+  async function refresh() {
+    const reports = await api("GET", "/admin/v1/flags");
+    if (reports.length === 0) return replace(queue, el("p", { className: "muted" }, "Nothing is flagged."));
+    const texts = {};
+    for (const channelId of new Set(reports.map((r) => r.channelId))) {
+      const channel = await api("GET", path("channels", channelId)).catch(() => null);
+      for (const m of channel?.messages ?? []) texts[m.messageId] = m;
+    }
+    const act = async (calls, done) => {
+      try {
+        for (const [method, target, body] of calls) await api(method, target, body);
+        say(done);
+        await refresh();
+      } catch (error) {
+        say(error.message);
+      }
+    };
+    replace(queue, el("ul", { className: "reports" }, reports.slice().reverse().map((r) => {
+      const by = `flagged by ${r.flaggedBy.join(", ")}`;
+      if (r.subject.message) {
+        const id = r.subject.message.messageId;
+        const message = texts[id];
+        return el("li", { className: "card report" },
+          el("p", {}, "Message in ", link(["channels", r.channelId], r.channelId), ` from ${message?.userId ?? "?"}, ${by}:`),
+          el("blockquote", { className: "message-text" }, message ? message.text : "(no longer kept)"),
+          el("p", { className: "row" },
+            el("button", { type: "button", className: "danger", onclick: () => act([["DELETE", path("channels", r.channelId, "messages", id)], ["DELETE", path("flags", r.channelId, "messages", id)]], "Message deleted.") }, "Delete the message"),
+            message ? el("button", { type: "button", className: "danger", onclick: () => act([["POST", path("channels", r.channelId, "bans"), { userIds: [message.userId] }], ["DELETE", path("flags", r.channelId, "messages", id)]], `${message.userId} banned.`) }, "Ban the sender") : null,
+            el("button", { type: "button", className: "secondary", onclick: () => act([["DELETE", path("flags", r.channelId, "messages", id)]], "Flags dismissed.") }, "Dismiss")));
+      }
+      const userId = r.subject.user.userId;
+      return el("li", { className: "card report" },
+        el("p", {}, "Member ", link(["users", userId], userId), " of ", link(["channels", r.channelId], r.channelId), `, ${by}.`),
+        el("p", { className: "row" },
+          el("button", { type: "button", className: "danger", onclick: () => act([["POST", path("channels", r.channelId, "bans"), { userIds: [userId] }], ["DELETE", path("flags", r.channelId, "users", userId)]], `${userId} banned.`) }, "Ban from the channel"),
+          el("button", { type: "button", className: "secondary", onclick: () => act([["DELETE", path("flags", r.channelId, "users", userId)]], "Flags dismissed.") }, "Dismiss")));
+    })));
+  }
+  await refresh();
+  const timer = setInterval(() => refresh().catch(() => {}), 3000);
+  return () => clearInterval(timer);
+}

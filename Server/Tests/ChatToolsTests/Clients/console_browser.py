@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""The operator's console driven in Debian's headless Chromium (Selenium with chromedriver),
+against a running `chat-server --dev --admin boss`, as an operator uses it.
+
+Usage: console_browser.py PORT SCREENSHOT_DIR
+Prints a line per step and OK at the end; exits 1 naming the first step that failed. Any
+script error, Content-Security-Policy violation or dialog in the page fails the run: the texts
+the users write below are made to run script if they were ever put in the page as HTML.
+"""
+import http.server
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.sync.client import connect as ws_connect
+
+PORT = int(sys.argv[1])
+SHOTS = sys.argv[2]
+BASE = f"http://127.0.0.1:{PORT}"
+EVIL_NAME = '<script>alert("name")</script>'
+EVIL_CHANNEL = '"><img src=x onerror=alert(1)>'
+EVIL_TEXT = '<img src=x onerror=alert(2)> <a href="javascript:alert(3)">javascript:alert(3)</a>'
+
+
+def step(text):
+    print(text, flush=True)
+
+
+def shoot(driver, name):
+    """A picture of the whole page, from its top, into SHOTS."""
+    driver.execute_script("window.scrollTo(0, 0)")
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1280, max(800, min(height + 120, 2000)))
+    driver.save_screenshot(os.path.join(SHOTS, name))
+    driver.set_window_size(1280, 900)
+
+
+def admin(method, path, body=None, token="dev:boss"):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(BASE + path, data=data, method=method,
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            text = response.read()
+            return response.status, (json.loads(text) if text else None)
+    except urllib.error.HTTPError as error:
+        text = error.read()
+        return error.code, (json.loads(text) if text else None)
+
+
+class Device:
+    """A client of the wire protocol (Docs/Protocol.md), as an SDK is."""
+
+    def __init__(self, user, device):
+        self.ws = ws_connect(f"ws://127.0.0.1:{PORT}/v1/connect?device={device}",
+                             additional_headers={"Authorization": f"Bearer dev:{user}"}).__enter__()
+        self.ws.send(json.dumps({"type": "hello", "protocol": 1, "resumeAfter": None}))
+        assert json.loads(self.ws.recv(timeout=10))["type"] == "welcome"
+        self.next_id = 0
+        self.frames = []
+
+    def request(self, request):
+        self.next_id += 1
+        self.ws.send(json.dumps({"type": "request", "id": self.next_id, "request": request}))
+        while True:
+            frame = json.loads(self.ws.recv(timeout=10))
+            if frame.get("id") == self.next_id:
+                assert frame["type"] == "response", frame
+                return frame["envelope"]["response"]
+            self.frames.append(frame)
+
+    def saw(self, predicate, seconds=10):
+        """Whether a frame received (before or within `seconds`) satisfies `predicate`."""
+        deadline = time.time() + seconds
+        while True:
+            if any(predicate(frame) for frame in self.frames):
+                return True
+            left = deadline - time.time()
+            if left <= 0:
+                return False
+            try:
+                self.frames.append(json.loads(self.ws.recv(timeout=left)))
+            except TimeoutError:
+                return False
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,900", "--lang=en-US"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def main():
+    # The scene, made through the admin API by an app's backend.
+    assert admin("POST", "/admin/v1/users", {"userId": "ann", "displayName": "Ann"})[0] == 201
+    assert admin("POST", "/admin/v1/users", {"userId": "eve", "displayName": EVIL_NAME})[0] == 201
+    status, _ = admin("POST", "/admin/v1/channels", {"type": "community", "channelId": "news", "displayName": EVIL_CHANNEL,
+                                                     "userIds": ["ann", "eve"], "tags": ["press"],
+                                                     "metadata": {"note": EVIL_TEXT}})
+    assert status == 201, status
+    assert admin("POST", "/admin/v1/channels/news/messages", {"userId": "ann", "text": EVIL_TEXT})[0] == 201
+    status, spam = admin("POST", "/admin/v1/channels/news/messages", {"userId": "eve", "text": "buy cheap pills"})
+    assert status == 201
+    ann = Device("ann", "laptop")
+    eve = Device("eve", "phone")
+    ann.request({"flagMessage": {"channelId": "news", "messageId": spam["messageId"]}})
+    step("scene ready: ann and eve connected, eve's message flagged")
+
+    driver = browser()
+    wait = WebDriverWait(driver, 15)
+    failures = []
+    try:
+        run(driver, wait, ann, eve, spam)
+    except Exception as error:  # noqa: BLE001 - reported with the step's name
+        failures.append(f"{type(error).__name__}: {error} at {traceback.format_exc().strip().splitlines()[-3]}")
+        shoot(driver, "failure.png")
+    finally:
+        try:
+            alert = driver.switch_to.alert
+            failures.append(f"a dialog opened: {alert.text}")
+        except NoAlertPresentException:
+            pass
+        bad = [entry["message"] for entry in driver.get_log("browser")
+               if "Content Security Policy" in entry["message"] or "Uncaught" in entry["message"]
+               or entry.get("source") == "javascript"]
+        if bad:
+            failures.append(f"the page ran into script errors or CSP violations: {bad}")
+        driver.quit()
+    if failures:
+        print("FAILED: " + "; ".join(failures), flush=True)
+        sys.exit(1)
+    print("OK", flush=True)
+
+
+def text_of(driver, css):
+    return driver.find_element(By.CSS_SELECTOR, css).text
+
+
+def run(driver, wait, ann, eve, spam):
+    # Sign in: a user who is not an admin is refused, and told why.
+    driver.get(BASE + "/console")
+    token = wait.until(EC.visibility_of_element_located((By.ID, "token")))
+    label = driver.find_element(By.CSS_SELECTOR, "label[for=token]").text
+    assert label == "Token", label
+    token.send_keys("dev:eve\n")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "sign-in-error"), "not an admin"))
+    shoot(driver, "sign-in.png")
+    step("sign-in: a non-admin's token refused, saying why")
+    token.clear()
+    token.send_keys("dev:boss\n")
+    wait.until(EC.visibility_of_element_located((By.ID, "figure-connections")))
+    cookie = driver.get_cookie("chat_console")
+    assert cookie and cookie["httpOnly"] and cookie["sameSite"] == "Strict", cookie
+    assert driver.execute_script("return document.cookie") == "", "the session is readable by scripts"
+
+    # Overview: its numbers are /metrics' and the engine's.
+    with urllib.request.urlopen(BASE + "/metrics", timeout=10) as response:
+        metrics = response.read().decode()
+    connections = next(line.split()[-1] for line in metrics.splitlines() if line.startswith("chat_connections "))
+    shown = text_of(driver, "#figure-connections")
+    assert float(shown) == float(connections), (shown, connections)
+    assert text_of(driver, "#figure-devices") == "2"
+    assert text_of(driver, "#figure-users") == str(admin("GET", "/admin/v1/service")[1]["users"])
+    assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart polyline")) == 2
+    shoot(driver, "overview.png")
+    step(f"overview: {shown} connections, as /metrics says")
+
+    # Users: found by name; eve's name is text; banned, her connection ends and she is refused.
+    driver.find_element(By.LINK_TEXT, "Users").click()
+    query = wait.until(EC.visibility_of_element_located((By.ID, "user-query")))
+    query.send_keys("eve\n")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "user-results"), EVIL_NAME))
+    driver.find_element(By.LINK_TEXT, "eve").click()
+    wait.until(EC.text_to_be_present_in_element((By.TAG_NAME, "main"), EVIL_NAME))
+    assert driver.current_url == BASE + "/console/users/eve", driver.current_url
+    shoot(driver, "user.png")
+    driver.find_element(By.ID, "ban-user").click()
+    wait.until(EC.visibility_of_element_located((By.ID, "unban-user")))
+    try:
+        while True:
+            eve.ws.recv(timeout=10)
+    except ConnectionClosed:
+        pass
+    try:
+        Device("eve", "tablet")
+        raise AssertionError("a banned user connected")
+    except InvalidStatus as refusal:
+        assert refusal.response.status_code == 403, refusal.response.status_code
+    step("users: eve banned from the service: disconnected, and refused with 403")
+
+    # Moderation: the flagged message is in the queue, deleted from it; ann sees the deletion.
+    driver.get(BASE + "/console/moderation")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "flag-queue"), "buy cheap pills"))
+    shoot(driver, "moderation.png")
+    driver.find_element(By.XPATH, "//button[text()='Delete the message']").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "flag-queue"), "Nothing is flagged."))
+    assert ann.saw(lambda f: f.get("type") == "event" and spam["messageId"] in json.dumps(f)
+                   and '"isDeleted": true' in json.dumps(f)), "ann was not told of the deletion"
+    step("moderation: the flagged message deleted from the queue; ann's client saw it deleted")
+
+    # A channel: its evil name and texts are text; a message ann sends appears while it is open.
+    driver.get(BASE + "/console/channels/news")
+    wait.until(EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), EVIL_CHANNEL))
+    wait.until(EC.text_to_be_present_in_element((By.ID, "channel-messages"), EVIL_TEXT))
+    ann.request({"sendMessage": {"_0": {"channelId": "news", "text": "sent from the SDK just now"}}})
+    wait.until(EC.text_to_be_present_in_element((By.ID, "channel-messages"), "sent from the SDK just now"))
+    assert not driver.find_elements(By.CSS_SELECTOR, "main img, main script, main iframe")
+    hrefs = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "a")]
+    assert all(h.startswith(BASE + "/console") for h in hrefs if h), hrefs
+    shoot(driver, "channel.png")
+    step("channel: user texts shown as text; a message sent by a client appeared live")
+
+    # Channels found by tag.
+    driver.find_element(By.LINK_TEXT, "Channels").click()
+    tag = wait.until(EC.visibility_of_element_located((By.ID, "channel-tag")))
+    tag.send_keys("press\n")
+    wait.until(EC.text_to_be_present_in_element((By.ID, "channel-results"), "1 found"))
+    step("channels: found by tag")
+
+    # A cross-site form post, with the session cookie: refused, nothing changed.
+    other = cross_site_page(f"{BASE}/admin/v1/users/ann/ban")
+    driver.get(other)
+    WebDriverWait(driver, 10).until(lambda d: d.current_url.startswith(BASE))
+    assert "forbidden" in driver.page_source, driver.page_source[:300]
+    assert admin("GET", "/admin/v1/users/ann")[1]["bannedAt"] is None, "the cross-site post banned ann"
+    step("a cross-site POST with the session cookie: refused with 403, ann not banned")
+
+    # Sign out: the session is gone.
+    driver.get(BASE + "/console")
+    wait.until(EC.element_to_be_clickable((By.ID, "sign-out"))).click()
+    wait.until(EC.visibility_of_element_located((By.ID, "token")))
+    assert driver.get_cookie("chat_console") is None
+    step("signed out")
+
+    # Sign-in attempts are bounded per address: five refused a minute (the browser's first
+    # attempt, eve's token, was one of them), then 429 whatever the token.
+    codes = [sign_in_status("dev:eve") for _ in range(5)] + [sign_in_status("dev:boss")]
+    assert codes == [403] * 4 + [429] * 2, codes
+    step(f"sign-in attempts bounded: {codes}")
+
+
+def sign_in_status(token):
+    request = urllib.request.Request(BASE + "/console/session", data=json.dumps({"token": token}).encode(),
+                                     method="POST", headers={"Origin": BASE, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def cross_site_page(target):
+    """Serves, from another origin, a page whose form posts to `target` by itself."""
+    page = (f'<!doctype html><form id=f method=post action="{target}"><input name=x value=1></form>'
+            '<script>document.getElementById("f").submit()</script>').encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+if __name__ == "__main__":
+    main()
