@@ -183,7 +183,9 @@ extension ChatServer {
         public var channels: Int
         /// Devices connected: to the service (every node of a cluster).
         public var connectedDevices: Int
-        /// On a cluster, each node with devices connected, by id (empty on a single server).
+        /// On a cluster, each live node (heard of within the log's silent limit at this node's
+        /// last beat, this node always) and each node with devices connected, with its count, by
+        /// id; empty on a single server.
         public var nodes: [Node]
         /// How far this node is behind the cluster's log, in seconds (0 on a single server).
         public var lagSeconds: Double
@@ -203,12 +205,14 @@ extension ChatServer {
     ///
     /// - Complexity: O(connections of the service).
     public func serviceSummary() -> ServiceSummary {
+        let live = engine.replica?.liveNodes ?? []
         let (users, channels, connected, nodes, messages) = engine.core.withLock {
             core -> (Int, Int, Int, [ServiceSummary.Node], Int) in
             let connected: Int
             var nodes: [ServiceSummary.Node] = []
             if let cluster = core.cluster {
                 var byNode: [String: Int] = [:]
+                for node in live + [cluster.nodeId] { byNode[node] = 0 }
                 for connection in cluster.connections.byDevice.values { byNode[connection.node, default: 0] += 1 }
                 nodes = byNode.keys.sorted().map { ServiceSummary.Node(nodeId: $0, connectedDevices: byNode[$0]!) }
                 connected = cluster.connections.byDevice.count

@@ -258,7 +258,7 @@ import ServerTestSupport
                     == 200)
             let members = try await Self.call("GET", "/admin/v1/channels/c", port: port0).object["members"]
             #expect((members as? [[String: Any]])?.first?["membership"] as? String == "banned")
-            // The service as each node counts it: ann's device on n1.
+            // The service as each node counts it: ann's device on n1, and both nodes live.
             let ann = ChatServerProcess.transport("ann", port: port1)
             _ = try await ann.connect(resumingAfter: nil)
             for port in [port0, port1] {
@@ -268,7 +268,7 @@ import ServerTestSupport
                     (service["nodes"] as? [[String: Any]])?.map {
                         "\($0["nodeId"] ?? "")=\($0["connectedDevices"] ?? "")"
                     }
-                        == ["n1=1"])
+                        == ["n0=0", "n1=1"])
             }
             await ann.disconnect()
         }

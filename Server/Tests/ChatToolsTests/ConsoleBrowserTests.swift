@@ -22,10 +22,7 @@ import Testing
                 FileManager.default.isExecutableFile(atPath: tool),
                 "\(tool) is missing: scripts/system-packages installs Debian's chromium and chromium-driver")
         }
-        let shots =
-            ProcessInfo.processInfo.environment["CONSOLE_SCREENSHOTS"]
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let shots = try Self.screenshots()
         let (server, port) = try await ChatServerProcess.start(["--admin", "boss"])
         defer { server.process.terminate() }
         let python = try Subprocess(
@@ -40,5 +37,43 @@ import Testing
         for page in ["sign-in", "overview", "user", "moderation", "channel"] {
             #expect(FileManager.default.fileExists(atPath: "\(shots)/\(page).png"), "no picture of \(page)")
         }
+    }
+
+    /// Three `chat-server` nodes on one PostgreSQL: the console of any of them lists the three.
+    @Test func theOverviewOfAClusterListsItsThreeNodes() async throws {
+        try await HeavyTestGate.run {
+            let postgres = try PostgresCluster.start()
+            defer { postgres.stop() }
+            let url = postgres.url(try postgres.createDatabase())
+            var processes: [Subprocess] = []
+            defer { for process in processes { process.process.terminate() } }
+            var ports: [Int] = []
+            for node in 0..<3 {
+                let (process, port) = try await ChatServerProcess.start(
+                    ["--postgres", url, "--node-id", "n\(node)"] + (node == 0 ? ["--admin", "boss"] : []))
+                processes.append(process)
+                ports.append(port)
+            }
+            let python = try Subprocess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["python3", Self.script.path, "\(ports[2])", Self.screenshots(), "cluster", "3"],
+                environment: try PythonEnvironment.environment())
+            var lines: [String] = []
+            for await line in python.lines { lines.append(line) }
+            let status = await python.exitStatus()
+            #expect(
+                status == 0 && lines.last == "OK",
+                "exit \(status):\n\(lines.joined(separator: "\n"))\n\(python.standardError)")
+            #expect(lines.contains("the overview lists ['n0', 'n1', 'n2']"), "\(lines)")
+        }
+    }
+
+    /// Where the pages' pictures go.
+    static func screenshots() throws -> String {
+        let folder =
+            ProcessInfo.processInfo.environment["CONSOLE_SCREENSHOTS"]
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
     }
 }

@@ -143,6 +143,9 @@ final class ClusterReplica: Sendable {
 
     /// How many entries the log kept at this node's last beat (`/metrics`: `chat_log_entries`).
     let keptEntries = AtomicValue(0)
+    /// The cluster's live nodes as of this node's last beat, by id (this node alone before it).
+    var liveNodes: [String] { lastLiveNodes.withLock { $0 } }
+    private let lastLiveNodes = Lock<[String]>([], rank: .leaf)
     private var isStopped: Bool { stopped.load() }
 
     private func beat(_ engine: ServerEngine) async {
@@ -157,6 +160,7 @@ final class ClusterReplica: Sendable {
             return
         }
         keptEntries.store(beat.keptEntries)
+        lastLiveNodes.withLock { $0 = beat.liveNodes }
         for node in beat.silentNodes where node != nodeId {
             post(.nodeDown(node), time: engine.clock.now)
             try? await log.forget(node: node)

@@ -59,7 +59,7 @@ public protocol ServerChangeLog: ServerDatabase {
 
     /// Records that `node` is alive now and has applied the entries through `applied`; removes
     /// entries nobody needs any more (see above); returns the nodes silent for more than
-    /// `silentFor` seconds and how many entries the log keeps.
+    /// `silentFor` seconds, the live ones, and how many entries the log keeps.
     ///
     /// - Throws: ``ServerNodeInUse`` when this process lost `node`'s lease.
     func beat(node: String, applied: Int, silentFor: Double) async throws -> ServerLogBeat
@@ -88,10 +88,14 @@ public struct ServerLogBeat: Sendable, Hashable {
     public var silentNodes: [String]
     /// How many entries the log keeps (after what the beat removed).
     public var keptEntries: Int
+    /// The nodes heard of within the beat's `silentFor`, the beating one among them, by id: the
+    /// cluster's live nodes (what the console's overview lists).
+    public var liveNodes: [String]
 
-    public init(silentNodes: [String], keptEntries: Int) {
+    public init(silentNodes: [String], keptEntries: Int, liveNodes: [String] = []) {
         self.silentNodes = silentNodes
         self.keptEntries = keptEntries
+        self.liveNodes = liveNodes
     }
 }
 

@@ -256,7 +256,10 @@ import Testing
         defer { Task { for node in nodes { await node.close() } } }
         var bob = try await connected(nodes[1], "bob", "phone")
         try await Self.settle(nodes, log)
-        #expect(nodes[0].serviceSummary().nodes == [.init(nodeId: "node1", connectedDevices: 1)])
+        #expect(
+            nodes[0].serviceSummary().nodes == [
+                .init(nodeId: "node0", connectedDevices: 0), .init(nodeId: "node1", connectedDevices: 1),
+            ])
         try await nodes[0].disconnect(userId: "bob", deviceId: "phone")
         guard case .disconnected(.connectionLost(.forbidden))? = await bob.next() else {
             Issue.record("bob's node did not end his connection")
@@ -267,6 +270,22 @@ import Testing
             #expect(node.user("bob")?.isOnline == false, "\(node.nodeId!)")
             #expect(node.serviceSummary().connectedDevices == 0, "\(node.nodeId!)")
         }
+    }
+
+    @Test func theSummaryListsEveryLiveNodeWithOrWithoutDevices() async throws {
+        let (nodes, log) = try await Self.cluster(3)
+        defer { Task { for node in nodes { await node.close() } } }
+        let clock = log.clock as! ManualClock
+        // Every node beats at start and each third of the silent limit; a beat tells the live nodes.
+        var listed: [String] = []
+        for _ in 0..<500 {
+            clock.advance(by: log.silentLimit / 3)
+            listed = nodes[0].serviceSummary().nodes.map(\.nodeId)
+            if listed.count == 3 { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(listed == ["node0", "node1", "node2"])
+        #expect(nodes[0].serviceSummary().nodes.allSatisfy { $0.connectedDevices == 0 })
     }
 
     @Test func aBanFromTheServiceThroughOneNodeIsInForceOnEveryNode() async throws {

@@ -174,7 +174,8 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
             let bound = min(log.snapshot, live.compactMap { log.applied[$0] }.min() ?? 0)
             log.trim(through: min(bound, log.trimmed + Self.trimBatch))
             let silent = log.beats.filter { now.timeIntervalSince($0.value) > silentFor }.map(\.key).sorted()
-            return ServerLogBeat(silentNodes: silent.filter { $0 != node }, keptEntries: log.entries.count)
+            return ServerLogBeat(
+                silentNodes: silent.filter { $0 != node }, keptEntries: log.entries.count, liveNodes: live.sorted())
         }
     }
 

@@ -192,11 +192,16 @@ extension PostgresServerDatabase {
             ON CONFLICT (id) DO UPDATE SET seen_at = now(), applied = excluded.applied
             """, logger: logger)
         var silent: [String] = []
-        for try await id in try await client.query(
-            "SELECT id FROM chat.nodes WHERE seen_at < now() - make_interval(secs => \(silentFor)) ORDER BY id",
+        var live: [String] = []
+        for try await (id, isSilent) in try await client.query(
+            "SELECT id, seen_at < now() - make_interval(secs => \(silentFor)) FROM chat.nodes ORDER BY id",
             logger: logger
-        ).decode(String.self) where id != node {
-            silent.append(id)
+        ).decode((String, Bool).self) {
+            if !isSilent {
+                live.append(id)
+            } else if id != node {
+                silent.append(id)
+            }
         }
         // What every live node applied and the tables hold, never the newest entry (so that a
         // node needing a removed one finds a gap), oldest first, a batch at a time. A plain
@@ -216,7 +221,7 @@ extension PostgresServerDatabase {
                 FROM chat.log_head h WHERE h.id = 1
                 """, logger: logger
             ).collect().first?.decode(Int.self) ?? 0
-        return ServerLogBeat(silentNodes: silent, keptEntries: kept)
+        return ServerLogBeat(silentNodes: silent, keptEntries: kept, liveNodes: live)
     }
 
     public func forget(node: String) async throws {

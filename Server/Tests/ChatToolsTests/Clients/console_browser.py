@@ -2,8 +2,9 @@
 """The operator's console driven in Debian's headless Chromium (Selenium with chromedriver),
 against a running `chat-server --dev --admin boss`, as an operator uses it.
 
-Usage: console_browser.py PORT SCREENSHOT_DIR
-Prints a line per step and OK at the end; exits 1 naming the first step that failed. Any
+Usage: console_browser.py PORT SCREENSHOT_DIR [cluster NODES]
+With `cluster NODES`, PORT is one node of a cluster of NODES nodes: the overview must list them
+all. Prints a line per step and OK at the end; exits 1 naming the first step that failed. Any
 script error, Content-Security-Policy violation or dialog in the page fails the run: the texts
 the users write below are made to run script if they were ever put in the page as HTML.
 """
@@ -106,7 +107,25 @@ def browser():
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
+def overview_of_a_cluster(nodes):
+    driver = browser()
+    try:
+        driver.get(BASE + "/console")
+        WebDriverWait(driver, 15).until(EC.visibility_of_element_located((By.ID, "token"))).send_keys("dev:boss\n")
+        # The page refreshes every 5 s; a node is live once its first beat is written.
+        WebDriverWait(driver, 30).until(
+            EC.text_to_be_present_in_element((By.CSS_SELECTOR, "table.nodes caption"), f"{nodes} nodes"))
+        listed = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "table.nodes tbody td:first-child")]
+        shoot(driver, "overview-cluster.png")
+        step(f"the overview lists {listed}")
+    finally:
+        driver.quit()
+    print("OK", flush=True)
+
+
 def main():
+    if len(sys.argv) > 4 and sys.argv[3] == "cluster":
+        return overview_of_a_cluster(int(sys.argv[4]))
     # The scene, made through the admin API by an app's backend.
     assert admin("POST", "/admin/v1/users", {"userId": "ann", "displayName": "Ann"})[0] == 201
     assert admin("POST", "/admin/v1/users", {"userId": "eve", "displayName": EVIL_NAME})[0] == 201
