@@ -90,6 +90,18 @@ import Testing
                     .status == 401)
             #expect(
                 try await Self.call("GET", port, "/console/session", headers: ["Cookie": cookie]).body.contains("boss"))
+            // The console's page connects over the protocol with its session, from its own
+            // origin only (the plain GET of /v1/connect answers as the upgrade would).
+            #expect(
+                try await Self.call("GET", port, "/v1/connect?device=console", headers: ["Cookie": cookie] + origin)
+                    .status == 426)
+            #expect(
+                try await Self.call(
+                    "GET", port, "/v1/connect", headers: ["Cookie": cookie, "Origin": "http://evil.example"]
+                ).status == 403)
+            #expect(
+                try await Self.call("GET", port, "/v1/connect", headers: ["Cookie": "chat_console=x.y.z"] + origin)
+                    .status == 401)
             // Signing out clears the cookie.
             let out = try await Self.call("DELETE", port, "/console/session", headers: ["Cookie": cookie] + origin)
             #expect(out.status == 204 && (out.headers["Set-Cookie"] as? String)?.contains("Max-Age=0") == true)

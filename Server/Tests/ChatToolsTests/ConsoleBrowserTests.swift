@@ -7,8 +7,9 @@ import Testing
 /// (a non-admin refused, saying why), the overview's numbers against `/metrics`, a user found
 /// and banned (their WebSocket closed, their next connect refused), a flagged message deleted
 /// from the queue (the channel's clients see it deleted), a message sent by a client appearing
-/// on the open channel page, texts full of markup shown as text with no script run, a cross-site
-/// POST refused, sign-out, and sign-in attempts bounded.
+/// on the open channel page over the page's own WebSocket (a device of the admin), texts full of
+/// markup shown as text with no script run, a cross-site POST and WebSocket refused, sign-out,
+/// and sign-in attempts bounded.
 ///
 /// The pages' pictures go to `CONSOLE_SCREENSHOTS` when it names a folder (`Docs/Console` holds
 /// the ones Operating.md shows), else to a temporary folder.
@@ -17,23 +18,10 @@ import Testing
         .appendingPathComponent("Clients/console_browser.py")
 
     @Test func anOperatorUsesTheConsoleInChromium() async throws {
-        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
-            try #require(
-                FileManager.default.isExecutableFile(atPath: tool),
-                "\(tool) is missing: scripts/system-packages installs Debian's chromium and chromium-driver")
-        }
         let shots = try Self.screenshots()
         let (server, port) = try await ChatServerProcess.start(["--admin", "boss"])
         defer { server.process.terminate() }
-        let python = try Subprocess(
-            URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.script.path, "\(port)", shots],
-            environment: try PythonEnvironment.environment())
-        var lines: [String] = []
-        for await line in python.lines { lines.append(line) }
-        let status = await python.exitStatus()
-        #expect(
-            status == 0 && lines.last == "OK",
-            "exit \(status):\n\(lines.joined(separator: "\n"))\n\(python.standardError)")
+        try await Self.drive(["\(port)", shots])
         for page in ["sign-in", "overview", "user", "moderation", "channel"] {
             #expect(FileManager.default.fileExists(atPath: "\(shots)/\(page).png"), "no picture of \(page)")
         }
@@ -54,18 +42,30 @@ import Testing
                 processes.append(process)
                 ports.append(port)
             }
-            let python = try Subprocess(
-                URL(fileURLWithPath: "/usr/bin/env"),
-                ["python3", Self.script.path, "\(ports[2])", Self.screenshots(), "cluster", "3"],
-                environment: try PythonEnvironment.environment())
-            var lines: [String] = []
-            for await line in python.lines { lines.append(line) }
-            let status = await python.exitStatus()
-            #expect(
-                status == 0 && lines.last == "OK",
-                "exit \(status):\n\(lines.joined(separator: "\n"))\n\(python.standardError)")
+            let lines = try await Self.drive(["\(ports[2])", Self.screenshots(), "cluster", "3"])
             #expect(lines.contains("the overview lists ['n0', 'n1', 'n2']"), "\(lines)")
         }
+    }
+
+    /// Runs `console_browser.py` with `arguments` to its end and expects its `OK`; the lines it
+    /// printed.
+    @discardableResult
+    static func drive(_ arguments: [String]) async throws -> [String] {
+        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
+            try #require(
+                FileManager.default.isExecutableFile(atPath: tool),
+                "\(tool) is missing: scripts/system-packages installs Debian's chromium and chromium-driver")
+        }
+        let python = try Subprocess(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path] + arguments,
+            environment: try PythonEnvironment.environment())
+        var lines: [String] = []
+        for await line in python.lines { lines.append(line) }
+        let status = await python.exitStatus()
+        #expect(
+            status == 0 && lines.last == "OK",
+            "exit \(status):\n\(lines.joined(separator: "\n"))\n\(python.standardError)")
+        return lines
     }
 
     /// Where the pages' pictures go.

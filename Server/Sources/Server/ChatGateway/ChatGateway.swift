@@ -99,7 +99,7 @@ public struct ChatGateway: Sendable {
                 _ = try await admission.admit(
                     authorization: request.headers[.authorization],
                     queryToken: request.uri.queryParameters["token"].map(String.init),
-                    device: request.uri.queryParameters["device"].map(String.init))
+                    device: request.uri.queryParameters["device"].map(String.init), head: request.head)
             } catch {
                 return Response(
                     status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
@@ -130,7 +130,7 @@ public struct ChatGateway: Sendable {
                     admitted = try await admission.admit(
                         authorization: head.headerFields[.authorization],
                         queryToken: uri.queryParameters["token"].map(String.init),
-                        device: uri.queryParameters["device"].map(String.init))
+                        device: uri.queryParameters["device"].map(String.init), head: head)
                 } catch {
                     metrics.rejected(error.metricReason)
                     refusals.refuse(channel, with: error)

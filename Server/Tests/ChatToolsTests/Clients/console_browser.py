@@ -184,18 +184,26 @@ def run(driver, wait, ann, eve, spam):
     token.clear()
     token.send_keys("dev:boss\n")
     wait.until(EC.visibility_of_element_located((By.ID, "figure-connections")))
+    # The page is connected over the protocol, as a device of the admin (its session admits it).
+    wait.until(lambda d: d.execute_script("return document.documentElement.dataset.live") == "true")
     cookie = driver.get_cookie("chat_console")
     assert cookie and cookie["httpOnly"] and cookie["sameSite"] == "Strict", cookie
     assert driver.execute_script("return document.cookie") == "", "the session is readable by scripts"
 
-    # Overview: its numbers are /metrics' and the engine's.
-    with urllib.request.urlopen(BASE + "/metrics", timeout=10) as response:
-        metrics = response.read().decode()
-    connections = next(line.split()[-1] for line in metrics.splitlines() if line.startswith("chat_connections "))
+    # Overview: its numbers are /metrics' and the engine's (the page's own connection among
+    # them: the figures are read again every 5 s).
+    def metric(name):
+        with urllib.request.urlopen(BASE + "/metrics", timeout=10) as response:
+            text = response.read().decode()
+        return next(line.split()[-1] for line in text.splitlines() if line.startswith(name + " "))
+
+    wait.until(lambda d: d.execute_script("return document.documentElement.dataset.live") == "true")
+    WebDriverWait(driver, 15).until(
+        lambda d: float(text_of(d, "#figure-connections")) == float(metric("chat_connections")) == 3)
     shown = text_of(driver, "#figure-connections")
-    assert float(shown) == float(connections), (shown, connections)
-    assert text_of(driver, "#figure-devices") == "2"
-    assert text_of(driver, "#figure-users") == str(admin("GET", "/admin/v1/service")[1]["users"])
+    service = admin("GET", "/admin/v1/service")[1]
+    assert text_of(driver, "#figure-devices") == str(service["connectedDevices"]) == "3", service
+    assert text_of(driver, "#figure-users") == str(service["users"])
     assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart polyline")) == 2
     shoot(driver, "overview.png")
     step(f"overview: {shown} connections, as /metrics says")
@@ -238,7 +246,9 @@ def run(driver, wait, ann, eve, spam):
     wait.until(EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), EVIL_CHANNEL))
     wait.until(EC.text_to_be_present_in_element((By.ID, "channel-messages"), EVIL_TEXT))
     ann.request({"sendMessage": {"_0": {"channelId": "news", "text": "sent from the SDK just now"}}})
-    wait.until(EC.text_to_be_present_in_element((By.ID, "channel-messages"), "sent from the SDK just now"))
+    # Pushed over the page's connection: well before the 10 s it asks again when not connected.
+    WebDriverWait(driver, 4).until(
+        EC.text_to_be_present_in_element((By.ID, "channel-messages"), "sent from the SDK just now"))
     assert not driver.find_elements(By.CSS_SELECTOR, "main img, main script, main iframe")
     hrefs = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, "a")]
     assert all(h.startswith(BASE + "/console") for h in hrefs if h), hrefs
@@ -252,8 +262,14 @@ def run(driver, wait, ann, eve, spam):
     wait.until(EC.text_to_be_present_in_element((By.ID, "channel-results"), "1 found"))
     step("channels: found by tag")
 
-    # A cross-site form post, with the session cookie: refused, nothing changed.
+    # A page of another origin opening a WebSocket with the session cookie: refused.
     other = cross_site_page(f"{BASE}/admin/v1/users/ann/ban")
+    driver.get(other + "socket")
+    WebDriverWait(driver, 10).until(lambda d: d.title in ("refused", "opened"))
+    assert driver.title == "refused", driver.title
+    step("a WebSocket from another origin with the session cookie: refused")
+
+    # A cross-site form post, with the session cookie: refused, nothing changed.
     driver.get(other)
     WebDriverWait(driver, 10).until(lambda d: d.current_url.startswith(BASE))
     assert "forbidden" in driver.page_source, driver.page_source[:300]
@@ -286,15 +302,18 @@ def sign_in_status(token):
 
 def cross_site_page(target):
     """Serves, from another origin, a page whose form posts to `target` by itself."""
-    page = (f'<!doctype html><form id=f method=post action="{target}"><input name=x value=1></form>'
+    form = (f'<!doctype html><form id=f method=post action="{target}"><input name=x value=1></form>'
             '<script>document.getElementById("f").submit()</script>').encode()
+    socket = (f'<!doctype html><title>trying</title><script>const s = new WebSocket("ws://127.0.0.1:{PORT}/v1/connect");'
+              's.onopen = () => document.title = "opened"; s.onerror = () => document.title = "refused";'
+              '</script>').encode()
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.end_headers()
-            self.wfile.write(page)
+            self.wfile.write(socket if self.path == "/socket" else form)
 
         def log_message(self, *args):
             pass

@@ -53,7 +53,7 @@ struct AdminAuthentication<Context: RequestContext>: RouterMiddleware {
         guard let userId = await sessions.userId(of: session) else {
             throw .unauthorized("the console session ended: sign in again")
         }
-        if request.method != .get && request.method != .head && !SameOrigin.check(request) {
+        if request.method != .get && request.method != .head && !SameOrigin.check(request.head) {
             throw .forbidden("a change with a console session must come from the console's own page")
         }
         return userId

@@ -63,7 +63,7 @@ struct ConsoleRoutes {
             }
         }
         group.delete("session") { request, _ in
-            guard SameOrigin.check(request) else {
+            guard SameOrigin.check(request.head) else {
                 return AdminJSON.refusal(.forbidden("signing out must come from the console's own page"))
             }
             var response = Response(status: .noContent)
@@ -78,7 +78,7 @@ struct ConsoleRoutes {
             response.headers[HTTPField.Name("Retry-After")!] = "\(wait)"
             return response
         }
-        guard SameOrigin.check(request) else {
+        guard SameOrigin.check(request.head) else {
             return AdminJSON.refusal(.forbidden("signing in must come from the console's own page"))
         }
         do {

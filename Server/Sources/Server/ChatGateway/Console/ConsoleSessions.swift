@@ -49,10 +49,16 @@ struct ConsoleSessions: Sendable {
     /// The admin a session cookie's value names, or `nil` for a value that is not a session of
     /// this service, or one that ended.
     func userId(of value: String) async -> String? {
+        await identity(of: value)?.userId
+    }
+
+    /// Who a session cookie's value signs in and until when, or `nil` for a value that is not a
+    /// session of this service, or one that ended.
+    func identity(of value: String) async -> TokenAuthority.Identity? {
         guard let claims = try? await keys.verify(value, as: Claims.self),
             claims.aud.value.contains(Self.audience), now() < claims.exp.value, !claims.sub.value.isEmpty
         else { return nil }
-        return claims.sub.value
+        return TokenAuthority.Identity(userId: claims.sub.value, expiresAt: claims.exp.value)
     }
 
     /// The session cookie's value in a `Cookie` header, if there is one.

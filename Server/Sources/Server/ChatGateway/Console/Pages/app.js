@@ -6,6 +6,7 @@ import * as overview from "./overview.js";
 import * as users from "./users.js";
 import * as channels from "./channels.js";
 import * as moderation from "./moderation.js";
+import * as live from "./live.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -52,6 +53,7 @@ function signIn(reason) {
       await api("POST", "/console/session", { token: token.value });
       token.value = "";
       nav.hidden = false;
+      live.start();
       await show();
     } catch (error) {
       problem.textContent = `Refused: ${error.message}`;
@@ -75,6 +77,7 @@ document.addEventListener("click", (event) => {
 window.addEventListener("popstate", show);
 document.getElementById("sign-out").addEventListener("click", async () => {
   await api("DELETE", "/console/session");
+  live.stop();
   if (stopPage) stopPage();
   say("Signed out.");
   signIn();
@@ -84,6 +87,7 @@ document.getElementById("sign-out").addEventListener("click", async () => {
   try {
     await api("GET", "/console/session");
     nav.hidden = false;
+    live.start();
     await show();
   } catch (error) {
     signIn(error instanceof ApiError && error.status === 403 ? error.message : "");

@@ -1,7 +1,9 @@
 // Channels: find by id, name or tag; a channel's members (roles, mutes, bans) and its newest
-// messages, kept current while the page is open; a message deleted, a member muted or banned.
+// messages, kept current while the page is open (refreshed at each event about the channel that
+// the page's connection receives); a message deleted, a member muted or banned.
 import { api, path } from "./api.js";
 import { el, link, replace, say, table, time } from "./dom.js";
+import { channelOf, isLive, onEvent } from "./live.js";
 
 export async function render(main, args) {
   if (args.length > 0) return renderChannel(main, args[0]);
@@ -69,6 +71,17 @@ async function renderChannel(main, channelId) {
           m.isDeleted ? "" : el("button", { type: "button", className: "danger", onclick: () => act("DELETE", path("channels", channelId, "messages", m.messageId), undefined, "Message deleted.") }, "Delete")]), "keep"));
   }
   await refresh();
-  const timer = setInterval(() => refresh().catch(() => {}), 1000);
-  return () => clearInterval(timer);
+  // One refresh at a time; events arriving meanwhile ask for one more.
+  let running = null, again = false;
+  const update = async () => {
+    if (running) { again = true; return; }
+    running = refresh().catch(() => {});
+    await running;
+    running = null;
+    if (again) { again = false; update(); }
+  };
+  const stopEvents = onEvent((event) => { if (channelOf(event) === channelId) update(); });
+  // Without a connection (it is being opened again), ask every 10 s.
+  const timer = setInterval(() => { if (!isLive()) update(); }, 10000);
+  return () => { stopEvents(); clearInterval(timer); };
 }

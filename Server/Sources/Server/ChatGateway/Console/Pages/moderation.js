@@ -2,6 +2,7 @@
 // message, banning the member from the channel, or dismissing the flags.
 import { api, path } from "./api.js";
 import { el, link, replace, say } from "./dom.js";
+import { onEvent } from "./live.js";
 
 export async function render(main) {
   const queue = el("div", { id: "flag-queue" });
@@ -45,6 +46,8 @@ export async function render(main) {
     })));
   }
   await refresh();
-  const timer = setInterval(() => refresh().catch(() => {}), 3000);
-  return () => clearInterval(timer);
+  // A flag tells no admin: the queue is asked again every 5 s, and at each channel's change.
+  const timer = setInterval(() => refresh().catch(() => {}), 5000);
+  const stopEvents = onEvent(() => refresh().catch(() => {}));
+  return () => { clearInterval(timer); stopEvents(); };
 }
