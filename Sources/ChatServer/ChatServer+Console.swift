@@ -139,6 +139,31 @@ extension ChatServer {
         _ = try await engine.console(.disconnect(userId: userId, deviceId: deviceId))
     }
 
+    /// A channel's content filters (blocked words, allowed link domains), as its moderators see
+    /// them.
+    ///
+    /// - Throws: `notFound` (the channel); `notAllowed` for a conversation (it has none).
+    public func moderationSettings(of channelId: String) throws(ChatError) -> ModerationSettings {
+        try engine.read { state, now in
+            Result { () throws(ChatError) in try state.moderationSettings(of: channelId, by: .console, now: now) }
+        }.get()
+    }
+
+    /// Replaces a channel's content filters as its moderators can (words trimmed, domains
+    /// lowercased); they apply to messages sent or edited from then on, on every node of a
+    /// cluster. Returns them as stored.
+    ///
+    /// - Throws: `notFound`; `notAllowed` (conversation); `invalidArgument` naming the field
+    ///   (`blockedWords`, `allowedURLDomains`).
+    @discardableResult
+    public func setModerationSettings(_ settings: ModerationSettings, of channelId: String) async throws
+        -> ModerationSettings
+    {
+        _ = try await engine.console(.moderate(.setModerationSettings(channelId: channelId, settings)))
+        try await catchUp()
+        return try moderationSettings(of: channelId)
+    }
+
     /// Bans `userId` from the whole service: every connection of theirs ends at once, on
     /// whichever node of a cluster holds it (the client is told its connection was lost,
     /// `forbidden`; over the wire, close 1011), and every connect of theirs is refused with

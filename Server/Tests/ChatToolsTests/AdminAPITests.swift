@@ -138,6 +138,23 @@ import ServerTestSupport
             (banned.json as? [[String: Any]])?.first { $0["userId"] as? String == "ann" }?["membership"] as? String
                 == "banned")
         #expect(try await Self.call("DELETE", "/admin/v1/channels/news/bans/ann", port: port).status == 204)
+        // Content filters: set, read back, bad input named.
+        let filters = try await Self.call(
+            "PUT", "/admin/v1/channels/news/moderation", port: port,
+            body: ["blockedWords": [" spam "], "allowedURLDomains": ["Example.COM"]])
+        #expect(filters.status == 200)
+        #expect(filters.object["blockedWords"] as? [String] == ["spam"])
+        #expect(filters.object["allowedURLDomains"] as? [String] == ["example.com"])
+        #expect(
+            try await Self.call("GET", "/admin/v1/channels/news/moderation", port: port).object["blockedWords"]
+                as? [String] == ["spam"])
+        let badFilter = try await Self.call(
+            "PUT", "/admin/v1/channels/news/moderation", port: port, body: ["blockedWords": [""]])
+        #expect(badFilter.status == 400)
+        #expect(
+            ((badFilter.object["error"] as? [String: Any])?["invalidArgument"] as? [String: Any])?["field"] as? String
+                == "blockedWords")
+        #expect(try await Self.call("GET", "/admin/v1/channels/nope/moderation", port: port).status == 404)
         #expect(try await Self.call("GET", "/admin/v1/users/ann", port: port).object["channels"] as? [String] == [])
 
         // eve's device and channel show on her user.

@@ -164,8 +164,8 @@ extension ServerState {
 extension ServerState {
     /// Performs a moderation request as the console (permissions bypassed; the rules of channel
     /// types are not): removing, banning, unbanning, muting (`period` seconds, `-1` until
-    /// unmuted) or unmuting members, or deleting a message. Returns the deleted message, else
-    /// `nil`.
+    /// unmuted) or unmuting members, deleting a message, or replacing the channel's content
+    /// filters (``ModerationSettings``). Returns the deleted message, else `nil`.
     ///
     /// - Throws: `invalidArgument` (`request`) for any other request; else the request's own
     ///   errors (`notFound`, `notAllowed` for a conversation, `invalidArgument`).
@@ -183,9 +183,12 @@ extension ServerState {
             try muteMembers(userIds, period: nil, in: channelId, by: .console, now: now)
         case .deleteMessage(let channelId, let messageId):
             return try deleteMessage(messageId, in: channelId, by: .console, now: now)
+        case .setModerationSettings(let channelId, let settings):
+            try setModerationSettings(settings, of: channelId, by: .console, now: now)
         default:
             throw .invalidArgument(
-                field: "request", reason: "the console moderates with member and message requests only")
+                field: "request",
+                reason: "the console moderates with member, message and moderation-settings requests only")
         }
         return nil
     }

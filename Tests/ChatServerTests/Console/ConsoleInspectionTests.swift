@@ -88,6 +88,13 @@ import Testing
         try await server.banMembers(["eve"], in: "c")
         #expect(server.members(channelId: "c").first { $0.userId == "eve" }?.membership == .banned)
         try await server.unbanMembers(["eve"], in: "c")
+        // Content filters, as a moderator sets them; a conversation has none.
+        let filters = try await server.setModerationSettings(
+            ModerationSettings(blockedWords: [" Spam "], blockedWordAction: .mask), of: "c")
+        #expect(filters.blockedWords == ["Spam"] && filters.blockedWordAction == .mask)
+        #expect(try server.moderationSettings(of: "c") == filters)
+        let masked = try await server.sendMessage(as: "ann", channelId: "c", text: "no spam here")
+        #expect(masked.text == "no **** here")
         #expect(server.members(channelId: "c").contains { $0.userId == "eve" } == false)
         try await server.removeMembers(["bob"], from: "c")
         #expect(server.channelIds(memberOf: "bob").isEmpty)

@@ -41,6 +41,7 @@ import Testing
         .console(.dismissFlags(channelId: "c", .user(userId: "eve"))),
         .console(.disconnect(userId: "ann", deviceId: "phone")),
         .console(.banUser(userId: "eve", banned: true)),
+        .console(.moderate(.setModerationSettings(channelId: "c", ModerationSettings(blockedWords: ["x"])))),
         .console(.banUser(userId: "eve", banned: false)),
         .console(.registerUser(id: "ann", displayName: "Ann", isAdmin: false)),
         .console(.createChannel(ChannelDraft(type: .broadcast, channelId: "news", userIds: ["ann"]))),

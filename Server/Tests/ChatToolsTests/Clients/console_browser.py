@@ -255,6 +255,16 @@ def run(driver, wait, ann, eve, spam):
     shoot(driver, "channel.png")
     step("channel: user texts shown as text; a message sent by a client appeared live")
 
+    # Its moderation settings changed through the form: a blocked word is masked from then on.
+    driver.find_element(By.ID, "blocked-words").send_keys("pills")
+    driver.find_element(By.CSS_SELECTOR, "#blocked-word-action option[value=mask]").click()
+    driver.find_element(By.XPATH, "//button[text()='Save the settings']").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "status"), "Moderation settings saved."))
+    assert admin("GET", "/admin/v1/channels/news/moderation")[1] == {"blockedWords": ["pills"], "blockedWordAction": "mask"}
+    status, masked = admin("POST", "/admin/v1/channels/news/messages", {"userId": "ann", "text": "cheap pills"})
+    assert status == 201 and masked["text"] == "cheap *****", masked
+    step("channel: moderation settings saved from the page, in force")
+
     # Channels found by tag.
     driver.find_element(By.LINK_TEXT, "Channels").click()
     tag = wait.until(EC.visibility_of_element_located((By.ID, "channel-tag")))

@@ -255,6 +255,20 @@ struct AdminRoutes {
                 return Response(status: .noContent)
             }
         }
+        group.get("channels/{channelId}/moderation") { _, context in
+            await AdminJSON.answer {
+                try await server.catchUp()
+                return try AdminJSON.response(
+                    server.moderationSettings(of: try context.parameters.require("channelId")))
+            }
+        }
+        group.put("channels/{channelId}/moderation") { request, context in
+            await AdminJSON.answer {
+                let settings = try await AdminJSON.body(ModerationSettings.self, of: request)
+                return try AdminJSON.response(
+                    try await server.setModerationSettings(settings, of: try context.parameters.require("channelId")))
+            }
+        }
         group.delete("channels/{channelId}/messages/{messageId}") { _, context in
             await AdminJSON.answer {
                 let message = try await server.deleteMessage(

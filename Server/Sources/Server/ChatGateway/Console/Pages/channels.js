@@ -33,7 +33,9 @@ async function renderChannel(main, channelId) {
   const about = el("section", { "aria-labelledby": "about" });
   const members = el("section", { "aria-labelledby": "members" });
   const messages = el("section", { "aria-labelledby": "messages", id: "channel-messages" });
-  replace(main, heading, about, members, messages);
+  const settings = el("section", { "aria-labelledby": "filters", id: "channel-filters" });
+  replace(main, heading, about, members, settings, messages);
+  await renderFilters(settings, channelId);
   const act = async (method, target, body, done) => {
     try {
       await api(method, target, body);
@@ -84,4 +86,42 @@ async function renderChannel(main, channelId) {
   // Without a connection (it is being opened again), ask every 10 s.
   const timer = setInterval(() => { if (!isLive()) update(); }, 10000);
   return () => { stopEvents(); clearInterval(timer); };
+}
+
+/** The channel's content filters, changed through a form (a conversation has none). */
+async function renderFilters(section, channelId) {
+  let current;
+  try {
+    current = await api("GET", path("channels", channelId, "moderation"));
+  } catch (error) {
+    replace(section, el("h2", { id: "filters" }, "Moderation settings"), el("p", { className: "muted" }, error.message));
+    return;
+  }
+  const words = el("textarea", { id: "blocked-words", rows: 3 });
+  words.value = current.blockedWords.join("\n");
+  const action = el("select", { id: "blocked-word-action" },
+    el("option", { value: "refuse" }, "Refuse the message"), el("option", { value: "mask" }, "Mask the words"));
+  action.value = current.blockedWordAction;
+  const domains = el("textarea", { id: "allowed-domains", rows: 2 });
+  domains.value = (current.allowedURLDomains ?? []).join("\n");
+  const problem = el("p", { className: "error", role: "alert" });
+  const lines = (text) => text.split("\n").map((line) => line.trim()).filter(Boolean);
+  replace(section, el("h2", { id: "filters" }, "Moderation settings"),
+    el("form", { id: "filters-form", onsubmit: async (event) => {
+      event.preventDefault();
+      problem.textContent = "";
+      try {
+        const allowed = lines(domains.value);
+        await api("PUT", path("channels", channelId, "moderation"), {
+          blockedWords: lines(words.value), blockedWordAction: action.value,
+          allowedURLDomains: allowed.length > 0 ? allowed : null });
+        say("Moderation settings saved.");
+      } catch (error) {
+        problem.textContent = error.message;
+      }
+    } },
+    el("label", { for: "blocked-words" }, "Blocked words, one per line"), words,
+    el("label", { for: "blocked-word-action" }, "A message with a blocked word"), action,
+    el("label", { for: "allowed-domains" }, "Links allowed only to these domains, one per line (empty: anywhere)"), domains,
+    el("p", {}, el("button", { type: "submit" }, "Save the settings")), problem));
 }
