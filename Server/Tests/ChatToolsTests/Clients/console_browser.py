@@ -115,6 +115,10 @@ def overview_of_a_cluster(nodes):
         # The page refreshes every 5 s; a node is live once its first beat is written.
         WebDriverWait(driver, 30).until(
             EC.text_to_be_present_in_element((By.CSS_SELECTOR, "table.nodes caption"), f"{nodes} nodes"))
+        # The page's own connection, made through the cluster's log, is counted by the node.
+        WebDriverWait(driver, 30).until(
+            lambda d: d.execute_script("return document.documentElement.dataset.live") == "true"
+            and d.find_element(By.ID, "figure-devices").text == "1")
         listed = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "table.nodes tbody td:first-child")]
         shoot(driver, "overview-cluster.png")
         step(f"the overview lists {listed}")
@@ -179,6 +183,7 @@ def run(driver, wait, ann, eve, spam):
     assert label == "Token", label
     token.send_keys("dev:eve\n")
     wait.until(EC.text_to_be_present_in_element((By.ID, "sign-in-error"), "not an admin"))
+    assert not driver.find_element(By.ID, "nav").is_displayed(), "the sections are shown before signing in"
     shoot(driver, "sign-in.png")
     step("sign-in: a non-admin's token refused, saying why")
     token.clear()
@@ -199,11 +204,10 @@ def run(driver, wait, ann, eve, spam):
 
     wait.until(lambda d: d.execute_script("return document.documentElement.dataset.live") == "true")
     WebDriverWait(driver, 15).until(
-        lambda d: float(text_of(d, "#figure-connections")) == float(metric("chat_connections")) == 3)
+        lambda d: float(text_of(d, "#figure-connections")) == float(metric("chat_connections")) == 3
+        and text_of(d, "#figure-devices") == str(admin("GET", "/admin/v1/service")[1]["connectedDevices"]) == "3")
     shown = text_of(driver, "#figure-connections")
-    service = admin("GET", "/admin/v1/service")[1]
-    assert text_of(driver, "#figure-devices") == str(service["connectedDevices"]) == "3", service
-    assert text_of(driver, "#figure-users") == str(service["users"])
+    assert text_of(driver, "#figure-users") == str(admin("GET", "/admin/v1/service")[1]["users"])
     assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart polyline")) == 2
     shoot(driver, "overview.png")
     step(f"overview: {shown} connections, as /metrics says")
@@ -254,6 +258,15 @@ def run(driver, wait, ann, eve, spam):
     assert all(h.startswith(BASE + "/console") for h in hrefs if h), hrefs
     shoot(driver, "channel.png")
     step("channel: user texts shown as text; a message sent by a client appeared live")
+
+    # On a phone's screen: nothing wider than the screen.
+    driver.set_window_size(390, 844)
+    width = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], f"the channel page is {width[0]} px wide on a {width[1]} px screen"
+    driver.execute_script("window.scrollTo(0, 0)")
+    driver.save_screenshot(os.path.join(SHOTS, "channel-phone.png"))
+    driver.set_window_size(1280, 900)
+    step("channel: fits a phone's screen")
 
     # Its moderation settings changed through the form: a blocked word is masked from then on.
     driver.find_element(By.ID, "blocked-words").send_keys("pills")

@@ -46,7 +46,7 @@ async function renderUser(main, userId) {
         : el("button", { type: "button", id: "ban-user", className: "danger", onclick: () => act("POST", path("users", userId, "ban"), `${userId} is banned from the service.`) }, "Ban from the service"))),
     el("section", { "aria-labelledby": "devices" },
       el("h2", { id: "devices" }, "Devices"),
-      table(`${user.devices.length} devices`, ["Device", "Connected", "Last event", ""],
+      table(`${user.devices.length} ${user.devices.length === 1 ? "device" : "devices"}`, ["Device", "Connected", "Last event", ""],
         user.devices.map((d) => [d.deviceId, d.isConnected ? "yes" : "no", String(d.lastSequence),
           d.isConnected ? el("button", { type: "button", className: "secondary",
             onclick: () => act("DELETE", path("users", userId, "devices", d.deviceId), `${d.deviceId} disconnected.`) },
