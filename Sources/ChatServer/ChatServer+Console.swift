@@ -196,9 +196,13 @@ extension ChatServer {
         public struct Node: Sendable, Hashable, Codable {
             public var nodeId: String
             public var connectedDevices: Int
-            public init(nodeId: String, connectedDevices: Int) {
+            /// The log position the node had applied at its last beat (`nil`: not live, or not
+            /// heard of yet).
+            public var appliedPosition: Int?
+            public init(nodeId: String, connectedDevices: Int, appliedPosition: Int? = nil) {
                 self.nodeId = nodeId
                 self.connectedDevices = connectedDevices
+                self.appliedPosition = appliedPosition
             }
         }
         /// This node's id (`nil` on a single server).
@@ -214,6 +218,8 @@ extension ChatServer {
         public var nodes: [Node]
         /// How far this node is behind the cluster's log, in seconds (0 on a single server).
         public var lagSeconds: Double
+        /// The last log position this node applied (`nil` on a single server).
+        public var appliedPosition: Int?
         /// The entries the cluster's log keeps, as of this node's last beat (`nil` on a single
         /// server).
         public var logEntries: Int?
@@ -230,16 +236,21 @@ extension ChatServer {
     ///
     /// - Complexity: O(connections of the service).
     public func serviceSummary() -> ServiceSummary {
-        let live = engine.replica?.liveNodes ?? []
+        let live = engine.replica?.liveNodes ?? [:]
+        let ownApplied = engine.replica?.appliedPosition
         let (users, channels, connected, nodes, messages) = engine.core.withLock {
             core -> (Int, Int, Int, [ServiceSummary.Node], Int) in
             let connected: Int
             var nodes: [ServiceSummary.Node] = []
             if let cluster = core.cluster {
                 var byNode: [String: Int] = [:]
-                for node in live + [cluster.nodeId] { byNode[node] = 0 }
+                for node in Array(live.keys) + [cluster.nodeId] { byNode[node] = 0 }
                 for connection in cluster.connections.byDevice.values { byNode[connection.node, default: 0] += 1 }
-                nodes = byNode.keys.sorted().map { ServiceSummary.Node(nodeId: $0, connectedDevices: byNode[$0]!) }
+                nodes = byNode.keys.sorted().map {
+                    ServiceSummary.Node(
+                        nodeId: $0, connectedDevices: byNode[$0]!,
+                        appliedPosition: $0 == cluster.nodeId ? ownApplied : live[$0])
+                }
                 connected = cluster.connections.byDevice.count
             } else {
                 connected = core.hub.connectedDevices.count
@@ -251,7 +262,8 @@ extension ChatServer {
         }
         return ServiceSummary(
             nodeId: nodeId, epoch: epoch, users: users, channels: channels, connectedDevices: connected, nodes: nodes,
-            lagSeconds: clusterLag, logEntries: clusterLogEntries, databaseCommits: databaseCommits,
+            lagSeconds: clusterLag, appliedPosition: ownApplied, logEntries: clusterLogEntries,
+            databaseCommits: databaseCommits,
             messagesSent: messages, stoppedBecause: haltReason)
     }
 

@@ -205,8 +205,8 @@ import ServerTestSupport
         #expect(try await Self.call("DELETE", "/admin/v1/channels/news", port: port).status == 409)
     }
 
-    /// The shape of a JSON answer: an object's keys (and the shapes of their values), an array's
-    /// length and its first element's shape; a scalar counts as itself only at the top (a status
+    /// The shape of a JSON answer: an object's keys (and the shapes of their values), whether an
+    /// array is empty and its first element's shape; a scalar counts as itself only at the top (a status
     /// code), nested ones (dates, versions) only as scalars.
     static func shape(_ json: Any?, top: Bool = true) -> String {
         switch json {
@@ -214,7 +214,8 @@ import ServerTestSupport
             return "{" + object.keys.sorted().map { "\($0):\(shape(object[$0], top: false))" }.joined(separator: ",")
                 + "}"
         case let array as [Any]:
-            return "[\(array.count)×\(array.first.map { shape($0, top: false) } ?? "")]"
+            // Empty or not, and the first element's shape (a history's length depends on when).
+            return array.isEmpty ? "[]" : "[…×\(shape(array[0], top: false))]"
         case .some(let scalar):
             return top ? "\(scalar)" : "scalar"
         case nil:

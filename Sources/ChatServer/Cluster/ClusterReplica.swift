@@ -143,9 +143,10 @@ final class ClusterReplica: Sendable {
 
     /// How many entries the log kept at this node's last beat (`/metrics`: `chat_log_entries`).
     let keptEntries = AtomicValue(0)
-    /// The cluster's live nodes as of this node's last beat, by id (this node alone before it).
-    var liveNodes: [String] { lastLiveNodes.withLock { $0 } }
-    private let lastLiveNodes = Lock<[String]>([], rank: .leaf)
+    /// The cluster's live nodes as of this node's last beat, each with the position it had
+    /// applied at its own last beat (empty before this node's first beat).
+    var liveNodes: [String: Int] { lastLiveNodes.withLock { $0 } }
+    private let lastLiveNodes = Lock<[String: Int]>([:], rank: .leaf)
     private var isStopped: Bool { stopped.load() }
 
     private func beat(_ engine: ServerEngine) async {

@@ -88,11 +88,12 @@ public struct ServerLogBeat: Sendable, Hashable {
     public var silentNodes: [String]
     /// How many entries the log keeps (after what the beat removed).
     public var keptEntries: Int
-    /// The nodes heard of within the beat's `silentFor`, the beating one among them, by id: the
-    /// cluster's live nodes (what the console's overview lists).
-    public var liveNodes: [String]
+    /// The nodes heard of within the beat's `silentFor`, the beating one among them, each with
+    /// the position it had applied at its last beat: the cluster's live nodes (what the
+    /// console's overview lists).
+    public var liveNodes: [String: Int]
 
-    public init(silentNodes: [String], keptEntries: Int, liveNodes: [String] = []) {
+    public init(silentNodes: [String], keptEntries: Int, liveNodes: [String: Int] = [:]) {
         self.silentNodes = silentNodes
         self.keptEntries = keptEntries
         self.liveNodes = liveNodes

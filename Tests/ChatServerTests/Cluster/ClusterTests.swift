@@ -257,9 +257,7 @@ import Testing
         var bob = try await connected(nodes[1], "bob", "phone")
         try await Self.settle(nodes, log)
         #expect(
-            nodes[0].serviceSummary().nodes == [
-                .init(nodeId: "node0", connectedDevices: 0), .init(nodeId: "node1", connectedDevices: 1),
-            ])
+            nodes[0].serviceSummary().nodes.map { "\($0.nodeId)=\($0.connectedDevices)" } == ["node0=0", "node1=1"])
         try await nodes[0].disconnect(userId: "bob", deviceId: "phone")
         guard case .disconnected(.connectionLost(.forbidden))? = await bob.next() else {
             Issue.record("bob's node did not end his connection")
@@ -285,7 +283,11 @@ import Testing
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(listed == ["node0", "node1", "node2"])
-        #expect(nodes[0].serviceSummary().nodes.allSatisfy { $0.connectedDevices == 0 })
+        let summary = nodes[0].serviceSummary()
+        #expect(summary.nodes.allSatisfy { $0.connectedDevices == 0 })
+        // Each node's applied position, as of its last beat (this node's: now).
+        #expect(summary.nodes.allSatisfy { $0.appliedPosition != nil })
+        #expect(summary.nodes.first?.appliedPosition == summary.appliedPosition)
     }
 
     @Test func aBanFromTheServiceThroughOneNodeIsInForceOnEveryNode() async throws {

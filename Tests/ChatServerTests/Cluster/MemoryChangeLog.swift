@@ -175,7 +175,8 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
             log.trim(through: min(bound, log.trimmed + Self.trimBatch))
             let silent = log.beats.filter { now.timeIntervalSince($0.value) > silentFor }.map(\.key).sorted()
             return ServerLogBeat(
-                silentNodes: silent.filter { $0 != node }, keptEntries: log.entries.count, liveNodes: live.sorted())
+                silentNodes: silent.filter { $0 != node }, keptEntries: log.entries.count,
+                liveNodes: Dictionary(uniqueKeysWithValues: live.map { ($0, log.applied[$0] ?? 0) }))
         }
     }
 

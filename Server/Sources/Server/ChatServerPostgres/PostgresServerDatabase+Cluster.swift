@@ -192,13 +192,13 @@ extension PostgresServerDatabase {
             ON CONFLICT (id) DO UPDATE SET seen_at = now(), applied = excluded.applied
             """, logger: logger)
         var silent: [String] = []
-        var live: [String] = []
-        for try await (id, isSilent) in try await client.query(
-            "SELECT id, seen_at < now() - make_interval(secs => \(silentFor)) FROM chat.nodes ORDER BY id",
+        var live: [String: Int] = [:]
+        for try await (id, isSilent, position) in try await client.query(
+            "SELECT id, seen_at < now() - make_interval(secs => \(silentFor)), applied FROM chat.nodes ORDER BY id",
             logger: logger
-        ).decode((String, Bool).self) {
+        ).decode((String, Bool, Int).self) {
             if !isSilent {
-                live.append(id)
+                live[id] = position
             } else if id != node {
                 silent.append(id)
             }

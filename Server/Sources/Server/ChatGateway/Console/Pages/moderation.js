@@ -1,5 +1,5 @@
-// Moderation: every flagged message and member across channels, each resolved by deleting the
-// message, banning the member from the channel, or dismissing the flags.
+// Moderation: every flagged message and member across channels, newest messages first, each
+// resolved by deleting the message, banning the member from the channel, or dismissing the flags.
 import { api, path } from "./api.js";
 import { el, link, replace, say } from "./dom.js";
 import { onEvent } from "./live.js";
@@ -24,7 +24,10 @@ export async function render(main) {
         say(error.message);
       }
     };
-    replace(queue, el("ul", { className: "reports" }, reports.slice().reverse().map((r) => {
+    // Newest first: flagged messages by when they were sent, then flagged members.
+    const when = (r) => (r.subject.message ? texts[r.subject.message.messageId]?.createdAt ?? 0 : -1);
+    const ordered = reports.slice().sort((a, b) => when(b) - when(a));
+    replace(queue, el("ul", { className: "reports" }, ordered.map((r) => {
       const by = `flagged by ${r.flaggedBy.join(", ")}`;
       if (r.subject.message) {
         const id = r.subject.message.messageId;

@@ -37,11 +37,14 @@ export async function render(main) {
         figure("Connections to this node", own("chat_connections"), "figure-connections"),
         figure("Requests to this node", own("chat_requests_total"), "figure-requests")),
       el("h2", {}, "Nodes"),
-      table(`${nodes.length} ${nodes.length === 1 ? "node" : "nodes"}`, ["Node", "Devices connected", "Lag (s)", "Log entries", "Commits"],
-        nodes.map((n) => [n.nodeId, String(n.connectedDevices),
-          n.nodeId === service.nodeId || service.nodes.length === 0 ? service.lagSeconds.toFixed(3) : "—",
-          n.nodeId === service.nodeId || service.nodes.length === 0 ? String(service.logEntries ?? "—") : "—",
-          n.nodeId === service.nodeId || service.nodes.length === 0 ? String(service.databaseCommits) : "—"]), "keep nodes"),
+      table(`${nodes.length} ${nodes.length === 1 ? "node" : "nodes"}`,
+        ["Node", "Devices connected", "Log position applied", "Lag (s)", "Log entries", "Commits"],
+        nodes.map((n) => {
+          const here = n.nodeId === service.nodeId || service.nodes.length === 0;
+          return [n.nodeId, String(n.connectedDevices), String(n.appliedPosition ?? "—"),
+            here ? service.lagSeconds.toFixed(3) : "—", here ? String(service.logEntries ?? "—") : "—",
+            here ? String(service.databaseCommits) : "—"];
+        }), "keep nodes"),
       el("h2", {}, "The last 15 minutes"),
       lineChart("Messages per second", rate, "#2456c8"),
       lineChart("Devices connected", samples.map((s) => [s.at, s.connectedDevices]), "#1b8a5a"),
