@@ -10,6 +10,7 @@ function figure(name, value, id) {
 export async function render(main) {
   const body = el("div");
   replace(main, el("h1", {}, "Overview"), body);
+  let previous = null;  // this node's commits at the last reading, for commits per second
   async function refresh() {
     const [service, history, metrics] = await Promise.all([
       api("GET", "/admin/v1/service"), api("GET", "/admin/v1/service/history"),
@@ -18,6 +19,10 @@ export async function render(main) {
       const line = metrics.split("\n").find((l) => l.startsWith(name + " ") || l.startsWith(name + "{"));
       return line ? Number(line.split(" ").pop()) : 0;
     };
+    const now = Date.now() / 1000;
+    const commitsPerSecond = previous && now > previous.at
+      ? ((service.databaseCommits - previous.commits) / (now - previous.at)).toFixed(1) : "—";
+    previous = { at: now, commits: service.databaseCommits };
     const nodes = service.nodes.length > 0 ? service.nodes
       : [{ nodeId: service.nodeId ?? "this server", connectedDevices: service.connectedDevices }];
     // The server's samples, then the figures just read: the newest point is now.
@@ -38,12 +43,12 @@ export async function render(main) {
         figure("Requests to this node", own("chat_requests_total"), "figure-requests")),
       el("h2", {}, "Nodes"),
       table(`${nodes.length} ${nodes.length === 1 ? "node" : "nodes"}`,
-        ["Node", "Devices connected", "Log position applied", "Lag (s)", "Log entries", "Commits"],
+        ["Node", "Devices connected", "Log position applied", "Lag (s)", "Log entries", "Commits", "Commits/s"],
         nodes.map((n) => {
           const here = n.nodeId === service.nodeId || service.nodes.length === 0;
           return [n.nodeId, String(n.connectedDevices), String(n.appliedPosition ?? "—"),
             here ? service.lagSeconds.toFixed(3) : "—", here ? String(service.logEntries ?? "—") : "—",
-            here ? String(service.databaseCommits) : "—"];
+            here ? String(service.databaseCommits) : "—", here ? commitsPerSecond : "—"];
         }), "keep nodes"),
       el("h2", {}, "The last 15 minutes"),
       lineChart("Messages per second", rate, "#2456c8"),
