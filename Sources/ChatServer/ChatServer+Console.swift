@@ -183,6 +183,13 @@ extension ChatServer {
         _ = try await engine.console(.banUser(userId: userId, banned: false))
     }
 
+    /// The push tokens `userId` registered (from any device), by provider and token.
+    ///
+    /// - Complexity: O(tokens of the user × log of that).
+    public func pushDevices(userId: String) -> [PushDevice] {
+        engine.read { state, _ in state.pushRegistrations(of: userId).map(\.device) }
+    }
+
     /// When `userId` was banned from the service, or `nil` when they are not banned.
     ///
     /// - Complexity: O(1).

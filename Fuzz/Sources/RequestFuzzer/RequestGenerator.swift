@@ -1,3 +1,4 @@
+import Foundation
 import ChatAPI
 import ChatServer
 
@@ -9,7 +10,7 @@ struct RequestGenerator {
     var cursors: [PageCursor] = []
 
     /// How many kinds of request ``request()`` draws from (every case of ``ChatRequest``).
-    static let requestKinds = 45
+    static let requestKinds = 49
 
     mutating func cursor() -> PageCursor? {
         cursors.isEmpty || values.chance(50) ? nil : values.pick(cursors)
@@ -167,6 +168,14 @@ struct RequestGenerator {
         case 40: return .hasPermission(values.pick(Permission.allCases), channelId: channelId)
         case 41: return .muteMembers(channelId: channelId, userIds: ["bob", "carol"], period: values.duration())
         case 42: return .muteChannel(channelId: values.pick(values.channels), period: values.duration())
+        case 44:
+            return .addPushDevice(
+                values.chance(50)
+                    ? .apn(token: Data((0..<values.int(0..<40)).map { _ in UInt8(values.int(0..<256)) }))
+                    : .firebase(token: values.string()))
+        case 45: return .removePushDevice(id: values.chance(50) ? values.string() : nil)
+        case 46: return .setChannelNotifications(channelId: channelId, enabled: values.chance(50))
+        case 47: return .getChannelNotifications(channelId: channelId)
         case 43:
             return .queryMessages(
                 MessagePageQuery(

@@ -128,6 +128,23 @@ public enum ChatRequest: Sendable, Hashable, Codable {
     /// Changes the current user's display name and/or metadata (`nil`: unchanged). → `.user`.
     case updateCurrentUser(displayName: String?, metadata: [String: JSON]?)
 
+    // MARK: Push notifications
+
+    /// Registers a push token for the current user, as this device's: pushes reach it while the
+    /// user has no device connected. A token registered by another user moves to this one.
+    /// → `.empty`. Errors: `.invalidArgument` (`device`).
+    case addPushDevice(PushDevice)
+    /// Removes a push token of the current user: the one whose ``PushDevice/id`` is `id`, or
+    /// (`nil`) every token this device registered. → `.empty`. Errors: `.notFound` (no such
+    /// token of the user).
+    case removePushDevice(id: String?)
+    /// Turns the current user's push notifications of a channel on or off (on by default).
+    /// → `.empty`. Errors: `.notFound` (the channel), `.forbidden` (not a member).
+    case setChannelNotifications(channelId: String, enabled: Bool)
+    /// Whether the current user's push notifications of a channel are on. → `.bool`.
+    /// Errors: `.notFound`, `.forbidden` (not a member).
+    case getChannelNotifications(channelId: String)
+
     // MARK: Permissions
 
     /// Whether the current user has `permission` in the channel. → `.bool`.

@@ -186,7 +186,7 @@ extension ChatRequest {
     var isRead: Bool {
         switch self {
         case .getChannel, .queryChannels, .queryMembers, .queryMessages, .flagReports, .getModerationSettings, .getUser,
-            .searchUsers, .hasPermission:
+            .searchUsers, .hasPermission, .getChannelNotifications:
             return true
         default:
             return false

@@ -122,6 +122,18 @@ extension ServerState {
         case .updateCurrentUser(let displayName, let metadata):
             return .user(try updateUser(userId, displayName: displayName, metadata: metadata, now: now))
 
+        case .addPushDevice(let pushDevice):
+            try addPushDevice(pushDevice, for: device)
+            return .empty
+        case .removePushDevice(let id):
+            try removePushDevice(id: id, of: device)
+            return .empty
+        case .setChannelNotifications(let channelId, let enabled):
+            try setChannelNotifications(channelId, enabled: enabled, userId: userId, now: now)
+            return .empty
+        case .getChannelNotifications(let channelId):
+            return .bool(try channelNotifications(channelId, userId: userId, now: now))
+
         case .hasPermission(let permission, let channelId):
             let channel = try authorizedRecord(channelId, .view, by: caller, now: now)
             return .bool(isAllowed(ServerAction(permission), by: caller, in: channel, now: now))

@@ -31,10 +31,10 @@ extension ServerState {
     ///
     /// - Throws: `notFound` for an unknown user. Changes nothing then.
     mutating func setServiceBan(_ userId: String, banned: Bool, now: Date) throws(ChatError) {
-        guard let user = users[userId] else { throw .notFound("user '\(userId)'") }
+        guard users[userId] != nil else { throw .notFound("user '\(userId)'") }
         let before = serviceBans[userId]
         serviceBans[userId] = banned ? (before ?? now) : nil
-        if serviceBans[userId] != before { users[userId] = user }  // the row holds the ban
+        if serviceBans[userId] != before { touchUser(userId) }  // the row holds the ban
     }
 
     /// Registers `id` as a plain user if it is unknown (first connect, console member lists).

@@ -29,6 +29,11 @@ struct ServerState: Sendable {
     /// Users banned from the whole service, with when: they cannot connect. Stored with the
     /// user's row (``StoredUser``), so a change marks the user changed.
     var serviceBans: [String: Date] = [:]
+    /// Push tokens by ``PushRegistration/key``, and each user's: stored with the user's row.
+    var pushDevices: [String: PushRegistration] = [:]
+    var pushKeysByUser: [String: Set<String>] = [:]
+    /// The channels whose push notifications each user turned off: stored with the user's row.
+    var notificationsOff: [String: Set<String>] = [:]
     /// Every channel, deleted ones too. Writes are tracked for the storage.
     var channels: ChangeTrackedDictionary<String, ChannelRecord> = [:]
     /// Conversation channel ids by their sorted member set (``conversationKey(_:)``).

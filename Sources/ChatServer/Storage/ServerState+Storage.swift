@@ -12,7 +12,9 @@ extension ServerState {
         var changes = StorageChanges()
         for userId in users.takeChangedKeys() {
             if let user = users[userId] {
-                changes.users[userId] = StoredUser(user: user, bannedAt: serviceBans[userId])
+                changes.users[userId] = StoredUser(
+                    user: user, bannedAt: serviceBans[userId], pushDevices: pushRegistrations(of: userId),
+                    notificationsOff: (notificationsOff[userId] ?? []).sorted())
             }
         }
         for channelId in channels.takeChangedKeys() {
@@ -70,7 +72,13 @@ extension ServerState {
         for var entry in stored.users {
             entry.user.isOnline = false
             users[entry.user.userId] = entry.user
-            if let bannedAt = entry.bannedAt { serviceBans[entry.user.userId] = bannedAt }
+            let userId = entry.user.userId
+            if let bannedAt = entry.bannedAt { serviceBans[userId] = bannedAt }
+            for registration in entry.pushDevices {
+                pushDevices[registration.key] = registration
+                pushKeysByUser[userId, default: []].insert(registration.key)
+            }
+            if !entry.notificationsOff.isEmpty { notificationsOff[userId] = Set(entry.notificationsOff) }
         }
         self.users = ChangeTrackedDictionary(unchanged: users)
         var channels: [String: ChannelRecord] = [:]

@@ -2,26 +2,55 @@ import ChatAPI
 import Foundation
 import RowCoding
 
-/// A user as the server's storage keeps it: the ``User`` and, when the user is banned from the
-/// whole service, since when.
+/// A user as the server's storage keeps it: the ``User`` and what the server keeps of them
+/// beside it — a ban from the whole service (since when), their push tokens, and the channels
+/// whose push notifications they turned off.
 ///
-/// Its row is a ``User`` row followed, only for a banned user, by the ban's time: a row written
-/// before service bans existed reads as a user who is not banned.
+/// Its row is a ``User`` row followed, only when one of those is set, by a format byte (1) and
+/// them: a row written before they existed reads as a user with none.
 struct StoredUser: Sendable, Hashable {
     var user: User
     var bannedAt: Date?
+    var pushDevices: [PushRegistration] = []
+    var notificationsOff: [String] = []
+
+    var hasExtras: Bool { bannedAt != nil || !pushDevices.isEmpty || !notificationsOff.isEmpty }
 }
 
 extension StoredUser: RowCodable {
     static var rowTag: UInt8 { User.rowTag }
+    private static let extrasFormat: UInt8 = 1
 
     func writeFields(to writer: inout RowWriter) throws(RowCodingError) {
         try user.writeFields(to: &writer)
-        if let bannedAt { writer.write(bannedAt) }
+        guard hasExtras else { return }
+        writer.write(byte: Self.extrasFormat)
+        writer.write(bannedAt)
+        writer.write(count: pushDevices.count)
+        for registration in pushDevices {
+            writer.write(registration.deviceId)
+            writer.write(registration.device.provider.rawValue)
+            writer.write(registration.device.id)
+        }
+        writer.write(notificationsOff)
     }
 
     init(fields reader: inout RowReader) throws(RowCodingError) {
         let user = try User(fields: &reader)
-        self.init(user: user, bannedAt: reader.remaining > 0 ? try reader.date() : nil)
+        self.init(user: user)
+        guard reader.remaining > 0 else { return }
+        let format = try reader.byte()
+        guard format == Self.extrasFormat else { throw .invalid("a user's extras of format \(format)") }
+        bannedAt = try reader.optionalDate()
+        for _ in 0..<(try reader.count()) {
+            let deviceId = try reader.string()
+            let providerName = try reader.string()
+            let id = try reader.string()
+            guard let provider = PushDevice.Provider(rawValue: providerName),
+                let device = PushDevice(provider: provider, id: id)
+            else { throw .invalid("a push token of provider '\(providerName)'") }
+            pushDevices.append(PushRegistration(userId: user.userId, deviceId: deviceId, device: device))
+        }
+        notificationsOff = try reader.strings()
     }
 }

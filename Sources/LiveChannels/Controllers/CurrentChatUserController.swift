@@ -93,6 +93,33 @@ public final class CurrentChatUserController: DataController {
         await user.waitUntil { [unowned self] in (currentUser?.version ?? -1) >= updated.version }
     }
 
+    // MARK: Push devices
+
+    /// Registers `device` (`.apn(token:)` with the token `UIApplicationDelegate` gets, or
+    /// `.firebase(token:)`) for the current user, Stream style; `completion` (main actor) gets
+    /// `nil` once the server has it, or the error. A token another user registered moves to
+    /// this one.
+    public func addDevice(_ device: PushDevice, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        report(to: completion) { [self] in try await addDevice(device) }
+    }
+
+    /// The async form of ``addDevice(_:completion:)``.
+    public func addDevice(_ device: PushDevice) async throws {
+        try await client.addPushDevice(device)
+    }
+
+    /// Removes the current user's push device whose ``PushDevice/id`` is `id` (hex for APNs),
+    /// whichever device registered it; `completion` (main actor) gets `nil`, or the error
+    /// (`ChatError.notFound` for a token the user does not have).
+    public func removeDevice(id: String, completion: (@MainActor (_ error: (any Error)?) -> Void)? = nil) {
+        report(to: completion) { [self] in try await removeDevice(id: id) }
+    }
+
+    /// The async form of ``removeDevice(id:completion:)``.
+    public func removeDevice(id: String) async throws {
+        try await client.removePushDevice(id: id)
+    }
+
     // MARK: Deliveries
 
     private func userDidChange(_ new: User?) {

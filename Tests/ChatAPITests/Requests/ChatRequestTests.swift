@@ -46,9 +46,13 @@ import Testing
         case .flagReports: 36
         case .getModerationSettings: 37
         case .setModerationSettings: 38
+        case .addPushDevice: 39
+        case .removePushDevice: 40
+        case .setChannelNotifications: 41
+        case .getChannelNotifications: 42
         }
     }
-    static let caseCount = 39
+    static let caseCount = 43
 
     @Test func fixturesCoverEveryCase() {
         #expect(Set(Fixtures.requests.map(Self.ordinal)) == Set(0..<Self.caseCount))

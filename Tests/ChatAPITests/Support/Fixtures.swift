@@ -91,6 +91,10 @@ enum Fixtures {
         .setModerationSettings(
             channelId: "c1",
             ModerationSettings(blockedWords: ["darn"], blockedWordAction: .mask, allowedURLDomains: ["example.com"])),
+        .addPushDevice(.apn(token: Data([0x0a, 0xff, 0x10]))),
+        .removePushDevice(id: nil),
+        .setChannelNotifications(channelId: "c1", enabled: false),
+        .getChannelNotifications(channelId: "c1"),
     ]
 
     static let responses: [ChatResponse] = [
