@@ -183,6 +183,15 @@ extension ChatServer {
         _ = try await engine.console(.banUser(userId: userId, banned: false))
     }
 
+    /// Hands the pushes of every message sent from now on to `sink` (`nil`: no pushes are
+    /// decided, at no cost): one per registered device of each member away (no device connected
+    /// on any node), notifications of the channel on, channel not muted, sender excluded. On a
+    /// cluster, each node hands the pushes of the messages written through it: one push per
+    /// message and device across the cluster.
+    public func deliverPushes(to sink: (any PushSink)?) {
+        engine.core.withLock { $0.pushSink = sink }
+    }
+
     /// The push tokens `userId` registered (from any device), by provider and token.
     ///
     /// - Complexity: O(tokens of the user × log of that).

@@ -60,7 +60,7 @@ extension ServerEngine {
             // request is never logged): applying it never depends on buckets a node may lack.
             // Reads are answered by their node without being logged (see ``ChangeLog``).
             let device = DeviceKey(userId: userId, deviceId: deviceId)
-            let response = try core.applyRequest(request, from: device, now: now)
+            let response = try core.applyRequest(request, from: device, now: now, pushing: isMine)
             return isMine ? .response(core.envelope(for: device, response)) : .done
 
         case .attach(let userId, let deviceId, let resumeAfter):
@@ -105,7 +105,7 @@ extension ServerEngine {
             return .done
 
         case .console(let call):
-            return try core.apply(call, now: now)
+            return try core.apply(call, now: now, pushing: isMine)
 
         case .tick:
             return .done

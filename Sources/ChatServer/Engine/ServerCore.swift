@@ -14,6 +14,9 @@ struct ServerCore: Sendable {
     /// On a node of a cluster, what the change log replicates beside the state (`nil` on a single
     /// server). The state then changes only by applying log entries (``ServerEngine/apply(_:)``).
     var cluster: ClusterCore?
+    /// Where the pushes of each message sent go (``ChatServer/deliverPushes(to:)``); none: no
+    /// pushes are decided.
+    var pushSink: (any PushSink)?
     /// The event ceiling last handed to the storage (``StoredCounters/eventSequenceCeiling``).
     private var eventSequenceCeiling: Int
 

@@ -6,11 +6,12 @@ import Foundation
 extension ServerCore {
     /// Applies a client's request of `device` (admitted before it was logged: see
     /// ``admit(_:from:linkId:now:)``), publishes the events of its changes and spends the
-    /// message and creation budgets it used.
+    /// message and creation budgets it used; a message sent is pushed to the members away
+    /// (``notePushes(for:now:)``) when `pushing` (on a cluster, by the node that wrote it).
     ///
     /// - Throws: the request's error; nothing changed then and nothing is spent.
     mutating func applyRequest(
-        _ request: ChatRequest, from device: ServerState.DeviceKey, now: Date
+        _ request: ChatRequest, from device: ServerState.DeviceKey, now: Date, pushing: Bool = true
     ) throws(ChatError) -> ChatResponse {
         let channelCount = state.channels.count
         let response: ChatResponse
@@ -19,14 +20,18 @@ extension ServerCore {
             response = try state.handle(request, from: device, now: now)
         }
         limits.spend(after: request, by: device.userId, created: state.channels.count > channelCount, now: now)
+        if pushing, case .sendMessage = request, case .message(let message) = response {
+            notePushes(for: message, now: now)
+        }
         return response
     }
 
     /// Applies a console call: permissions are bypassed, the rules of channel types are not;
-    /// the events of its changes are published.
+    /// the events of its changes are published; a message sent is pushed when `pushing` (as
+    /// ``applyRequest(_:from:now:pushing:)``).
     ///
     /// - Throws: the call's error; nothing changed then.
-    mutating func apply(_ call: ConsoleCall, now: Date) throws(ChatError) -> ChangeOutcome {
+    mutating func apply(_ call: ConsoleCall, now: Date, pushing: Bool = true) throws(ChatError) -> ChangeOutcome {
         defer { publishOutbox(now: now) }
         switch call {
         case .registerUser(let id, let displayName, let isAdmin):
@@ -40,7 +45,9 @@ extension ServerCore {
             try state.addMembers(userIds, to: channelId, by: .console, now: now)
             return .done
         case .sendMessage(let userId, let draft):
-            return .message(try state.sendMessage(draft, by: userId, now: now))
+            let message = try state.sendMessage(draft, by: userId, now: now)
+            if pushing { notePushes(for: message, now: now) }
+            return .message(message)
         case .deleteChannel(let channelId):
             try state.deleteChannel(channelId, by: .console, now: now)
             return .done
