@@ -192,6 +192,15 @@ extension ChatServer {
         engine.core.withLock { $0.pushSink = sink }
     }
 
+    /// Forgets `device`, a push token of `userId` that its provider said is gone (APNs' 410,
+    /// FCM's `UNREGISTERED`), on every node of a cluster.
+    ///
+    /// - Throws: `notFound` when `userId` no longer holds the token (removed, or moved to
+    ///   another user meanwhile: then it is kept).
+    public func removePushDevice(_ device: PushDevice, of userId: String) async throws {
+        _ = try await engine.console(.removePushDevice(userId: userId, device))
+    }
+
     /// The push tokens `userId` registered (from any device), by provider and token.
     ///
     /// - Complexity: O(tokens of the user × log of that).

@@ -50,6 +50,7 @@ extension ChangeEntry {
         static let dismissFlags: UInt8 = 8
         static let disconnect: UInt8 = 9
         static let banUser: UInt8 = 10
+        static let removePushDevice: UInt8 = 11
     }
 
     /// The entry's bytes.
@@ -275,6 +276,11 @@ extension ChangeEntry {
             writer.write(byte: ConsoleTag.banUser)
             writer.write(userId)
             writer.write(banned)
+        case .removePushDevice(let userId, let device):
+            writer.write(byte: ConsoleTag.removePushDevice)
+            writer.write(userId)
+            writer.write(device.provider.rawValue)
+            writer.write(device.id)
         }
     }
 
@@ -311,6 +317,21 @@ extension ChangeEntry {
             return .disconnect(userId: try reader.string(), deviceId: try reader.string())
         case ConsoleTag.banUser:
             return .banUser(userId: try reader.string(), banned: try reader.bool())
+        case ConsoleTag.removePushDevice:
+            let userId = try reader.string()
+            let providerName = try reader.string()
+            let id = try reader.string()
+            guard let provider = PushDevice.Provider(rawValue: providerName) else {
+                throw .invalid("a push provider '\(providerName)'")
+            }
+            let device: PushDevice
+            switch provider {
+            case .firebase: device = .firebase(token: id)
+            case .apn:
+                guard let parsed = PushDevice(provider: .apn, id: id) else { throw .invalid("an APNs token") }
+                device = parsed
+            }
+            return .removePushDevice(userId: userId, device)
         default:
             throw .invalid("a console call of kind \(tag)")
         }

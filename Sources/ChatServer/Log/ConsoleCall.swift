@@ -21,6 +21,8 @@ enum ConsoleCall: Sendable, Hashable {
     /// Bans a user from the whole service and ends every connection of theirs (`banned`), or
     /// lifts the ban (``ServerCore/setServiceBan(_:banned:now:)``).
     case banUser(userId: String, banned: Bool)
+    /// Forgets a push token a provider said is gone (``ChatServer/removePushDevice(_:of:)``).
+    case removePushDevice(userId: String, PushDevice)
 }
 
 /// What the node that wrote an entry gets back once it is applied.

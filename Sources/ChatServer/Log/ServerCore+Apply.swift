@@ -62,6 +62,13 @@ extension ServerCore {
         case .banUser(let userId, let banned):
             try setServiceBan(userId, banned: banned, now: now)
             return .done
+        case .removePushDevice(let userId, let device):
+            let key = PushRegistration.key(device.provider, device.id)
+            guard state.pushDevices[key]?.userId == userId else {
+                throw .notFound("push device '\(device.id)' of user '\(userId)'")
+            }
+            state.removePushRegistration(key)
+            return .done
         }
     }
 

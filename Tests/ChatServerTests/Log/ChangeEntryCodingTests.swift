@@ -41,6 +41,8 @@ import Testing
         .console(.dismissFlags(channelId: "c", .user(userId: "eve"))),
         .console(.disconnect(userId: "ann", deviceId: "phone")),
         .console(.banUser(userId: "eve", banned: true)),
+        .console(.removePushDevice(userId: "eve", .apn(token: Data([1, 2])))),
+        .console(.removePushDevice(userId: "eve", .firebase(token: "t"))),
         .console(.moderate(.setModerationSettings(channelId: "c", ModerationSettings(blockedWords: ["x"])))),
         .console(.banUser(userId: "eve", banned: false)),
         .console(.registerUser(id: "ann", displayName: "Ann", isAdmin: false)),

@@ -30,6 +30,8 @@ public struct ChatGateway: Sendable {
     /// The figures the console's overview draws.
     private let history: ServiceHistory
     private let signIns = SignInLimiter()
+    /// The pushes waiting for the providers (`nil` without providers).
+    private let pushes: PushQueue?
 
     /// A gateway in front of `server`.
     public init(
@@ -42,13 +44,24 @@ public struct ChatGateway: Sendable {
         self.metrics = metrics
         self.logger = logger
         history = ServiceHistory(server: server)
+        pushes = configuration.pushProviders.isEmpty ? nil : PushQueue()
+        if let pushes { server.deliverPushes(to: pushes) }
     }
 
     /// The services to run in a `ServiceGroup`: the HTTP and WebSocket server, and the closing
     /// of connections at shutdown. `onRunning` gets the port once the server listens (the real
     /// one when the configuration asks for port 0).
     public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
-        [makeApplication(onRunning: onRunning), ConnectionCloser(sessions: sessions), history]
+        var services: [any Service] = [
+            makeApplication(onRunning: onRunning), ConnectionCloser(sessions: sessions), history,
+        ]
+        if let pushes {
+            services.append(
+                PushDelivery(
+                    queue: pushes, providers: configuration.pushProviders, server: server, metrics: metrics,
+                    logger: logger))
+        }
+        return services
     }
 
     private func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some Service {
@@ -69,7 +82,9 @@ public struct ChatGateway: Sendable {
                 : Response(
                     status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "storage unavailable")))
         }
+        let pushes = pushes
         router.get("/metrics") { _, _ in
+            if let pushes { metrics.pushQueueDepth(pushes.depth, dropped: pushes.dropped) }
             metrics.refresh(
                 lag: server.clusterLag, logEntries: server.clusterLogEntries ?? 0, commits: server.databaseCommits)
             return Response(

@@ -68,14 +68,15 @@ struct AdminRoutes {
         return limit
     }
 
-    /// A user with their devices, channels and service ban (`bannedAt`, `null` when not banned).
+    /// A user with their devices, channels, push tokens and service ban (`bannedAt`, `null` when
+    /// not banned).
     static func userDetails(_ userId: String, on server: ChatServer) throws -> Response {
         guard let user = server.user(userId) else { throw ChatError.notFound("user '\(userId)'") }
         return try AdminJSON.object(
             user,
             adding: [
                 "devices": server.devices(userId: userId), "channels": server.channelIds(memberOf: userId),
-                "bannedAt": server.serviceBan(of: userId),
+                "bannedAt": server.serviceBan(of: userId), "pushDevices": server.pushDevices(userId: userId),
             ])
     }
 

@@ -21,6 +21,10 @@ public struct GatewayMetrics: Sendable {
     private let adminRequests: Counter
     /// The commit count last added to ``commits``.
     private let commitsSeen = NIOLockedValueBox(0)
+    private let pushQueueDepth: Gauge
+    private let pushDropped: Counter
+    /// The drop count last added to ``pushDropped``.
+    private let droppedSeen = NIOLockedValueBox(0)
 
     /// Metrics in `registry` (a new one by default).
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -45,6 +49,13 @@ public struct GatewayMetrics: Sendable {
         commits = registry.makeCounter(
             descriptor: .init(
                 metricName: "chat_db_commits", unitName: "total", helpText: "Transactions committed to the database"))
+        pushQueueDepth = registry.makeGauge(
+            descriptor: .init(
+                metricName: "chat_push_queue_depth", unitName: "", helpText: "Pushes waiting for their provider"))
+        pushDropped = registry.makeCounter(
+            descriptor: .init(
+                metricName: "chat_push_dropped", unitName: "total",
+                helpText: "Pushes dropped because the queue was full (a provider down or slow)"))
         adminRequests = registry.makeCounter(
             descriptor: .init(
                 metricName: "chat_admin_requests", unitName: "total",
@@ -90,6 +101,26 @@ public struct GatewayMetrics: Sendable {
             return max(0, total - seen)
         }
         if added > 0 { commits.increment(by: Int64(added)) }
+    }
+
+    /// Counts a push's outcome with a provider (`sent`, `gone`, `retry` after the last attempt,
+    /// `failed`).
+    func pushSent(provider: String, result: String) {
+        registry.makeCounter(
+            descriptor: .init(
+                metricName: "chat_push_sent", unitName: "total", helpText: "Pushes handed to a provider, by outcome"),
+            labels: [("provider", provider), ("result", result)]
+        ).increment()
+    }
+
+    /// Takes the push queue's figures: how many wait, and how many were dropped so far.
+    func pushQueueDepth(_ depth: Int, dropped total: Int) {
+        pushQueueDepth.set(Double(depth))
+        let added = droppedSeen.withLockedValue { seen -> Int in
+            defer { seen = max(seen, total) }
+            return max(0, total - seen)
+        }
+        if added > 0 { pushDropped.increment(by: Int64(added)) }
     }
 
     /// The Prometheus text exposition.

@@ -1,0 +1,108 @@
+import ChatAPI
+import Foundation
+import LiveChannels
+import ServerTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `chat-server --push-webhook URL --push-webhook-secret-file F` against an operator's push
+/// service (`Clients/push_receiver.py`, which checks every signature): a member who is away
+/// gets one push per device with the pinned fields; an online member and the sender none; a
+/// device the service says is gone (410) is removed; a 500 is retried until it goes through;
+/// `/metrics` counts each outcome. A missing secret file stops the server with status 2.
+@Suite(.timeLimit(.minutes(2))) struct PushWebhookTests {
+    static let receiver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Clients/push_receiver.py")
+
+    @Test func awayMembersArePushedThroughTheWebhookSigned() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let secret = folder.appendingPathComponent("webhook.secret")
+        try Data("a shared secret\n".utf8).write(to: secret)
+        let receiver = try Subprocess(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.receiver.path, secret.path])
+        defer { receiver.process.terminate() }
+        var lines = receiver.lines.makeAsyncIterator()
+        let listening = try #require(await lines.next(), "the receiver did not start: \(receiver.standardError)")
+        let receiverPort = try #require(Int(listening.split(separator: " ").last ?? ""))
+        let (server, port) = try await ChatServerProcess.start([
+            "--admin", "boss", "--push-webhook", "http://127.0.0.1:\(receiverPort)/push",
+            "--push-webhook-secret-file", secret.path,
+        ])
+        defer { server.process.terminate() }
+
+        // bob (away), carol (her token is gone), dave (flaky service), erin (online) and ann,
+        // the sender: members of one channel.
+        for (user, token) in [("bob", "bob-1"), ("carol", "gone-carol"), ("dave", "flaky-dave"), ("erin", "erin-1")] {
+            let device = ChatServerProcess.transport(user, port: port)
+            _ = try await device.connect(resumingAfter: nil)
+            _ = try await device.send(.addPushDevice(.firebase(token: token)))
+            if user != "erin" { await device.disconnect() }
+        }
+        let erin = ChatServerProcess.transport("erin", port: port)
+        _ = try await erin.connect(resumingAfter: nil)
+        let created = try await AdminAPITests.call(
+            "POST", "/admin/v1/channels", port: port,
+            body: [
+                "type": "community", "channelId": "ops", "displayName": "Ops",
+                "userIds": ["ann", "bob", "carol", "dave", "erin"],
+            ])
+        #expect(created.status == 201)
+        let sent = try await AdminAPITests.call(
+            "POST", "/admin/v1/channels/ops/messages", port: port, body: ["userId": "ann", "text": "Deploy at 5?"])
+        #expect(sent.status == 201)
+
+        // bob once, carol once (410), dave three times (500, 500, 200).
+        var received: [[String: Any]] = []
+        while received.count < 5, let line = await lines.next() {
+            received.append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))
+        }
+        #expect(received.allSatisfy { $0["valid"] as? Bool == true }, "every push carries a valid signature")
+        let pushes = received.compactMap { $0["push"] as? [String: Any] }
+        #expect(
+            pushes.map { $0["deviceToken"] as? String ?? "" }.sorted()
+                == ["bob-1", "flaky-dave", "flaky-dave", "flaky-dave", "gone-carol"])
+        let bob = try #require(pushes.first { $0["userId"] as? String == "bob" })
+        #expect(bob["title"] as? String == "Ops" && bob["body"] as? String == "ann: Deploy at 5?")
+        #expect(
+            bob["badge"] as? Int == 1 && bob["channelId"] as? String == "ops"
+                && bob["provider"] as? String == "firebase")
+        #expect(bob["messageId"] as? String == sent.object["messageId"] as? String)
+
+        // carol's token is gone: removed; the others stay.
+        var carolsTokens: [Any]? = nil
+        for _ in 0..<50 {
+            carolsTokens =
+                try await AdminAPITests.call("GET", "/admin/v1/users/carol", port: port).object["pushDevices"] as? [Any]
+            if carolsTokens?.isEmpty == true { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(carolsTokens?.isEmpty == true)
+        #expect(
+            (try await AdminAPITests.call("GET", "/admin/v1/users/bob", port: port).object["pushDevices"] as? [Any])?
+                .count == 1)
+
+        let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
+        let text = String(decoding: metrics, as: UTF8.self)
+        #expect(text.contains(#"chat_push_sent_total{provider="webhook",result="sent"} 2"#), "\(text)")
+        #expect(text.contains(#"chat_push_sent_total{provider="webhook",result="gone"} 1"#))
+        #expect(text.contains("chat_push_queue_depth 0"))
+        await erin.disconnect()
+    }
+
+    @Test func aWebhookWithoutItsSecretStopsTheServerNamingTheFile() async throws {
+        let missing = "/nonexistent/webhook.secret"
+        let process = try Subprocess(
+            ChatServerProcess.executable,
+            [
+                "--dev", "--port", "0", "--push-webhook", "http://127.0.0.1:9/push", "--push-webhook-secret-file",
+                missing,
+            ])
+        #expect(await process.exitStatus() == 2)
+        #expect(process.standardError.contains(missing))
+    }
+}
