@@ -21,20 +21,31 @@ struct PushDelivery: Service {
     func run() async throws {
         let queue = queue
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                var inFlight = 0
-                while let push = await queue.next() {
-                    metrics.pushQueueDepth(queue.depth, dropped: queue.dropped)
-                    if inFlight >= concurrency {
-                        await group.next()
-                        inFlight -= 1
-                    }
-                    inFlight += 1
-                    group.addTask { await deliver(push) }
-                }
+            await withTaskCancellationHandler {
+                await drain(queue)
+            } onCancel: {
+                queue.finish()
             }
         } onGracefulShutdown: {
             queue.finish()
+        }
+    }
+
+    /// Sends what the queue gives until it is finished.
+    private func drain(_ queue: PushQueue) async {
+        await withTaskGroup(of: Void.self) { group in
+            var inFlight = 0
+            while let push = await queue.next() {
+                metrics.pushQueueDepth(queue.depth, dropped: queue.dropped)
+                if inFlight >= concurrency {
+                    await group.next()
+                    inFlight -= 1
+                }
+                inFlight += 1
+                group.addTask { await deliver(push) }
+            }
+            // Shutting down: the pushes in flight stop retrying.
+            group.cancelAll()
         }
     }
 
@@ -44,7 +55,7 @@ struct PushDelivery: Service {
             var outcome = PushOutcome.retry
             for attempt in 1...attempts {
                 outcome = await provider.send(push)
-                if outcome != .retry || attempt == attempts { break }
+                if outcome != .retry || attempt == attempts || Task.isCancelled { break }
                 try? await Task.sleep(for: wait)
                 wait *= 2
             }

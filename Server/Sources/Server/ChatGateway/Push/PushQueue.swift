@@ -38,10 +38,12 @@ final class PushQueue: PushSink, Sendable {
     /// How many were dropped because the queue was full.
     var dropped: Int { state.withLockedValue { $0.dropped } }
 
-    /// The next push, waiting for one; `nil` once ``finish()`` was called and none waits.
+    /// The next push, waiting for one; `nil` once ``finish()`` was called (what still waits is
+    /// dropped: the node is stopping).
     func next() async -> PushNotification? {
         while true {
             let taken = state.withLockedValue { state -> PushNotification?? in
+                if state.isFinished { return .some(nil) }
                 if state.next < state.waiting.count {
                     let push = state.waiting[state.next]
                     state.next += 1
@@ -51,7 +53,7 @@ final class PushQueue: PushSink, Sendable {
                     }
                     return .some(push)
                 }
-                return state.isFinished ? .some(nil) : nil
+                return nil
             }
             if let taken { return taken }
             await withCheckedContinuation { continuation in
@@ -65,7 +67,7 @@ final class PushQueue: PushSink, Sendable {
         }
     }
 
-    /// Ends ``next()`` once the queue is empty.
+    /// Ends ``next()``: it answers `nil` from now on.
     func finish() {
         let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
             state.isFinished = true
