@@ -33,15 +33,9 @@ import Testing
             let postgres = try PostgresCluster.start()
             defer { postgres.stop() }
             let url = postgres.url(try postgres.createDatabase())
-            var processes: [Subprocess] = []
-            defer { for process in processes { process.process.terminate() } }
-            var ports: [Int] = []
-            for node in 0..<3 {
-                let (process, port) = try await ChatServerProcess.start(
-                    ["--postgres", url, "--node-id", "n\(node)"] + (node == 0 ? ["--admin", "boss"] : []))
-                processes.append(process)
-                ports.append(port)
-            }
+            let nodes = try await ChatServerProcess.startNodes(3, postgres: url)
+            defer { for node in nodes { node.process.process.terminate() } }
+            let ports = nodes.map(\.port)
             let lines = try await Self.drive(["\(ports[2])", Self.screenshots(), "cluster", "3"])
             #expect(lines.contains("the overview lists ['n0', 'n1', 'n2']"), "\(lines)")
         }

@@ -108,6 +108,63 @@ import Testing
         }
     }
 
+    /// Three nodes on one PostgreSQL, each with the webhook: every message sent through any of
+    /// them pushes once to the member who is away, never once per node.
+    @Test func aClusterPushesEachMessageOnce() async throws {
+        try await HeavyTestGate.run {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let secret = folder.appendingPathComponent("webhook.secret")
+            try Data("cluster secret".utf8).write(to: secret)
+            let receiver = try Subprocess(
+                URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.receiver.path, secret.path])
+            defer { receiver.process.terminate() }
+            var lines = receiver.lines.makeAsyncIterator()
+            let listening = try #require(await lines.next())
+            let hook = "http://127.0.0.1:\(listening.split(separator: " ").last ?? "")/push"
+            let postgres = try PostgresCluster.start()
+            defer { postgres.stop() }
+            let url = postgres.url(try postgres.createDatabase())
+            let nodes = try await ChatServerProcess.startNodes(3, postgres: url) { _ in
+                ["--push-webhook", hook, "--push-webhook-secret-file", secret.path]
+            }
+            defer { for node in nodes { node.process.process.terminate() } }
+            let ports = nodes.map(\.port)
+            let bob = try await Self.connected("bob", port: ports[1])
+            _ = try await bob.send(.addPushDevice(.firebase(token: "bob-phone")))
+            await bob.disconnect()
+            #expect(
+                try await AdminAPITests.call(
+                    "POST", "/admin/v1/channels", port: ports[0],
+                    body: ["type": "community", "channelId": "c", "userIds": ["ann", "bob"]]
+                ).status == 201)
+            for index in 0..<12 {
+                let sent = try await AdminAPITests.call(
+                    "POST", "/admin/v1/channels/c/messages", port: ports[index % 3],
+                    body: ["userId": "ann", "text": "m\(index)"])
+                #expect(sent.status == 201)
+            }
+            var messageIds: [String] = []
+            while messageIds.count < 12, let line = await lines.next() {
+                let push = (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["push"]
+                messageIds.append(((push as? [String: Any])?["messageId"] as? String) ?? "?")
+            }
+            #expect(Set(messageIds).count == 12, "one push per message: \(messageIds)")
+            // Nothing more comes (a second node pushing the same message would be late by at most
+            // its poll): wait a moment and look at the counters of every node.
+            try await Task.sleep(for: .seconds(1))
+            var sentByNodes = 0
+            for port in ports {
+                let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
+                let line = String(decoding: metrics, as: UTF8.self).split(separator: "\n")
+                    .first { $0.hasPrefix(#"chat_push_sent_total{provider="webhook",result="sent"}"#) }
+                sentByNodes += line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            #expect(sentByNodes == 12)
+        }
+    }
+
     @Test func aWebhookWithoutItsSecretStopsTheServerNamingTheFile() async throws {
         let missing = "/nonexistent/webhook.secret"
         let process = try Subprocess(

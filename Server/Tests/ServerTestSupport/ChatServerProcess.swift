@@ -20,6 +20,22 @@ package enum ChatServerProcess {
         return (server, port)
     }
 
+    /// `count` nodes of a cluster on the PostgreSQL database at `url`, named n0, n1, …, each
+    /// started with `arguments(index)` too (n0 with `--admin boss`); their processes and ports,
+    /// in order. The caller terminates them.
+    package static func startNodes(
+        _ count: Int, postgres url: String, arguments: (Int) -> [String] = { _ in [] }
+    ) async throws -> [(process: Subprocess, port: Int)] {
+        var nodes: [(process: Subprocess, port: Int)] = []
+        for node in 0..<count {
+            let (process, port) = try await start(
+                ["--postgres", url, "--node-id", "n\(node)"] + (node == 0 ? ["--admin", "boss"] : [])
+                    + arguments(node))
+            nodes.append((process, port))
+        }
+        return nodes
+    }
+
     /// A transport for `user` (a dev token) to the server on `port`.
     package static func transport(_ user: String, port: Int) -> WebSocketTransport {
         WebSocketTransport(

@@ -111,17 +111,21 @@ def overview_of_a_cluster(nodes):
     driver = browser()
     try:
         driver.get(BASE + "/console")
-        WebDriverWait(driver, 15).until(EC.visibility_of_element_located((By.ID, "token"))).send_keys("dev:boss\n")
+        WebDriverWait(driver, 30).until(EC.visibility_of_element_located((By.ID, "token"))).send_keys("dev:boss\n")
         # The page refreshes every 5 s; a node is live once its first beat is written.
-        WebDriverWait(driver, 30).until(
+        WebDriverWait(driver, 60).until(
             EC.text_to_be_present_in_element((By.CSS_SELECTOR, "table.nodes caption"), f"{nodes} nodes"))
         # The page's own connection, made through the cluster's log, is counted by the node.
-        WebDriverWait(driver, 30).until(
+        WebDriverWait(driver, 60).until(
             lambda d: d.execute_script("return document.documentElement.dataset.live") == "true"
             and d.find_element(By.ID, "figure-devices").text == "1")
         listed = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "table.nodes tbody td:first-child")]
         shoot(driver, "overview-cluster.png")
         step(f"the overview lists {listed}")
+    except Exception as error:  # noqa: BLE001 - reported with what the page showed
+        shown = driver.find_element(By.TAG_NAME, "main").text[:500]
+        print(f"FAILED: {type(error).__name__}: {error}; the page showed: {shown!r}", flush=True)
+        sys.exit(1)
     finally:
         driver.quit()
     print("OK", flush=True)

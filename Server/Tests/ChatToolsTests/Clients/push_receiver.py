@@ -12,9 +12,11 @@ import hmac
 import http.server
 import json
 import sys
+import threading
 
 secret = open(sys.argv[1], "rb").read().strip()
 attempts = {}
+lock = threading.Lock()  # one whole line at a time: requests arrive on several threads
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -24,13 +26,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
         valid = hmac.compare_digest(expected, self.headers.get("X-Chat-Signature", ""))
         push = json.loads(body)
         token = push["deviceToken"]
-        attempts[token] = attempts.get(token, 0) + 1
-        status = 200
-        if token.startswith("gone-"):
-            status = 410
-        elif token.startswith("flaky-") and attempts[token] <= 2:
-            status = 500
-        print(json.dumps({"valid": valid, "status": status, "push": push}), flush=True)
+        with lock:
+            attempts[token] = attempts.get(token, 0) + 1
+            status = 200
+            if token.startswith("gone-"):
+                status = 410
+            elif token.startswith("flaky-") and attempts[token] <= 2:
+                status = 500
+            sys.stdout.write(json.dumps({"valid": valid, "status": status, "push": push}) + "\n")
+            sys.stdout.flush()
         self.send_response(status)
         self.send_header("Content-Length", "0")
         self.end_headers()
