@@ -9,6 +9,30 @@ package final class Subprocess: @unchecked Sendable {
     private let output = Pipe()
     private let errors = Pipe()
     package let lines: AsyncStream<String>
+    /// Standard error as read so far: read all the time, so that a process that logs a lot (or
+    /// a crash's backtrace) never blocks on a full pipe.
+    private let errorBuffer = ErrorBuffer()
+
+    /// The last 256 KB of a process's standard error, and whether it ended.
+    private final class ErrorBuffer: @unchecked Sendable {
+        let lock = NSLock()
+        var bytes = Data()  // guarded by `lock`
+        let done = DispatchSemaphore(value: 0)
+        static let kept = 256 * 1024
+
+        func append(_ chunk: Data) {
+            lock.lock()
+            bytes.append(chunk)
+            if bytes.count > Self.kept { bytes.removeFirst(bytes.count - Self.kept) }
+            lock.unlock()
+        }
+
+        var text: String {
+            lock.lock()
+            defer { lock.unlock() }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
 
     package init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = executable
@@ -33,6 +57,16 @@ package final class Subprocess: @unchecked Sendable {
             if !buffer.isEmpty { continuation.yield(String(decoding: buffer, as: UTF8.self)) }
             continuation.finish()
         }
+        let errorHandle = errors.fileHandleForReading
+        let errorBuffer = errorBuffer
+        Thread.detachNewThread {
+            while true {
+                let chunk = errorHandle.availableData
+                if chunk.isEmpty { break }
+                errorBuffer.append(chunk)
+            }
+            errorBuffer.done.signal()
+        }
         try process.run()
     }
 
@@ -40,10 +74,14 @@ package final class Subprocess: @unchecked Sendable {
         if process.isRunning { process.terminate() }
     }
 
-    /// Everything the process wrote to standard error (call after it exited; once: it reads
-    /// the pipe to its end).
+    /// What the process wrote to standard error (its last 256 KB): after it exited, all of it;
+    /// while it runs, what came so far.
     package var standardError: String {
-        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if !process.isRunning {
+            errorBuffer.done.wait()
+            errorBuffer.done.signal()
+        }
+        return errorBuffer.text
     }
 
     /// Waits for the exit (on a thread of its own) and returns the status.
