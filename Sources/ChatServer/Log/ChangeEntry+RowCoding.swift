@@ -279,8 +279,7 @@ extension ChangeEntry {
         case .removePushDevice(let userId, let device):
             writer.write(byte: ConsoleTag.removePushDevice)
             writer.write(userId)
-            writer.write(device.provider.rawValue)
-            writer.write(device.id)
+            device.write(to: &writer)
         }
     }
 
@@ -318,20 +317,7 @@ extension ChangeEntry {
         case ConsoleTag.banUser:
             return .banUser(userId: try reader.string(), banned: try reader.bool())
         case ConsoleTag.removePushDevice:
-            let userId = try reader.string()
-            let providerName = try reader.string()
-            let id = try reader.string()
-            guard let provider = PushDevice.Provider(rawValue: providerName) else {
-                throw .invalid("a push provider '\(providerName)'")
-            }
-            let device: PushDevice
-            switch provider {
-            case .firebase: device = .firebase(token: id)
-            case .apn:
-                guard let parsed = PushDevice(provider: .apn, id: id) else { throw .invalid("an APNs token") }
-                device = parsed
-            }
-            return .removePushDevice(userId: userId, device)
+            return .removePushDevice(userId: try reader.string(), try PushDevice.read(from: &reader))
         default:
             throw .invalid("a console call of kind \(tag)")
         }

@@ -29,8 +29,7 @@ extension StoredUser: RowCodable {
         writer.write(count: pushDevices.count)
         for registration in pushDevices {
             writer.write(registration.deviceId)
-            writer.write(registration.device.provider.rawValue)
-            writer.write(registration.device.id)
+            registration.device.write(to: &writer)
         }
         writer.write(notificationsOff)
     }
@@ -44,11 +43,7 @@ extension StoredUser: RowCodable {
         bannedAt = try reader.optionalDate()
         for _ in 0..<(try reader.count()) {
             let deviceId = try reader.string()
-            let providerName = try reader.string()
-            let id = try reader.string()
-            guard let provider = PushDevice.Provider(rawValue: providerName),
-                let device = PushDevice(provider: provider, id: id)
-            else { throw .invalid("a push token of provider '\(providerName)'") }
+            let device = try PushDevice.read(from: &reader)
             pushDevices.append(PushRegistration(userId: user.userId, deviceId: deviceId, device: device))
         }
         notificationsOff = try reader.strings()
