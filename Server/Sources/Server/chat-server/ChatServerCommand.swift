@@ -90,29 +90,7 @@ struct ChatServerCommand: AsyncParsableCommand {
             "Turn off the rate limits, the channel quota and the device cap, for load tests (the caps that protect memory stay)."
     )
     var noLimits = false
-    @Option(help: "Push every message to members who are away by POSTing it to URL (an operator's own push service).")
-    var pushWebhook: String?
-    @Option(help: "A file holding the secret that signs the webhook's pushes (X-Chat-Signature: sha256=HMAC).")
-    var pushWebhookSecretFile: String?
-
-    /// The push providers the flags name.
-    func pushProviders() throws -> [any PushProvider] {
-        guard let url = pushWebhook else { return [] }
-        guard let file = pushWebhookSecretFile else {
-            throw ValidationError(
-                "--push-webhook needs --push-webhook-secret-file FILE: the secret that signs the pushes")
-        }
-        guard let secret = FileManager.default.contents(atPath: file), !secret.isEmpty else {
-            FileHandle.standardError.write(Data("chat-server: cannot read the webhook's secret from \(file)\n".utf8))
-            throw ExitCode(2)
-        }
-        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? "") else {
-            throw ValidationError("--push-webhook \(url) is not an http or https URL")
-        }
-        let trimmed = Array(
-            String(decoding: secret, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).utf8)
-        return [WebhookPushProvider(url: url, secret: trimmed)]
-    }
+    @OptionGroup(title: "Push notifications") var push: PushOptions
 
     mutating func run() async throws {
         let secret = try Secret.load(file: secretFile)
@@ -173,9 +151,12 @@ struct ChatServerCommand: AsyncParsableCommand {
             }
         }
         let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
+        // The providers' HTTP client stops last, after the node's pushes.
+        let (pushProviders, pushClientShutdown) = try await push.start()
+        if let pushClientShutdown { services.insert(pushClientShutdown, at: 0) }
         let gatewayConfiguration = GatewayConfiguration(
             host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)),
-            maximumFrameBytes: maxFrameBytes, pushProviders: try pushProviders())
+            maximumFrameBytes: maxFrameBytes, pushProviders: pushProviders)
         let host = host
         services.append(
             ChatNode(

@@ -1,5 +1,9 @@
+import AsyncHTTPClient
 import ChatAPI
 import ChatServer
+import Foundation
+import NIOCore
+import NIOFoundationCompat
 
 /// Delivers pushes to one provider (APNs, FCM, an operator's webhook).
 public protocol PushProvider: Sendable {
@@ -21,4 +25,21 @@ public enum PushOutcome: Sendable, Hashable {
     case retry
     /// Refused for good (another 4xx): dropped.
     case failed
+}
+
+extension HTTPClient {
+    /// `POST`s `body` to `url` with `headers` and `content-type`, within 10 s; the answer's
+    /// status and its body (at most 64 KB). Throws when no answer came (the caller retries).
+    func post(
+        _ url: String, headers: [(String, String)], contentType: String = "application/json", body: Data
+    ) async throws -> (status: Int, body: Data) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: contentType)
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(data: body))
+        let response = try await execute(request, timeout: .seconds(10))
+        let answer = (try? await response.body.collect(upTo: 64 * 1024)).map { Data(buffer: $0) } ?? Data()
+        return (Int(response.status.code), answer)
+    }
 }

@@ -59,14 +59,9 @@ public struct WebhookPushProvider: PushProvider {
     public func send(_ notification: PushNotification) async -> PushOutcome {
         do {
             let body = try Self.body(of: notification)
-            var request = HTTPClientRequest(url: url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "X-Chat-Signature", value: Self.signature(of: body, key: key))
-            request.body = .bytes(ByteBuffer(data: body))
-            let response = try await client.execute(request, timeout: .seconds(10))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            switch response.status.code {
+            let (status, _) = try await client.post(
+                url, headers: [("X-Chat-Signature", Self.signature(of: body, key: key))], body: body)
+            switch status {
             case 200..<300: return .sent
             case 410: return .gone
             case 429, 500..<600: return .retry

@@ -1,0 +1,187 @@
+import AsyncHTTPClient
+import ChatAPI
+import ChatServer
+import Foundation
+import JWTKit
+import NIOCore
+
+/// Pushes to Android (and any Firebase-registered) devices through the FCM HTTP v1 API.
+///
+/// Authentication is the service-account flow Google documents for servers: an RS256 JWT
+/// assertion signed with the account's private key — claims `iss` (its `client_email`), `scope`
+/// (`https://www.googleapis.com/auth/firebase.messaging`), `aud` (its `token_uri`), `iat`, `exp`
+/// (an hour later), header `kid` (its `private_key_id`) — exchanged at `token_uri` for an
+/// OAuth2 access token (`grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer`), used until a
+/// minute before its `expires_in`.
+///
+/// Each push is `POST /v1/projects/<project_id>/messages:send` on ``baseURL`` with
+/// `Authorization: Bearer <access token>` and the body
+/// `{"message":{"token","notification":{"title","body"},"data":{"channelId","messageId","badge"},
+/// "android":{"notification":{"tag","notification_count"}},"apns":{"payload":{"aps":{"badge","thread-id"}}}}}`.
+///
+/// Answers: 200 sent; 404 `UNREGISTERED` (or any answer whose error says `UNREGISTERED`): the
+/// device is gone; 401: a new access token, then retried; 429 and 5xx: retried; other answers
+/// fail. Handles `.firebase` devices only.
+public struct FCMPushProvider: PushProvider {
+    public let name = "fcm"
+    /// Google's endpoint.
+    public static let productionURL = "https://fcm.googleapis.com"
+    /// What FCM's access token is asked for.
+    static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+
+    /// The fields of a service account's JSON key file that the provider reads.
+    public struct ServiceAccount: Decodable, Sendable {
+        public var projectId: String
+        public var clientEmail: String
+        public var privateKey: String
+        public var privateKeyId: String?
+        public var tokenURI: String
+
+        enum CodingKeys: String, CodingKey {
+            case projectId = "project_id"
+            case clientEmail = "client_email"
+            case privateKey = "private_key"
+            case privateKeyId = "private_key_id"
+            case tokenURI = "token_uri"
+        }
+
+        /// Reads a service account's JSON key file.
+        /// - Throws: ``AccountError`` naming the first field missing or wrong.
+        public init(json: Data) throws {
+            guard let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+                throw AccountError(description: "not a JSON object (a service account's key file)")
+            }
+            func field(_ name: String) throws -> String {
+                guard let value = object[name] as? String, !value.isEmpty else {
+                    throw AccountError(description: "the service account has no \(name)")
+                }
+                return value
+            }
+            projectId = try field("project_id")
+            clientEmail = try field("client_email")
+            privateKey = try field("private_key")
+            privateKeyId = object["private_key_id"] as? String
+            tokenURI = (object["token_uri"] as? String) ?? "https://oauth2.googleapis.com/token"
+        }
+    }
+
+    /// What is wrong with a service account file.
+    public struct AccountError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    let baseURL: String
+    let account: ServiceAccount
+    let client: HTTPClient
+    let credential: PushCredential
+
+    /// A provider sending as `account`, through `client`.
+    /// - Throws: ``AccountError`` when the account's `private_key` is not an RSA key in PEM.
+    public init(account: ServiceAccount, baseURL: String = productionURL, client: HTTPClient = .shared) async throws {
+        let key: Insecure.RSA.PrivateKey
+        do {
+            key = try Insecure.RSA.PrivateKey(pem: account.privateKey)
+        } catch {
+            throw AccountError(description: "the service account's private_key is not an RSA private key in PEM")
+        }
+        let keys = JWTKeyCollection()
+        await keys.add(rsa: key, digestAlgorithm: .sha256, kid: account.privateKeyId.map { JWKIdentifier(string: $0) })
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.account = account
+        self.client = client
+        self.credential = PushCredential {
+            try await Self.accessToken(for: account, signingWith: keys, client: client)
+        }
+    }
+
+    /// The claims of the assertion exchanged for an access token.
+    struct AssertionClaims: JWTPayload {
+        var iss: IssuerClaim
+        var scope: String
+        var aud: AudienceClaim
+        var iat: IssuedAtClaim
+        var exp: ExpirationClaim
+        func verify(using algorithm: some JWTAlgorithm) throws {}
+    }
+
+    /// Asks `account`'s token endpoint for an access token.
+    static func accessToken(
+        for account: ServiceAccount, signingWith keys: JWTKeyCollection, client: HTTPClient
+    ) async throws -> PushCredential.Issued {
+        let now = Date()
+        let assertion = try await keys.sign(
+            AssertionClaims(
+                iss: IssuerClaim(value: account.clientEmail), scope: scope,
+                aud: AudienceClaim(value: account.tokenURI), iat: IssuedAtClaim(value: now),
+                exp: ExpirationClaim(value: now.addingTimeInterval(3_600))),
+            kid: account.privateKeyId.map { JWKIdentifier(string: $0) })
+        let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
+        let (status, body) = try await client.post(
+            account.tokenURI, headers: [], contentType: "application/x-www-form-urlencoded", body: Data(form.utf8))
+        struct Answer: Decodable {
+            var access_token: String
+            var expires_in: Double?
+        }
+        guard status == 200 else { throw TokenRefused(status: status) }
+        let answer = try JSONDecoder().decode(Answer.self, from: body)
+        let lifetime = max(60, (answer.expires_in ?? 3_600) - 60)
+        return .init(value: answer.access_token, usableUntil: now.addingTimeInterval(lifetime))
+    }
+
+    /// The token endpoint answered something else than a token.
+    struct TokenRefused: Error {
+        var status: Int
+    }
+
+    public func handles(_ device: PushDevice) -> Bool { device.provider == .firebase }
+
+    /// The body FCM gets for `notification`.
+    static func body(of notification: PushNotification) throws -> Data {
+        let message: [String: Any] = [
+            "token": notification.device.id,
+            "notification": ["title": notification.title, "body": notification.body],
+            "data": [
+                "channelId": notification.channelId, "messageId": notification.messageId,
+                "badge": String(notification.badge),
+            ],
+            "android": ["notification": ["tag": notification.threadId, "notification_count": notification.badge]],
+            "apns": ["payload": ["aps": ["badge": notification.badge, "thread-id": notification.threadId]]],
+        ]
+        return try JSONSerialization.data(withJSONObject: ["message": message], options: [.sortedKeys])
+    }
+
+    public func send(_ notification: PushNotification) async -> PushOutcome {
+        do {
+            let token = try await credential.value()
+            let (status, answer) = try await client.post(
+                "\(baseURL)/v1/projects/\(account.projectId)/messages:send",
+                headers: [("authorization", "Bearer \(token)")], body: try Self.body(of: notification))
+            switch status {
+            case 200..<300: return .sent
+            case _ where Self.saysUnregistered(answer): return .gone
+            case 401:
+                await credential.refused(token)
+                return .retry
+            case 429, 500..<600: return .retry
+            default: return .failed
+            }
+        } catch {
+            return .retry
+        }
+    }
+
+    /// Whether an FCM error body says the token is no longer registered
+    /// (`error.details[].errorCode == "UNREGISTERED"`).
+    static func saysUnregistered(_ body: Data) -> Bool {
+        struct Answer: Decodable {
+            struct Failure: Decodable {
+                struct Detail: Decodable { var errorCode: String? }
+                var status: String?
+                var details: [Detail]?
+            }
+            var error: Failure?
+        }
+        guard let error = (try? JSONDecoder().decode(Answer.self, from: body))?.error else { return false }
+        return error.details?.contains { $0.errorCode == "UNREGISTERED" } == true
+    }
+}

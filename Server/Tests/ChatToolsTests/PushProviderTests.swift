@@ -1,0 +1,237 @@
+import ChatAPI
+import Crypto
+import Foundation
+import LiveChannels
+import NIOConcurrencyHelpers
+import ServerTestSupport
+import Testing
+import _CryptoExtras
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `chat-server` pushing through APNs and FCM HTTP v1 — as reached here, through a
+/// ``PushProviderStandIn`` that checks every request as Apple and Google document it, over
+/// HTTP/2 and TLS whose authority the test made and the server trusts through `--push-ca-file`.
+@Suite(.timeLimit(.minutes(3))) struct PushProviderTests {
+    /// What a deployment gives chat-server, made by the test: an APNs auth key (.p8), a Firebase
+    /// service account, a CA; and the stand-in that knows their public halves.
+    struct Setup {
+        let folder: URL
+        let standIn: PushProviderStandIn
+        let taken = NIOLockedValueBox<[PushProviderStandIn.Taken]>([])
+        var flags: [String]
+
+        init() async throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let authority = try TestCertificateAuthority()
+            let apnsKey = P256.Signing.PrivateKey()
+            let accountKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+            standIn = try await PushProviderStandIn(
+                authority: authority, apnsPublicKeyPEM: apnsKey.publicKey.pemRepresentation, keyId: "KEY1234567",
+                teamId: "TEAM123456", topic: "com.example.chat",
+                accountPublicKeyPEM: accountKey.publicKey.pemRepresentation, accountKeyId: "account-key-1",
+                clientEmail: "chat-server@example-project.iam.gserviceaccount.com", projectId: "example-project")
+            let keyFile = folder.appendingPathComponent("AuthKey_KEY1234567.p8")
+            try Data(apnsKey.pemRepresentation.utf8).write(to: keyFile)
+            let account = folder.appendingPathComponent("service-account.json")
+            try JSONSerialization.data(withJSONObject: [
+                "type": "service_account", "project_id": standIn.projectId, "private_key_id": "account-key-1",
+                "private_key": accountKey.pkcs8PEMRepresentation, "client_email": standIn.clientEmail,
+                "token_uri": standIn.tokenURI,
+            ]).write(to: account)
+            let authorityFile = folder.appendingPathComponent("stand-in-ca.pem")
+            try Data(authority.authorityPEM.utf8).write(to: authorityFile)
+            flags = [
+                "--apns-key-file", keyFile.path, "--apns-key-id", "KEY1234567", "--apns-team-id", "TEAM123456",
+                "--apns-topic", "com.example.chat", "--apns-url", standIn.url, "--fcm-service-account", account.path,
+                "--fcm-url", standIn.url, "--push-ca-file", authorityFile.path,
+            ]
+            let (standIn, taken) = (standIn, taken)
+            Task {
+                for await request in standIn.requests { taken.withLockedValue { $0.append(request) } }
+            }
+        }
+
+        /// Waits (up to 30 s) until what the stand-in took holds `condition`; returns it all.
+        func waitUntil(_ condition: ([PushProviderStandIn.Taken]) -> Bool) async throws -> [PushProviderStandIn.Taken] {
+            for _ in 0..<300 {
+                let all = taken.withLockedValue { $0 }
+                if condition(all) { return all }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let all = taken.withLockedValue { $0 }
+            Issue.record("the stand-in took: \(all)")
+            return all
+        }
+
+        func finish() {
+            standIn.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    @Test func awayMembersArePushedThroughAPNsAndFCMAsTheyDocumentIt() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let standIn = setup.standIn
+        standIn.answer { token, attempt in
+            switch token {
+            case _ where token.hasPrefix("dead"): (410, PushProviderStandIn.apnsError("Unregistered"))
+            case _ where token.hasPrefix("bad0"): (400, PushProviderStandIn.apnsError("BadDeviceToken"))
+            case "gone-dave": (404, PushProviderStandIn.fcmUnregistered)
+            case _ where token.hasPrefix("f1a2") && attempt <= 2:
+                (500, PushProviderStandIn.apnsError("InternalServerError"))
+            case "busy-gina" where attempt == 1: (429, #"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}"#)
+            default: nil
+            }
+        }
+        let (server, port) = try await ChatServerProcess.start(["--admin", "boss"] + setup.flags)
+        defer { server.process.terminate() }
+
+        // bob: an iPhone and an Android phone; carol's iPhone is gone (410), ivy's token is bad
+        // (400); dave's Android is unregistered (404); frank's pushes fail twice (500), gina's
+        // once (429); erin is online; hank turned the channel's notifications off; ann sends.
+        let devices: [(String, PushDevice)] = [
+            ("bob", .apn(token: Data([0xb0, 0xb0, 0xb0, 0xb0]))), ("bob", .firebase(token: "bob-android")),
+            ("carol", .apn(token: Data([0xde, 0xad, 0x00, 0x01]))),
+            ("ivy", .apn(token: Data([0xba, 0xd0, 0x00, 0x01]))),
+            ("dave", .firebase(token: "gone-dave")), ("frank", .apn(token: Data([0xf1, 0xa2, 0x00, 0x01]))),
+            ("gina", .firebase(token: "busy-gina")), ("erin", .apn(token: Data([0xe1, 0xe1]))),
+            ("hank", .apn(token: Data([0x4a, 0x4a]))), ("ann", .apn(token: Data([0xa0, 0xa0]))),
+        ]
+        let members = ["ann", "bob", "carol", "ivy", "dave", "frank", "gina", "erin", "hank"]
+        #expect(
+            try await AdminAPITests.call(
+                "POST", "/admin/v1/channels", port: port,
+                body: ["type": "community", "channelId": "ops", "displayName": "Ops", "userIds": members]
+            ).status == 201)
+        var online: [WebSocketTransport] = []
+        for (user, device) in devices {
+            let transport = try await PushWebhookTests.connected(user, port: port)
+            _ = try await transport.send(.addPushDevice(device))
+            if user == "hank" {
+                _ = try await transport.send(.setChannelNotifications(channelId: "ops", enabled: false))
+            }
+            if user == "erin" || user == "ann" { online.append(transport) } else { await transport.disconnect() }
+        }
+        let first = try await AdminAPITests.call(
+            "POST", "/admin/v1/channels/ops/messages", port: port, body: ["userId": "ann", "text": "Deploy at 5?"])
+        let firstId = try #require(first.object["messageId"] as? String)
+
+        // bob twice (APNs, FCM), carol, ivy, dave once (gone), frank 3 times, gina twice, one
+        // access token for all the FCM pushes; nothing for erin, hank or ann.
+        var taken = try await setup.waitUntil { $0.filter { $0.messageId == firstId }.count >= 10 }
+        try await Task.sleep(for: .milliseconds(500))
+        taken = setup.taken.withLockedValue { $0 }
+        #expect(taken.allSatisfy { $0.problems.isEmpty }, "\(taken.filter { !$0.problems.isEmpty })")
+        let pushes = taken.filter { $0.messageId == firstId }
+        #expect(
+            pushes.map { "\($0.kind) \($0.deviceToken) \($0.status)" }.sorted() == [
+                "apns b0b0b0b0 200", "apns bad00001 400", "apns dead0001 410", "apns f1a20001 200",
+                "apns f1a20001 500", "apns f1a20001 500", "fcm bob-android 200", "fcm busy-gina 200",
+                "fcm busy-gina 429", "fcm gone-dave 404",
+            ])
+        #expect(taken.filter { $0.kind == "oauth" }.count == 1, "one access token serves every push")
+        #expect(Set(pushes.filter { $0.kind == "apns" }.map(\.credential)).count == 1, "one provider token, reused")
+        let bob = try #require(pushes.first { $0.deviceToken == "b0b0b0b0" })
+        #expect(bob.title == "Ops" && bob.body == "ann: Deploy at 5?" && bob.badge == 1 && bob.channelId == "ops")
+        let bobAndroid = try #require(pushes.first { $0.deviceToken == "bob-android" })
+        #expect(bobAndroid.title == "Ops" && bobAndroid.body == "ann: Deploy at 5?" && bobAndroid.badge == 1)
+
+        // The devices the providers called gone are removed; the others stay.
+        for (user, count) in [("carol", 0), ("ivy", 0), ("dave", 0), ("bob", 2), ("frank", 1)] {
+            var devices: Int?
+            for _ in 0..<50 {
+                devices =
+                    (try await AdminAPITests.call("GET", "/admin/v1/users/\(user)", port: port)
+                    .object["pushDevices"] as? [Any])?.count
+                if devices == count { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(devices == count, "\(user)'s devices")
+        }
+
+        // A muted channel pushes nothing; a provider token APNs calls expired and an access
+        // token FCM refuses are made anew, and the push goes through.
+        let boss = try await PushWebhookTests.connected("boss", port: port)
+        _ = try await boss.send(.createChannel(ChannelDraft(type: .community, channelId: "quiet", userIds: ["bob"])))
+        _ = try await boss.send(.muteChannel(channelId: "quiet", period: 600))
+        let quiet = try await boss.send(.sendMessage(MessageDraft(channelId: "quiet", text: "shh")))
+        let inUse = Set(taken.filter { $0.status == 200 }.map(\.credential))
+        for credential in inUse { standIn.revoke(credential) }
+        let second = try await AdminAPITests.call(
+            "POST", "/admin/v1/channels/ops/messages", port: port, body: ["userId": "ann", "text": "Or at 6"])
+        let secondId = try #require(second.object["messageId"] as? String)
+        taken = try await setup.waitUntil { $0.filter { $0.messageId == secondId && $0.status == 200 }.count >= 4 }
+        try await Task.sleep(for: .milliseconds(500))
+        taken = setup.taken.withLockedValue { $0 }
+        #expect(taken.allSatisfy { $0.problems.isEmpty }, "\(taken.filter { !$0.problems.isEmpty })")
+        let again = taken.filter { $0.messageId == secondId }
+        #expect(
+            again.map { "\($0.kind) \($0.deviceToken) \($0.status)" }.sorted() == [
+                "apns b0b0b0b0 200", "apns b0b0b0b0 403", "apns f1a20001 200", "apns f1a20001 403",
+                "fcm bob-android 200", "fcm bob-android 401", "fcm busy-gina 200", "fcm busy-gina 401",
+            ])
+        #expect(taken.filter { $0.kind == "oauth" }.count == 2)
+        #expect(Set(again.filter { $0.kind == "apns" && $0.status == 200 }.map(\.credential)).count == 1)
+        #expect(!taken.contains { $0.channelId == "quiet" }, "a muted channel pushes nothing: \(quiet)")
+
+        let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
+        let text = String(decoding: metrics, as: UTF8.self)
+        for line in [
+            #"chat_push_sent_total{provider="apns",result="sent"} 4"#,
+            #"chat_push_sent_total{provider="apns",result="gone"} 2"#,
+            #"chat_push_sent_total{provider="fcm",result="sent"} 4"#,
+            #"chat_push_sent_total{provider="fcm",result="gone"} 1"#, "chat_push_queue_depth 0",
+        ] {
+            #expect(text.contains(line), "\(line) in \(text.split(separator: "\n").filter { $0.contains("push") })")
+        }
+        await boss.disconnect()
+        for transport in online { await transport.disconnect() }
+    }
+
+    /// Each provider's credentials checked at start: what is not a key stops the server with
+    /// status 2, naming the file; so does an authority file that holds no certificate.
+    @Test func badProviderFilesStopTheServerNamingTheFile() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let notAKey = folder.appendingPathComponent("AuthKey.p8")
+        try Data("-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n".utf8).write(to: notAKey)
+        let rsaKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let noProject = folder.appendingPathComponent("no-project.json")
+        try JSONSerialization.data(withJSONObject: [
+            "type": "service_account", "private_key": rsaKey.pkcs8PEMRepresentation,
+            "client_email": "a@b.iam.gserviceaccount.com",
+        ]).write(to: noProject)
+        let notAnAuthority = folder.appendingPathComponent("ca.pem")
+        try Data("not a certificate\n".utf8).write(to: notAnAuthority)
+        let cases: [([String], String, String)] = [
+            (
+                [
+                    "--apns-key-file", notAKey.path, "--apns-key-id", "K", "--apns-team-id", "T", "--apns-topic",
+                    "com.example.chat",
+                ], notAKey.path, "not an APNs auth key"
+            ),
+            (["--fcm-service-account", noProject.path], noProject.path, "no project_id"),
+            (
+                ["--fcm-service-account", folder.appendingPathComponent("missing.json").path], "missing.json",
+                "cannot read"
+            ),
+            (
+                ["--fcm-service-account", noProject.path, "--push-ca-file", notAnAuthority.path], notAnAuthority.path,
+                "PEM"
+            ),
+        ]
+        for (flags, file, reason) in cases {
+            let process = try Subprocess(ChatServerProcess.executable, ["--dev", "--port", "0"] + flags)
+            #expect(await process.exitStatus() == 2, "\(flags)")
+            #expect(
+                process.standardError.contains(file) && process.standardError.contains(reason),
+                "\(process.standardError)")
+        }
+    }
+}
