@@ -63,7 +63,7 @@ import _CryptoExtras
                 try await Task.sleep(for: .milliseconds(100))
             }
             let all = taken.withLockedValue { $0 }
-            Issue.record("the stand-in took: \(all)")
+            Issue.record("the stand-in took \(all.count), the last: \(all.suffix(20))")
             return all
         }
 
@@ -89,7 +89,8 @@ import _CryptoExtras
             }
         }
         let (server, port) = try await ChatServerProcess.start(["--admin", "boss"] + setup.flags)
-        defer { server.process.terminate() }
+        // Stopped before the stand-in: no push arrives while it stops.
+        defer { Self.stop(server) }
 
         // bob: an iPhone and an Android phone; carol's iPhone is gone (410), ivy's token is bad
         // (400); dave's Android is unregistered (404); frank's pushes fail twice (500), gina's
@@ -191,6 +192,126 @@ import _CryptoExtras
         }
         await boss.disconnect()
         for transport in online { await transport.disconnect() }
+    }
+
+    /// APNs down (503 to everything) for 30 s while a member sends 400 messages a second, each
+    /// pushing to one member who is away: every send is acknowledged, the queue stays within its
+    /// bound (what does not fit is dropped and counted), the server's memory grows no more than
+    /// in the same run without pushes, and once APNs is back a new message is pushed. The send
+    /// latencies of both runs are printed side by side (figures, not assertions).
+    @Test func aProviderDownForHalfAMinuteNeitherSlowsSendsNorGrowsMemory() async throws {
+        try await HeavyTestGate.run {
+            let setup = try await Setup()
+            defer { setup.finish() }
+            setup.standIn.isDown = true
+            let pushing = try await Self.sendForHalfAMinute(["--no-limits"] + setup.flags)
+            defer { Self.stop(pushing.server) }
+            let metrics = try await Self.metrics(port: pushing.port)
+            let depth = try #require(metrics["chat_push_queue_depth"])
+            let dropped = try #require(metrics["chat_push_dropped_total"])
+            #expect(depth <= 10_000 && dropped > 0, "depth \(depth), dropped \(dropped)")
+            let quiet = try await Self.sendForHalfAMinute(["--no-limits"])
+            Self.stop(quiet.server)
+            #expect(pushing.unanswered == 0 && quiet.unanswered == 0)
+            #expect(
+                pushing.residentGrowth - quiet.residentGrowth < 32 << 20,
+                "memory: +\(pushing.residentGrowth >> 20) MB with APNs down, +\(quiet.residentGrowth >> 20) MB without pushes"
+            )
+            print(
+                """
+                APNs down for 30 s, \(pushing.latencies.count) sends at 400/s, each pushing to one away member: \
+                p50 \(Self.percentile(pushing.latencies, 0.5)) ms, p99 \(Self.percentile(pushing.latencies, 0.99)) ms, \
+                memory +\(pushing.residentGrowth >> 20) MB, queue \(depth), dropped \(dropped); the same run without \
+                pushes: p50 \(Self.percentile(quiet.latencies, 0.5)) ms, p99 \(Self.percentile(quiet.latencies, 0.99)) ms, \
+                memory +\(quiet.residentGrowth >> 20) MB
+                """)
+
+            // APNs is back: the queue drains, a push at a time going through.
+            let before = setup.taken.withLockedValue { $0.count }
+            setup.standIn.isDown = false
+            _ = try await setup.waitUntil { $0.dropFirst(before).contains { $0.status == 200 } }
+            #expect(try await Self.metrics(port: pushing.port)["chat_push_queue_depth"] ?? .max < depth)
+        }
+    }
+
+    /// Stops `server` and waits until it has exited.
+    static func stop(_ server: Subprocess) {
+        server.process.terminate()
+        server.process.waitUntilExit()
+    }
+
+    /// What one run of ``sendForHalfAMinute(_:)`` saw.
+    struct LoadRun {
+        var server: Subprocess
+        var port: Int
+        /// Each acknowledged send's round trip, in milliseconds.
+        var latencies: [Double]
+        var unanswered: Int
+        /// The server's resident memory at the end less at the start, in bytes.
+        var residentGrowth: Int
+    }
+
+    /// Starts chat-server with `flags`; ann sends into a channel whose other member, bob, is away
+    /// with an iPhone registered, 4 messages every 10 ms for 30 s.
+    static func sendForHalfAMinute(_ flags: [String]) async throws -> LoadRun {
+        let (server, port) = try await ChatServerProcess.start(flags)
+        let bob = try await PushWebhookTests.connected("bob", port: port)
+        _ = try await bob.send(.addPushDevice(.apn(token: Data([0xb0, 0xb0]))))
+        await bob.disconnect()
+        let ann = try await PushWebhookTests.connected("ann", port: port)
+        _ = try await ann.send(.createChannel(ChannelDraft(type: .community, channelId: "load", userIds: ["bob"])))
+        let start = try residentBytes(of: server)
+        let clock = ContinuousClock()
+        let began = clock.now
+        var latencies: [Double] = []
+        var unanswered = 0
+        for tick in 0..<3_000 {
+            let results = await withTaskGroup(of: Double?.self) { group in
+                for index in 0..<4 {
+                    group.addTask {
+                        let sent = clock.now
+                        let draft = MessageDraft(channelId: "load", text: "m\(tick)-\(index)")
+                        guard case .message = try? await ann.send(.sendMessage(draft)).response else { return nil }
+                        let elapsed = clock.now - sent
+                        return Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3
+                    }
+                }
+                return await group.reduce(into: [Double?]()) { $0.append($1) }
+            }
+            latencies += results.compactMap { $0 }
+            unanswered += results.filter { $0 == nil }.count
+            try? await Task.sleep(until: began + .milliseconds(10 * (tick + 1)))
+        }
+        let end = try residentBytes(of: server)
+        await ann.disconnect()
+        return LoadRun(
+            server: server, port: port, latencies: latencies, unanswered: unanswered, residentGrowth: end - start)
+    }
+
+    /// A process's resident memory (`VmRSS` in `/proc/PID/status`), in bytes.
+    static func residentBytes(of process: Subprocess) throws -> Int {
+        let status = try String(
+            contentsOfFile: "/proc/\(process.process.processIdentifier)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try #require(Int(line.split(separator: " ").dropFirst().first ?? "")) * 1_024
+    }
+
+    /// The `fraction` percentile of `values`, rounded to 0.01.
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return (sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))] * 100).rounded() / 100
+    }
+
+    /// The unlabelled samples of `/metrics` on `port`.
+    static func metrics(port: Int) async throws -> [String: Int] {
+        let data = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
+        var samples: [String: Int] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = Double(parts[1]) { samples[String(parts[0])] = Int(value) }
+        }
+        return samples
     }
 
     /// Each provider's credentials checked at start: what is not a key stops the server with

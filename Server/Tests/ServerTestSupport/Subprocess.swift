@@ -46,7 +46,7 @@ package final class Subprocess: @unchecked Sendable {
         Thread.detachNewThread {
             var buffer = Data()
             while true {
-                let chunk = handle.availableData
+                let chunk = handle.readSome()
                 if chunk.isEmpty { break }
                 buffer.append(chunk)
                 while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -61,7 +61,7 @@ package final class Subprocess: @unchecked Sendable {
         let errorBuffer = errorBuffer
         Thread.detachNewThread {
             while true {
-                let chunk = errorHandle.availableData
+                let chunk = errorHandle.readSome()
                 if chunk.isEmpty { break }
                 errorBuffer.append(chunk)
             }
