@@ -1,7 +1,7 @@
 // Benchmarks for LiveChannels. Run in release:
 //
 //     swift run -c release Benchmarks            # everything
-//     swift run -c release Benchmarks diff       # one group: diff, core, wire, server, client, outbox, lists,
+//     swift run -c release Benchmarks diff       # one group: diff, core, wire, server, push, client, outbox, lists,
 //                                                 # persistence, storage
 //     swift run -c release Benchmarks soak       # only when named: server memory over 1,000,000 messages
 //     swift run -c release Benchmarks hostile    # only when named: one careless client against the limits
@@ -20,6 +20,7 @@ if groups.contains("core.tree") { TreeProbe.run() }
 if wants("core") || groups.contains("core.slow") { await SlowConsumerBenchmark.run() }
 if wants("wire") { WireBenchmark.run() }
 if wants("server") { await runServerBenchmark() }
+if wants("push") { await PushBenchmark.run() }
 if groups.contains("server.queries") { try? await ServerBenchmark.queries() }
 if groups.contains("server.stalls") {
     do { try await ServerBenchmark.stalls() } catch { print("server.stalls failed: \(error)") }
