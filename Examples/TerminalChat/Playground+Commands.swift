@@ -34,6 +34,8 @@ extension Playground {
           mute <ch> <user> [secs]   mute a member for secs (60 if left out; -1: until unmuted)
           promote <ch> <user>       make a member a moderator (demote <ch> <user> to undo)
         a channel's creator moderates it (#general: the first user); moderators promote others
+          push [token]              register a push token (hex; left out: a made-up one) for the acting user
+          notify <ch> on|off        turn the acting user's pushes of a channel on or off
           offline | online          disconnect / reconnect the acting user
           show | help | quit
         """
@@ -143,6 +145,15 @@ extension Playground {
         case .demote(let id, let user):
             _ = try await ChannelModeration(client: me.client, channelId: id).removeRole("moderator", userIds: [user])
             return "\(me.id) made \(user) a member of #\(id) again"
+        case .push(let token):
+            let token = token ?? Self.madeUpPushToken(for: me.id)
+            try await me.client.registerPushNotification(withDeviceToken: token)
+            return
+                "\(me.id) registered the push token \(token.prefix(12))…: a message comes as a push while \(me.id) is offline"
+        case .notify(let id, let on):
+            let manager = ChannelNotificationsManager(client: me.client, channelId: id)
+            if on { try await manager.enable() } else { try await manager.disable() }
+            return "\(me.id) turned the pushes of #\(id) \(on ? "on" : "off")"
         case .offline:
             me.connecting?.cancel()
             await me.client.disconnect()
@@ -160,6 +171,14 @@ extension Playground {
         case .quit:
             return "bye"
         }
+    }
+
+    /// A push token for trying pushes out: 32 bytes in hex, like an APNs token, made from the
+    /// user's id so that each user has their own, the same in every run.
+    static func madeUpPushToken(for userId: String) -> String {
+        var bytes = Array(userId.utf8.prefix(32))
+        bytes += repeatElement(0xa5, count: 32 - bytes.count)
+        return bytes.map { String(format: "%02x", $0) }.joined()
     }
 
     /// The users a text mentions: each `@name` (letters, digits, `-`, `_`, `.`), once, in order.

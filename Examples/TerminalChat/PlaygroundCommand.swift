@@ -23,6 +23,10 @@ public enum PlaygroundCommand: Equatable, Sendable {
     case unmute(channel: String, user: String)
     case promote(channel: String, user: String)
     case demote(channel: String, user: String)
+    /// Registers a push token for the acting user (`nil`: a made-up APNs token of theirs).
+    case push(token: String?)
+    /// Turns the acting user's notifications of a channel on or off.
+    case notify(channel: String, on: Bool)
     case offline
     case online
     case show
@@ -98,6 +102,20 @@ public enum PlaygroundCommand: Equatable, Sendable {
             case "promote": return .promote(channel: channel, user: user)
             default: return .demote(channel: channel, user: user)
             }
+        case "push":
+            let token = reader.rest()
+            guard token.count <= 1 else {
+                throw reader.refusal("'\(token[1])' is one argument too many; nothing was done")
+            }
+            return .push(token: token.first)
+        case "notify":
+            let channel = try reader.word("<ch>")
+            let setting = try reader.word("on|off")
+            try reader.end()
+            guard setting == "on" || setting == "off" else {
+                throw reader.refusal("'\(setting)' is neither on nor off")
+            }
+            return .notify(channel: channel, on: setting == "on")
         case "mute":
             let (channel, user) = (try reader.word("<ch>"), try reader.word("<user>"))
             let seconds =
@@ -126,7 +144,8 @@ public enum PlaygroundCommand: Equatable, Sendable {
         "read": "read <ch>", "unread": "unread <ch>", "type": "type <ch>", "stoptype": "stoptype <ch>",
         "rename": "rename <ch> <name...>", "ban": "ban <ch> <user>", "unban": "unban <ch> <user>",
         "mute": "mute <ch> <user> [secs]", "unmute": "unmute <ch> <user>", "promote": "promote <ch> <user>",
-        "demote": "demote <ch> <user>", "offline": "offline", "online": "online", "show": "show", "help": "help",
+        "demote": "demote <ch> <user>", "push": "push [token]", "notify": "notify <ch> on|off", "offline": "offline",
+        "online": "online", "show": "show", "help": "help",
         "quit": "quit", "exit": "exit",
     ]
 

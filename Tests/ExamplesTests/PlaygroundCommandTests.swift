@@ -38,6 +38,10 @@ import TerminalChat
         ("quit now", "usage: quit — 'now' is one argument too many"),
         ("as dave", "usage: as <alice|bob|carol> — 'dave' is not a user here; act as alice, bob, carol"),
         ("as bob carol", "usage: as <alice|bob|carol> — 'carol' is one argument too many"),
+        ("push abcd ef", "usage: push [token] — 'ef' is one argument too many"),
+        ("notify general", "usage: notify <ch> on|off — on|off is missing"),
+        ("notify general maybe", "usage: notify <ch> on|off — 'maybe' is neither on nor off"),
+        ("notify general on now", "usage: notify <ch> on|off — 'now' is one argument too many"),
         ("bogus", "unknown command 'bogus'; type help"),
         ("Send general hi", "unknown command 'Send'; type help"),
     ])
@@ -65,6 +69,10 @@ import TerminalChat
         ("as bob", .actAs("bob")),
         ("stoptype general", .stopType("general")),
         ("exit", .quit),
+        ("push", .push(token: nil)),
+        ("push 0a1b2c", .push(token: "0a1b2c")),
+        ("notify general off", .notify(channel: "general", on: false)),
+        ("notify general on", .notify(channel: "general", on: true)),
         ("  ban  general  bob ", .ban(channel: "general", user: "bob")),
     ])
     func goodInputIsRead(line: String, expected: PlaygroundCommand) throws {

@@ -165,6 +165,54 @@ import Testing
         }
     }
 
+    /// The terminal chat's `push`: bob registers a made-up token and leaves; alice's message to
+    /// #general reaches the webhook as a push for bob's token. After `notify general off`, the
+    /// next one does not.
+    @Test func aTerminalUsersMadeUpTokenGetsPushesThroughTheWebhook() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let secret = folder.appendingPathComponent("webhook.secret")
+        try Data("terminal secret".utf8).write(to: secret)
+        let receiver = try Subprocess(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.receiver.path, secret.path])
+        defer { receiver.process.terminate() }
+        var lines = receiver.lines.makeAsyncIterator()
+        let listening = try #require(await lines.next(), "the receiver did not start: \(receiver.standardError)")
+        let (server, port) = try await ChatServerProcess.start([
+            "--push-webhook", "http://127.0.0.1:\(listening.split(separator: " ").last ?? "")/push",
+            "--push-webhook-secret-file", secret.path,
+        ])
+        defer { server.process.terminate() }
+        func terminal(as user: String, _ script: String) async throws -> String {
+            let process = try Subprocess(
+                Subprocess.product("chat-terminal"), ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", user],
+                input: script)
+            let output = await process.remainingOutput()
+            #expect(await process.exitStatus() == 0, "\(user): \(output) \(process.standardError)")
+            return output
+        }
+        let bob = try await terminal(as: "bob", "push\nquit\n")
+        let token = "626f62" + String(repeating: "a5", count: 29)
+        #expect(bob.contains("bob registered the push token \(token.prefix(12))…"), "\(bob)")
+        _ = try await terminal(as: "alice", "send general hi bob\nquit\n")
+        let line = try #require(await lines.next())
+        let push = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(push["valid"] as? Bool == true)
+        let body = try #require(push["push"] as? [String: Any])
+        #expect(body["userId"] as? String == "bob" && body["deviceToken"] as? String == token)
+        #expect(body["body"] as? String == "alice: hi bob" && body["provider"] as? String == "apn")
+
+        // bob turns #general's pushes off: alice's next message pushes nothing, her one after
+        // bob turns them on again does.
+        _ = try await terminal(as: "bob", "notify general off\nquit\n")
+        _ = try await terminal(as: "alice", "send general quiet now\nquit\n")
+        _ = try await terminal(as: "bob", "notify general on\nquit\n")
+        _ = try await terminal(as: "alice", "send general and now?\nquit\n")
+        let next = try #require(await lines.next())
+        #expect(next.contains("alice: and now?") && !next.contains("quiet now"), "\(next)")
+    }
+
     @Test func aWebhookWithoutItsSecretStopsTheServerNamingTheFile() async throws {
         let missing = "/nonexistent/webhook.secret"
         let process = try Subprocess(

@@ -34,7 +34,11 @@ package final class Subprocess: @unchecked Sendable {
         }
     }
 
-    package init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments`, and `environment` over this process's; with
+    /// `input`, that text is its standard input (then the end of the file).
+    package init(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+    ) throws {
         process.executableURL = executable
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -67,7 +71,20 @@ package final class Subprocess: @unchecked Sendable {
             }
             errorBuffer.done.signal()
         }
+        let inputPipe = input.map { _ in Pipe() }
+        if let inputPipe { process.standardInput = inputPipe }
         try process.run()
+        if let input, let inputPipe {
+            inputPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inputPipe.fileHandleForWriting.close()
+        }
+    }
+
+    /// Everything it prints on standard output from now until it ends, waiting for its end.
+    package func remainingOutput() async -> String {
+        var text = ""
+        for await line in lines { text += line + "\n" }
+        return text
     }
 
     deinit {
