@@ -17,22 +17,41 @@ import Testing
     static let receiver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Clients/push_receiver.py")
 
+    /// The tests' webhook receiver, started with a secret file of `secret` in a folder of its
+    /// own (removed with ``finish()``).
+    struct Receiver {
+        let folder: URL
+        let secret: URL
+        let process: Subprocess
+        var lines: AsyncStream<String>.Iterator
+        /// Where chat-server's `--push-webhook` points.
+        let url: String
+
+        init(secret text: String) async throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            secret = folder.appendingPathComponent("webhook.secret")
+            try Data(text.utf8).write(to: secret)
+            process = try Subprocess(
+                URL(fileURLWithPath: "/usr/bin/env"), ["python3", PushWebhookTests.receiver.path, secret.path])
+            lines = process.lines.makeAsyncIterator()
+            let listening = try #require(await lines.next(), "the receiver did not start: \(process.standardError)")
+            url = "http://127.0.0.1:\(listening.split(separator: " ").last ?? "")/push"
+        }
+
+        /// chat-server's flags for this receiver.
+        var flags: [String] { ["--push-webhook", url, "--push-webhook-secret-file", secret.path] }
+
+        func finish() {
+            process.process.terminate()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
     @Test func awayMembersArePushedThroughTheWebhookSigned() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let secret = folder.appendingPathComponent("webhook.secret")
-        try Data("a shared secret\n".utf8).write(to: secret)
-        let receiver = try Subprocess(
-            URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.receiver.path, secret.path])
-        defer { receiver.process.terminate() }
-        var lines = receiver.lines.makeAsyncIterator()
-        let listening = try #require(await lines.next(), "the receiver did not start: \(receiver.standardError)")
-        let receiverPort = try #require(Int(listening.split(separator: " ").last ?? ""))
-        let (server, port) = try await ChatServerProcess.start([
-            "--admin", "boss", "--push-webhook", "http://127.0.0.1:\(receiverPort)/push",
-            "--push-webhook-secret-file", secret.path,
-        ])
+        var receiver = try await Receiver(secret: "a shared secret\n")
+        defer { receiver.finish() }
+        let (server, port) = try await ChatServerProcess.start(["--admin", "boss"] + receiver.flags)
         defer { server.process.terminate() }
 
         // bob (away), carol (her token is gone), dave (flaky service), erin (online) and ann,
@@ -56,7 +75,7 @@ import Testing
 
         // bob once, carol once (410), dave three times (500, 500, 200).
         var received: [[String: Any]] = []
-        while received.count < 5, let line = await lines.next() {
+        while received.count < 5, let line = await receiver.lines.next() {
             received.append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))
         }
         #expect(received.allSatisfy { $0["valid"] as? Bool == true }, "every push carries a valid signature")
@@ -112,23 +131,12 @@ import Testing
     /// them pushes once to the member who is away, never once per node.
     @Test func aClusterPushesEachMessageOnce() async throws {
         try await HeavyTestGate.run {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let secret = folder.appendingPathComponent("webhook.secret")
-            try Data("cluster secret".utf8).write(to: secret)
-            let receiver = try Subprocess(
-                URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.receiver.path, secret.path])
-            defer { receiver.process.terminate() }
-            var lines = receiver.lines.makeAsyncIterator()
-            let listening = try #require(await lines.next())
-            let hook = "http://127.0.0.1:\(listening.split(separator: " ").last ?? "")/push"
+            var receiver = try await Receiver(secret: "cluster secret")
+            defer { receiver.finish() }
             let postgres = try PostgresCluster.start()
             defer { postgres.stop() }
             let url = postgres.url(try postgres.createDatabase())
-            let nodes = try await ChatServerProcess.startNodes(3, postgres: url) { _ in
-                ["--push-webhook", hook, "--push-webhook-secret-file", secret.path]
-            }
+            let nodes = try await ChatServerProcess.startNodes(3, postgres: url) { _ in receiver.flags }
             defer { for node in nodes { node.process.process.terminate() } }
             let ports = nodes.map(\.port)
             let bob = try await Self.connected("bob", port: ports[1])
@@ -146,7 +154,7 @@ import Testing
                 #expect(sent.status == 201)
             }
             var messageIds: [String] = []
-            while messageIds.count < 12, let line = await lines.next() {
+            while messageIds.count < 12, let line = await receiver.lines.next() {
                 let push = (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["push"]
                 messageIds.append(((push as? [String: Any])?["messageId"] as? String) ?? "?")
             }
@@ -169,20 +177,9 @@ import Testing
     /// #general reaches the webhook as a push for bob's token. After `notify general off`, the
     /// next one does not.
     @Test func aTerminalUsersMadeUpTokenGetsPushesThroughTheWebhook() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let secret = folder.appendingPathComponent("webhook.secret")
-        try Data("terminal secret".utf8).write(to: secret)
-        let receiver = try Subprocess(
-            URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.receiver.path, secret.path])
-        defer { receiver.process.terminate() }
-        var lines = receiver.lines.makeAsyncIterator()
-        let listening = try #require(await lines.next(), "the receiver did not start: \(receiver.standardError)")
-        let (server, port) = try await ChatServerProcess.start([
-            "--push-webhook", "http://127.0.0.1:\(listening.split(separator: " ").last ?? "")/push",
-            "--push-webhook-secret-file", secret.path,
-        ])
+        var receiver = try await Receiver(secret: "terminal secret")
+        defer { receiver.finish() }
+        let (server, port) = try await ChatServerProcess.start(receiver.flags)
         defer { server.process.terminate() }
         func terminal(as user: String, _ script: String) async throws -> String {
             let process = try Subprocess(
@@ -196,7 +193,7 @@ import Testing
         let token = "626f62" + String(repeating: "a5", count: 29)
         #expect(bob.contains("bob registered the push token \(token.prefix(12))…"), "\(bob)")
         _ = try await terminal(as: "alice", "send general hi bob\nquit\n")
-        let line = try #require(await lines.next())
+        let line = try #require(await receiver.lines.next())
         let push = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(push["valid"] as? Bool == true)
         let body = try #require(push["push"] as? [String: Any])
@@ -209,7 +206,7 @@ import Testing
         _ = try await terminal(as: "alice", "send general quiet now\nquit\n")
         _ = try await terminal(as: "bob", "notify general on\nquit\n")
         _ = try await terminal(as: "alice", "send general and now?\nquit\n")
-        let next = try #require(await lines.next())
+        let next = try #require(await receiver.lines.next())
         #expect(next.contains("alice: and now?") && !next.contains("quiet now"), "\(next)")
     }
 
