@@ -13,7 +13,7 @@ import Testing
 ///
 /// The pages' pictures go to `CONSOLE_SCREENSHOTS` when it names a folder (`Docs/Console` holds
 /// the ones Operating.md shows), else to a temporary folder.
-@Suite(.timeLimit(.minutes(3))) struct ConsoleBrowserTests {
+@Suite(.timeLimit(.minutes(10))) struct ConsoleBrowserTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Clients/console_browser.py")
 

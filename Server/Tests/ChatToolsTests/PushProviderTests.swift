@@ -14,7 +14,7 @@ import _CryptoExtras
 /// `chat-server` pushing through APNs and FCM HTTP v1 — as reached here, through a
 /// ``PushProviderStandIn`` that checks every request as Apple and Google document it, over
 /// HTTP/2 and TLS whose authority the test made and the server trusts through `--push-ca-file`.
-@Suite(.timeLimit(.minutes(3))) struct PushProviderTests {
+@Suite(.timeLimit(.minutes(10))) struct PushProviderTests {
     /// What a deployment gives chat-server, made by the test: an APNs auth key (.p8), a Firebase
     /// service account, a CA; and the stand-in that knows their public halves.
     struct Setup {

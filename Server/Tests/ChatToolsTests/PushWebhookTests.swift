@@ -13,7 +13,7 @@ import Testing
 /// gets one push per device with the pinned fields; an online member and the sender none; a
 /// device the service says is gone (410) is removed; a 500 is retried until it goes through;
 /// `/metrics` counts each outcome. A missing secret file stops the server with status 2.
-@Suite(.timeLimit(.minutes(2))) struct PushWebhookTests {
+@Suite(.timeLimit(.minutes(10))) struct PushWebhookTests {
     static let receiver = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Clients/push_receiver.py")
 

@@ -1,5 +1,6 @@
 /// Tests that load this 2-core machine heavily (several server processes and a PostgreSQL, a
-/// flood of megabytes) run one at a time: run side by side, one starves another's timing.
+/// flood of megabytes) run one at a time: run side by side, one starves another's timing. A
+/// suite's time limit counts the wait here too, so a suite of such tests gives 10 minutes.
 package actor HeavyTestGate {
     package static let shared = HeavyTestGate()
     private var busy = false
