@@ -204,7 +204,8 @@ final class PushProviderStandIn: Sendable {
             let claims = try await apnsKeys.verify(jwt, as: ProviderToken.self)
             if claims.iss.value != teamId { problems.append("iss is not the team id") }
             if abs(claims.iat.value.timeIntervalSinceNow) > 3_600 { problems.append("iat is not within the hour") }
-            if try header(jwtHeader(jwt), "kid") != keyId { problems.append("kid is not the key id") }
+            if try header(jwtPart(jwt, 0), "kid") != keyId { problems.append("kid is not the key id") }
+            if try !Self.wholeSeconds(jwtPart(jwt, 1), "iat") { problems.append("iat is not whole seconds") }
         } catch {
             problems.append("the provider token does not verify: \(error)")
         }
@@ -264,6 +265,9 @@ final class PushProviderStandIn: Sendable {
             if claims.scope != "https://www.googleapis.com/auth/firebase.messaging" { problems.append("scope") }
             if claims.aud.value != [tokenURI] { problems.append("aud is not the token_uri") }
             if claims.exp.value.timeIntervalSince(claims.iat.value) > 3_600 { problems.append("lives over an hour") }
+            if try !Self.wholeSeconds(jwtPart(form["assertion"] ?? "", 1), "iat", "exp") {
+                problems.append("iat or exp is not whole seconds")
+            }
         } catch {
             problems.append("the assertion does not verify: \(error)")
         }
@@ -323,9 +327,16 @@ final class PushProviderStandIn: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 
-    /// The header of a JWT, decoded.
-    private func jwtHeader(_ jwt: String) throws -> [String: Any] {
-        var part = String(jwt.split(separator: ".").first ?? "")
+    /// Whether each of `names` in `claims` is a whole number of seconds, as the providers
+    /// document (`1712345678`, not `1712345678.25`).
+    private static func wholeSeconds(_ claims: [String: Any], _ names: String...) -> Bool {
+        names.allSatisfy { name in (claims[name] as? Double).map { $0 == $0.rounded() } ?? false }
+    }
+
+    /// Part `index` of a JWT (0 the header, 1 the claims), decoded.
+    private func jwtPart(_ jwt: String, _ index: Int) throws -> [String: Any] {
+        let parts = jwt.split(separator: ".")
+        var part = String(parts.count > index ? parts[index] : "")
             .replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while part.count % 4 != 0 { part += "=" }
         return (try JSONSerialization.jsonObject(with: Data(base64Encoded: part) ?? Data())) as? [String: Any] ?? [:]

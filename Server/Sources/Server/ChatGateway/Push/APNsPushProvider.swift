@@ -16,8 +16,8 @@ import NIOCore
 /// refuses one older than an hour, and one made more often than every 20 minutes).
 ///
 /// Answers: 200 sent; 410, or 400 `BadDeviceToken`/`Unregistered`: the device is gone;
-/// 403 `ExpiredProviderToken`/`InvalidProviderToken`: a new token, then retried; 429 and 5xx:
-/// retried; other answers fail. Handles `.apn` devices only.
+/// 403 `ExpiredProviderToken`: a new token, then retried; 429 and 5xx: retried; other answers
+/// fail (403 `InvalidProviderToken` among them: the key, its id or the team is wrong). Handles `.apn` devices only.
 public struct APNsPushProvider: PushProvider {
     public let name = "apns"
     /// Apple's production endpoint.
@@ -56,7 +56,7 @@ public struct APNsPushProvider: PushProvider {
         self.topic = topic
         self.client = client
         self.credential = PushCredential {
-            let now = Date()
+            let now = Date.wholeSecond()
             let token = try await keys.sign(
                 ProviderTokenClaims(iss: IssuerClaim(value: teamId), iat: IssuedAtClaim(value: now)),
                 kid: JWKIdentifier(string: keyId))
@@ -114,7 +114,7 @@ public struct APNsPushProvider: PushProvider {
             switch (status, Self.reason(in: answer)) {
             case (200..<300, _): return .sent
             case (410, _), (400, "BadDeviceToken"), (400, "Unregistered"): return .gone
-            case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"):
+            case (403, "ExpiredProviderToken"):
                 await credential.refused(token)
                 return .retry
             case (429, _), (500..<600, _): return .retry

@@ -21,7 +21,8 @@ import NIOCore
 ///
 /// Answers: 200 sent; 404 `UNREGISTERED` (or any answer whose error says `UNREGISTERED`): the
 /// device is gone; 401: a new access token, then retried; 429 and 5xx: retried; other answers
-/// fail. Handles `.firebase` devices only.
+/// fail, and so does a push when the token endpoint refuses the account (4xx). Handles
+/// `.firebase` devices only.
 public struct FCMPushProvider: PushProvider {
     public let name = "fcm"
     /// Google's endpoint.
@@ -30,7 +31,7 @@ public struct FCMPushProvider: PushProvider {
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
 
     /// The fields of a service account's JSON key file that the provider reads.
-    public struct ServiceAccount: Decodable, Sendable {
+    public struct ServiceAccount: Decodable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
         public var projectId: String
         public var clientEmail: String
         public var privateKey: String
@@ -44,6 +45,10 @@ public struct FCMPushProvider: PushProvider {
             case privateKeyId = "private_key_id"
             case tokenURI = "token_uri"
         }
+
+        /// The account without its key: what a log line may show.
+        public var description: String { "service account \(clientEmail) of \(projectId)" }
+        public var debugDescription: String { description }
 
         /// Reads a service account's JSON key file.
         /// - Throws: ``AccountError`` naming the first field missing or wrong.
@@ -71,7 +76,8 @@ public struct FCMPushProvider: PushProvider {
     }
 
     let baseURL: String
-    let account: ServiceAccount
+    /// The project's id (the account's key stays in ``credential`` only).
+    let projectId: String
     let client: HTTPClient
     let credential: PushCredential
 
@@ -87,7 +93,7 @@ public struct FCMPushProvider: PushProvider {
         let keys = JWTKeyCollection()
         await keys.add(rsa: key, digestAlgorithm: .sha256, kid: account.privateKeyId.map { JWKIdentifier(string: $0) })
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.account = account
+        self.projectId = account.projectId
         self.client = client
         self.credential = PushCredential {
             try await Self.accessToken(for: account, signingWith: keys, client: client)
@@ -108,7 +114,7 @@ public struct FCMPushProvider: PushProvider {
     static func accessToken(
         for account: ServiceAccount, signingWith keys: JWTKeyCollection, client: HTTPClient
     ) async throws -> PushCredential.Issued {
-        let now = Date()
+        let now = Date.wholeSecond()
         let assertion = try await keys.sign(
             AssertionClaims(
                 iss: IssuerClaim(value: account.clientEmail), scope: scope,
@@ -154,7 +160,7 @@ public struct FCMPushProvider: PushProvider {
         do {
             let token = try await credential.value()
             let (status, answer) = try await client.post(
-                "\(baseURL)/v1/projects/\(account.projectId)/messages:send",
+                "\(baseURL)/v1/projects/\(projectId)/messages:send",
                 headers: [("authorization", "Bearer \(token)")], body: try Self.body(of: notification))
             switch status {
             case 200..<300: return .sent
@@ -165,6 +171,10 @@ public struct FCMPushProvider: PushProvider {
             case 429, 500..<600: return .retry
             default: return .failed
             }
+        } catch let refused as TokenRefused where refused.status != 429 && refused.status < 500 {
+            // The token endpoint refused the account (a revoked key, a wrong clock): trying again
+            // soon would not help.
+            return .failed
         } catch {
             return .retry
         }

@@ -33,9 +33,19 @@ actor PushCredential {
             task = Task { [make] in try await make() }
             making = task
         }
-        defer { if making == task { making = nil } }
-        let issued = try await task.value
-        current = issued
+        let issued: Issued
+        do {
+            issued = try await task.value
+        } catch {
+            if making == task { making = nil }
+            throw error
+        }
+        // Kept only by the first caller back from this refresh: a later one must not put back a
+        // credential refused meanwhile.
+        if making == task {
+            making = nil
+            current = issued
+        }
         return issued.value
     }
 

@@ -43,3 +43,11 @@ extension HTTPClient {
         return (Int(response.status.code), answer)
     }
 }
+
+extension Date {
+    /// Now, to the whole second below: what a JWT's `iat` and `exp` carry (Apple and Google
+    /// document whole seconds; JWTKit would write a fraction).
+    static func wholeSecond() -> Date {
+        Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+    }
+}
