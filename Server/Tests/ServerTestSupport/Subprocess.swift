@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A child process with its standard output read line by line (for `chat-server` and the
 /// Python client), killed if still running when the value goes away.
 package final class Subprocess: @unchecked Sendable {
@@ -63,6 +67,7 @@ package final class Subprocess: @unchecked Sendable {
         }
         let errorHandle = errors.fileHandleForReading
         let errorBuffer = errorBuffer
+        let process = process
         Thread.detachNewThread {
             while true {
                 let chunk = errorHandle.readSome()
@@ -70,6 +75,15 @@ package final class Subprocess: @unchecked Sendable {
                 errorBuffer.append(chunk)
             }
             errorBuffer.done.signal()
+            // A crash (a signal the tests do not send) is said at once, with what the process
+            // wrote last: its backtrace, whatever the test then makes of it.
+            process.waitUntilExit()
+            let signal = process.terminationStatus
+            if process.terminationReason == .uncaughtSignal && signal != SIGTERM && signal != SIGKILL {
+                print(
+                    "\(executable.lastPathComponent) \(arguments.prefix(8).joined(separator: " ")) died of signal \(signal): \(errorBuffer.text.suffix(16_000))"
+                )
+            }
         }
         let inputPipe = input.map { _ in Pipe() }
         if let inputPipe { process.standardInput = inputPipe }
