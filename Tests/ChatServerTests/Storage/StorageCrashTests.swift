@@ -49,7 +49,7 @@ import TestSupport
             var acks = 0
             let handle = output.fileHandleForReading
             while acks < killAfter, !text.contains("failed") {
-                let data = handle.availableData
+                let data = handle.readAvailable()
                 if data.isEmpty { break }
                 text += String(decoding: data, as: UTF8.self)
                 acks = text.components(separatedBy: "\nack ").count - 1
@@ -57,7 +57,9 @@ import TestSupport
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             // Whatever arrived before the kill was acknowledged (a last partial line is not).
-            text += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+            while case let data = handle.readAvailable(), !data.isEmpty {
+                text += String(decoding: data, as: UTF8.self)
+            }
             #expect(!text.contains("failed"), "run \(run), seed \(seed): \(text.suffix(300))")
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
             acknowledged.formUnion(lines.filter { $0.hasPrefix("ack ") }.map { String($0.dropFirst(4)) })

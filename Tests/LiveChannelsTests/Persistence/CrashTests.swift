@@ -2,6 +2,7 @@ import ChatAPI
 import ChatServer
 import Foundation
 @_spi(Persistence) @testable import LiveChannels
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -38,7 +39,7 @@ import Testing
         var seen = ""
         let handle = output.fileHandleForReading
         while !seen.contains("sent \(sent)\n") {
-            let data = handle.availableData
+            let data = handle.readAvailable()
             if data.isEmpty { break }
             seen += String(decoding: data, as: UTF8.self)
             if seen.contains("failed") { break }
