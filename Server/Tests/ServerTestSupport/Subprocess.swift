@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -54,7 +55,7 @@ package final class Subprocess: @unchecked Sendable {
         Thread.detachNewThread {
             var buffer = Data()
             while true {
-                let chunk = handle.readSome()
+                let chunk = handle.readAvailable()
                 if chunk.isEmpty { break }
                 buffer.append(chunk)
                 while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -70,7 +71,7 @@ package final class Subprocess: @unchecked Sendable {
         let process = process
         Thread.detachNewThread {
             while true {
-                let chunk = errorHandle.readSome()
+                let chunk = errorHandle.readAvailable()
                 if chunk.isEmpty { break }
                 errorBuffer.append(chunk)
             }

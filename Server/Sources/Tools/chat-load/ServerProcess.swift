@@ -1,6 +1,14 @@
 import ChatAPI
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+    private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+    import Darwin
+    private let systemRead = Darwin.read
+#endif
+
 /// A process the load generator starts and measures: a `chat-server` node, the broadcast floor
 /// (`chat-load idle --floor-server`) or a connection worker (`chat-load idle-worker`). Its first
 /// line of output names the port it listens on (`listening on ws://HOST:PORT/...`); the later
@@ -45,7 +53,14 @@ final class ServerProcess: @unchecked Sendable {
         // Whatever it prints later is read and dropped: a full pipe would stop it.
         let handle = output.fileHandleForReading
         Thread.detachNewThread {
-            while !handle.availableData.isEmpty {}
+            // read(2), not `availableData`: that ends the process on an interrupted read (EINTR).
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes {
+                    systemRead(handle.fileDescriptor, $0.baseAddress, $0.count)
+                }
+                if count == 0 || (count < 0 && errno != EINTR) { break }
+            }
         }
     }
 
