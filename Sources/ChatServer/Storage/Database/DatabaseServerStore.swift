@@ -13,9 +13,11 @@ import RowCoding
 /// reads the messages while the caller rebuilds the engine's state from it.
 ///
 /// Writing: ``enqueue(_:)`` merges each batch into the pending changes (newest value per key)
-/// and starts the writer task when none runs; the writer takes everything pending, encodes it
-/// and hands it to ``ServerDatabase/write(_:)`` as one transaction — so the changes of many
-/// concurrent calls share one commit. A failed write fails the tickets it covered and keeps its
+/// and starts the writer when none runs; the writer takes everything pending, encodes it and
+/// hands it to ``ServerDatabase/write(_:)`` as one transaction — so the changes of many
+/// concurrent calls share one commit. The writer is a task that gathers callers before each
+/// batch (a commit is a round trip), or, for a ``LocalServerDatabase`` (the SQLite file), a loop
+/// on the database's own thread. A failed write fails the tickets it covered and keeps its
 /// changes pending, ahead of newer ones; the writer tries again after a second, or with the
 /// next batch.
 ///
@@ -198,7 +200,13 @@ final class DatabaseServerStore: ServerStore {
             state.isWriting = true
             return (true, ticket)
         }
-        if start { Task { await self.writePending() } }
+        if start {
+            if let local = database as? any LocalServerDatabase {
+                local.onWriterThread { self.writePending(on: local) }
+            } else {
+                Task { await self.writePending() }
+            }
+        }
         return ticket
     }
 
@@ -223,17 +231,7 @@ final class DatabaseServerStore: ServerStore {
     private func writePending() async {
         while true {
             await gather()
-            let (batch, through) = state.withLock { $0.takeBatch() }
-            if batch.isEmpty {
-                let (stop, idle) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    guard state.pending.isEmpty else { return (false, []) }
-                    state.isWriting = false
-                    return (true, state.takeIdle())
-                }
-                for waiter in idle { waiter.resume() }
-                if stop { return }
-                continue
-            }
+            guard let (batch, through) = nextBatch() else { return }
             let result: Result<Void, ChatError>
             do {
                 try await database.write(try Self.encode(batch))
@@ -243,17 +241,71 @@ final class DatabaseServerStore: ServerStore {
             } catch {
                 result = .failure(.unavailable("the server's database failed writing: \(error)"))
             }
-            CommitQueue.resume(state.withLock { $0.finish(batch, through: through, with: result) })
-            if case .failure = result {
-                let (closed, idle) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if state.isClosed { state.isWriting = false }
-                    return (state.isClosed, state.takeIdle())
-                }
-                for waiter in idle { waiter.resume() }
-                if closed { return }
-                try? await Task.sleep(for: Self.retryDelay)
+            switch finish(batch, through: through, with: result) {
+            case .next: continue
+            case .retryLater: try? await Task.sleep(for: Self.retryDelay)
+            case .stop: return
             }
         }
+    }
+
+    /// The writer of a local database, on the database's own thread (``LocalServerDatabase``):
+    /// the same turns as ``writePending()``, without a hop between batches; after a failure,
+    /// it comes back to that thread a second later.
+    private func writePending(on local: any LocalServerDatabase) {
+        while let (batch, through) = nextBatch() {
+            let result = Result { () throws(ChatError) in try local.writeNow(try Self.encode(batch)) }
+            switch finish(batch, through: through, with: result) {
+            case .next:
+                continue
+            case .retryLater:
+                Task {
+                    try? await Task.sleep(for: Self.retryDelay)
+                    local.onWriterThread { self.writePending(on: local) }
+                }
+                return
+            case .stop:
+                return
+            }
+        }
+    }
+
+    /// The writer's next batch: everything pending; `nil` when nothing is (the writer then
+    /// stops, and whoever waits for it to be idle is woken).
+    private func nextBatch() -> (changes: StorageChanges, through: Int)? {
+        while true {
+            let (batch, through) = state.withLock { $0.takeBatch() }
+            if !batch.isEmpty { return (batch, through) }
+            let (stop, idle) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                guard state.pending.isEmpty else { return (false, []) }
+                state.isWriting = false
+                return (true, state.takeIdle())
+            }
+            for waiter in idle { waiter.resume() }
+            if stop { return nil }
+        }
+    }
+
+    /// What the writer does after a batch.
+    private enum AfterBatch {
+        /// The next batch.
+        case next
+        /// The batch failed: the same changes (merged with newer ones) again after ``retryDelay``.
+        case retryLater
+        /// The batch failed and the store is closed: the writer ends.
+        case stop
+    }
+
+    /// Answers the tickets `batch` covered with `result`.
+    private func finish(_ batch: StorageChanges, through: Int, with result: Result<Void, ChatError>) -> AfterBatch {
+        CommitQueue.resume(state.withLock { $0.finish(batch, through: through, with: result) })
+        guard case .failure = result else { return .next }
+        let (closed, idle) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+            if state.isClosed { state.isWriting = false }
+            return (state.isClosed, state.takeIdle())
+        }
+        for waiter in idle { waiter.resume() }
+        return closed ? .stop : .retryLater
     }
 
     /// Lets the callers a commit just answered queue their next changes before the next batch

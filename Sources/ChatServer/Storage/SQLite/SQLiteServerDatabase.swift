@@ -23,7 +23,7 @@ import SQLiteSupport
 ///
 /// - Threading: thread-safe. Lock order: ``connection`` is `LockRank.storeConnection`, taken
 ///   after the store's writer lock, never before it.
-final class SQLiteServerDatabase: ServerDatabase {
+final class SQLiteServerDatabase: LocalServerDatabase {
     let path: String
     /// The history's identity (``ChatAPI/ConnectResult/epoch``), drawn when the file was created.
     private(set) var epoch: String {
@@ -202,6 +202,10 @@ final class SQLiteServerDatabase: ServerDatabase {
 
     func write(_ batch: ServerDatabaseBatch) async throws {
         try await onQueue { () throws(ChatError) in try self.writeNow(batch) }
+    }
+
+    func onWriterThread(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
     }
 
     /// Writes `batch` in one transaction, now.
