@@ -15,6 +15,8 @@ import ServiceLifecycle
 ///   memory per idle connection.
 /// - `fanout`: deliveries per second in a 100-member channel, against a bare Hummingbird
 ///   WebSocket broadcast of the same bytes (the floor of the stack).
+/// - `requests`: acknowledged sends by 1, 8 and 64 senders, against a bare Hummingbird server
+///   that answers each frame to its sender (the floor of a request and its answer).
 /// - `latency`: send → receive latency percentiles at a fixed rate and at the maximum rate
 ///   (`--members 100`: in a channel of 100 connected members).
 /// - `sdk`: the SDK end to end (send → another client's live list) over the wire, beside the
@@ -25,7 +27,10 @@ import ServiceLifecycle
 struct ChatLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chat-load", abstract: "Load tests of chat-server, each beside a baseline.",
-        subcommands: [Idle.self, Fanout.self, Latency.self, EndToEnd.self, Storage.self, Cluster.self, IdleWorker.self])
+        subcommands: [
+            Idle.self, Fanout.self, Latency.self, Requests.self, EndToEnd.self, Storage.self, Cluster.self,
+            IdleWorker.self,
+        ])
 }
 
 /// Runs `body` against an in-process gateway (dev tokens) at a free port.

@@ -92,7 +92,7 @@ struct Cluster: AsyncParsableCommand {
         print("| | messages | p50 | p99 |")
         print("|---|---|---|---|")
         let origin = ContinuousClock.now
-        let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
+        let floor = try await withServices(FloorServer().services(onRunning:)) { port in
             let sender = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
             let receiver = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
             return try await Latency.measure(
@@ -301,7 +301,7 @@ struct Cluster: AsyncParsableCommand {
         print("| | deliveries/s | × the floor | × 1 node on PostgreSQL | server CPU per delivery |")
         print("|---|---|---|---|---|")
         let reference = try Fanout.parse(["--members", "\(members)", "--messages", "\(messages)"])
-        let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
+        let floor = try await withServices(FloorServer().services(onRunning:)) { port in
             try await reference.measureFloor(port: port)
         }
         print("| floor (bare broadcast) | \(Int(floor)) | 1.00× | | |")

@@ -19,7 +19,7 @@ struct Fanout: AsyncParsableCommand {
 
     func run() async throws {
         print("fanout: \(members) connections, \(messages) messages, \(members * messages) deliveries each way")
-        let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
+        let floor = try await withServices(FloorServer().services(onRunning:)) { port in
             try await measureFloor(port: port)
         }
         let ours = try await measureChat()

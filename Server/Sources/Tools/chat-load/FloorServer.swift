@@ -6,10 +6,14 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// The floor of the stack: a bare Hummingbird WebSocket server that sends every text frame it
-/// receives to every connection (no protocol, no rules, no JSON) — what any chat server on
-/// this stack pays at least to fan a message out.
-final class BroadcastFloor: Sendable {
+/// The floors of the stack: a bare Hummingbird WebSocket server with no protocol, no rules and
+/// no JSON — what any chat server on this stack pays at least.
+///
+/// - `/broadcast` sends every text frame it receives to every connection: the floor of a
+///   fan-out.
+/// - `/echo` answers every text frame to its sender alone, written as the library writes it:
+///   the floor of a request and its answer.
+final class FloorServer: Sendable {
     private let connections = NIOLockedValueBox<[Int: WebSocketOutboundWriter]>([:])
     private let next = Atomic<Int>(0)
 
@@ -24,6 +28,12 @@ final class BroadcastFloor: Sendable {
                 guard case .text(let text) = message else { continue }
                 let everyone = floor.connections.withLockedValue { Array($0.values) }
                 for connection in everyone { try? await connection.write(.text(text)) }
+            }
+        }
+        router.ws("/echo") { inbound, outbound, _ in
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                guard case .text(let text) = message else { continue }
+                try await outbound.write(.text(text))
             }
         }
         var logger = Logger(label: "floor")

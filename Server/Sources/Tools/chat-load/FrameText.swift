@@ -40,19 +40,25 @@ enum FrameText {
     /// The send stamp a latency frame carries after its first `t=`: the (possibly negative)
     /// integer there; `nil` without one.
     static func stamp(in text: String) -> Int64? {
-        guard let start = end(of: "t=", in: text) else { return nil }
+        integer(after: "t=", in: text).map(Int64.init)
+    }
+
+    /// The (possibly negative) integer right after the first `prefix` in `text`; `nil` without
+    /// one.
+    static func integer(after prefix: String, in text: String) -> Int? {
+        guard let start = end(of: prefix, in: text) else { return nil }
         let bytes = text.utf8
         var index = bytes.index(bytes.startIndex, offsetBy: start)
-        var sign: Int64 = 1
+        var sign = 1
         if index < bytes.endIndex, bytes[index] == UInt8(ascii: "-") {
             sign = -1
             index = bytes.index(after: index)
         }
-        var value: Int64 = 0
+        var value = 0
         var digits = 0
         while index < bytes.endIndex, case let byte = bytes[index], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9")
         {
-            value = value &* 10 &+ Int64(byte - UInt8(ascii: "0"))
+            value = value &* 10 &+ Int(byte - UInt8(ascii: "0"))
             digits += 1
             index = bytes.index(after: index)
         }

@@ -18,7 +18,7 @@ struct Idle: AsyncParsableCommand {
 
     func run() async throws {
         if floorServer {
-            try await withServices(BroadcastFloor().services(onRunning:)) { port in
+            try await withServices(FloorServer().services(onRunning:)) { port in
                 FileHandle.standardOutput.write(Data("listening on ws://127.0.0.1:\(port)/broadcast\n".utf8))
                 while true { try await Task.sleep(for: .seconds(3_600)) }
             }

@@ -22,7 +22,7 @@ struct Latency: AsyncParsableCommand {
         let clock = ContinuousClock()
         let origin = clock.now
         for (label, paced) in [("\(rate) msg/s", true), ("maximum rate", false)] {
-            let floor = try await withServices(BroadcastFloor().services(onRunning:)) { port in
+            let floor = try await withServices(FloorServer().services(onRunning:)) { port in
                 let sender = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
                 let receiver = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
                 var others: [any WebSocketConnection] = []

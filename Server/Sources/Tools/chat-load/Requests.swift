@@ -1,0 +1,188 @@
+import ArgumentParser
+import ChatAPI
+import Foundation
+import LiveChannels
+import LiveChannelsNIO
+import Synchronization
+
+/// `chat-load requests`: what one request and its answer cost over the wire. Senders (each
+/// alone in its channel, `--window` sends in flight each) send acknowledged messages to a
+/// `chat-server` process in memory (`--dev --no-limits`), beside the request/answer floor: the
+/// same clients sending the same frames to a bare Hummingbird WebSocket server in a process of
+/// its own that writes each frame back to its sender (``FloorServer``'s `/echo`).
+///
+/// For each count of senders: answers per second, the server process's CPU per answer (user and
+/// system), and the request → answer latency, beside the floor's — in the same run, the floor
+/// first.
+struct Requests: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Acknowledged sends over the wire by 1, 8 and 64 senders, beside a bare request/answer floor.")
+
+    @Option(help: "Counts of senders, comma-separated.") var senders = "1,8,64"
+    @Option(help: "Requests in flight per sender.") var window = 16
+    @Option(help: "Seconds of each run.") var seconds = 5.0
+    @Option(help: "Extra chat-server arguments (after --dev --port 0 --no-limits), space-separated.")
+    var serverArguments = ""
+
+    func run() async throws {
+        let counts = senders.split(separator: ",").compactMap { Int($0) }
+        print("## requests — acknowledged sends, each sender alone in its channel, \(window) in flight each\n")
+        print(
+            "| senders | floor answers/s | chat-server acknowledged/s | ours / floor | server CPU per answer, floor / ours | ours / floor | p50, floor / ours | p99, floor / ours |"
+        )
+        print("|---|---|---|---|---|---|---|---|")
+        for count in counts {
+            let floor = try await measureFloor(senders: count)
+            let ours = try await measureServer(senders: count)
+            print(
+                "| \(count) | \(Int(floor.perSecond)) | \(Int(ours.perSecond)) | \(Self.ratio(ours.perSecond, floor.perSecond)) | \(Self.micro(floor.cpuPerAnswer)) / \(Self.micro(ours.cpuPerAnswer)) | \(Self.ratio(ours.cpuPerAnswer, floor.cpuPerAnswer)) | \(LoadStatistics.milliseconds(floor.p50)) / \(LoadStatistics.milliseconds(ours.p50)) | \(LoadStatistics.milliseconds(floor.p99)) / \(LoadStatistics.milliseconds(ours.p99)) |"
+            )
+        }
+        print("")
+    }
+
+    /// The floor: `senders` connections to `/echo` in a process of its own, sending the very
+    /// frames the chat-server run sends.
+    private func measureFloor(senders: Int) async throws -> RequestRun {
+        let process = try await ServerProcess(ServerProcess.product("chat-load"), ["idle", "--floor-server"])
+        defer { process.stop() }
+        var connections: [any WebSocketConnection] = []
+        for _ in 0..<senders {
+            connections.append(try await NIOConnect.open("ws://127.0.0.1:\(process.port)/echo"))
+        }
+        let run = try await RequestRun.measure(
+            process: process, connections: connections, window: window, seconds: seconds,
+            frame: { sender, id in try Self.sendFrame(sender: sender, id: id) }, isAnswer: { _ in true },
+            isAcknowledged: { _ in true })
+        for connection in connections { await connection.close(code: 1000, reason: "") }
+        return run
+    }
+
+    /// `chat-server --dev --no-limits` in memory: `senders` users, each with a channel of its own.
+    private func measureServer(senders: Int) async throws -> RequestRun {
+        let extra = serverArguments.split(separator: " ").map(String.init)
+        let process = try await ServerProcess(
+            ServerProcess.product("chat-server"), ["--dev", "--port", "0", "--no-limits"] + extra)
+        defer { process.stop() }
+        var connections: [any WebSocketConnection] = []
+        for index in 0..<senders {
+            let client = try await RawClient.connect(port: process.port, user: "s\(index)")
+            _ = try await client.request(
+                .createChannel(ChannelDraft(type: .community, channelId: "s\(index)", userIds: [])))
+            connections.append(client.connection)
+        }
+        let run = try await RequestRun.measure(
+            process: process, connections: connections, window: window, seconds: seconds,
+            frame: { sender, id in try Self.sendFrame(sender: sender, id: id) },
+            isAnswer: FrameText.isAnswer, isAcknowledged: { FrameText.contains($0, "\"type\":\"response\"") })
+        for connection in connections { await connection.close(code: 1000, reason: "") }
+        return run
+    }
+
+    /// Sender `sender`'s request `id`: a message into its own channel.
+    static func sendFrame(sender: Int, id: Int) throws -> String {
+        try WireCodec.encode(
+            .request(id: id, request: .sendMessage(MessageDraft(channelId: "s\(sender)", text: "m\(id)"))))
+    }
+
+    static func ratio(_ value: Double, _ base: Double) -> String {
+        base > 0 ? String(format: "%.2f×", value / base) : "—"
+    }
+
+    static func micro(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
+}
+
+/// One measured run of ``Requests``: answers per second, the server's CPU per answer, latency.
+struct RequestRun: Sendable {
+    var answers: Int
+    var perSecond: Double
+    var cpuPerAnswer: Double
+    var p50: Double
+    var p99: Double
+
+    /// Every connection sends requests (`frame(connection, id)`, ids 0, 1, 2 … per connection)
+    /// with `window` unanswered at most, for `seconds`; then waits for the last answers.
+    /// `isAnswer` tells the answers among the frames received (the others — the server's
+    /// events — are skipped), their first `"id":` the request's; `isAcknowledged` tells the
+    /// answers counted and timed.
+    static func measure(
+        process: ServerProcess, connections: [any WebSocketConnection], window: Int, seconds: Double,
+        frame: @escaping @Sendable (Int, Int) throws -> String, isAnswer: @escaping @Sendable (String) -> Bool,
+        isAcknowledged: @escaping @Sendable (String) -> Bool
+    ) async throws -> RequestRun {
+        let clock = ContinuousClock()
+        let cpuBefore = process.cpuSeconds
+        let start = clock.now
+        let deadline = start + .milliseconds(Int(seconds * 1_000))
+        let results = try await withThrowingTaskGroup(
+            of: (answers: Int, latencies: [Double], finished: ContinuousClock.Instant).self
+        ) { group in
+            for (index, connection) in connections.enumerated() {
+                group.addTask {
+                    try await send(
+                        on: connection, window: window, until: deadline, clock: clock, isAnswer: isAnswer,
+                        isAcknowledged: isAcknowledged
+                    ) { id in try frame(index, id) }
+                }
+            }
+            return try await group.reduce(
+                into: [(answers: Int, latencies: [Double], finished: ContinuousClock.Instant)]()
+            ) {
+                $0.append($1)
+            }
+        }
+        let cpu = process.cpuSeconds - cpuBefore
+        let finished = results.map(\.finished).max() ?? start
+        let elapsed = finished - start
+        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let answers = results.map(\.answers).reduce(0, +)
+        let latencies = results.flatMap(\.latencies)
+        return RequestRun(
+            answers: answers, perSecond: Double(answers) / elapsedSeconds, cpuPerAnswer: cpu / Double(max(1, answers)),
+            p50: LoadStatistics.percentile(50, of: latencies), p99: LoadStatistics.percentile(99, of: latencies))
+    }
+
+    private static func send(
+        on connection: any WebSocketConnection, window: Int, until deadline: ContinuousClock.Instant,
+        clock: ContinuousClock, isAnswer: @escaping @Sendable (String) -> Bool,
+        isAcknowledged: @escaping @Sendable (String) -> Bool, frame: (Int) throws -> String
+    ) async throws -> (answers: Int, latencies: [Double], finished: ContinuousClock.Instant) {
+        let free = Semaphore(window)
+        let sentAt = Mutex<[ContinuousClock.Instant]>([])
+        let reading = Task { () -> (answers: Int, latencies: [Double]) in
+            var answers = 0
+            var latencies: [Double] = []
+            for await item in connection.inbound {
+                guard case .text(let text) = item, isAnswer(text),
+                    let id = FrameText.integer(after: "\"id\":", in: text)
+                else {
+                    continue
+                }
+                let now = clock.now
+                guard let sent = sentAt.withLock({ id >= 0 && id < $0.count ? $0[id] : nil }) else { continue }
+                if isAcknowledged(text) {
+                    answers += 1
+                    let elapsed = now - sent
+                    latencies.append(
+                        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                }
+                free.signal()
+            }
+            return (answers, latencies)
+        }
+        var id = 0
+        while clock.now < deadline {
+            await free.wait()
+            let text = try frame(id)
+            sentAt.withLock { $0.append(clock.now) }
+            try await connection.send(text)
+            id += 1
+        }
+        // Every place of the window back: every request answered.
+        for _ in 0..<window { await free.wait() }
+        let finished = clock.now
+        reading.cancel()
+        let (answers, latencies) = await reading.value
+        return (answers, latencies, finished)
+    }
+}
