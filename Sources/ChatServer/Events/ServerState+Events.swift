@@ -32,7 +32,11 @@ extension ServerState {
     }
 
     /// The users who can be in the emission's audience when listing them is cheaper than
-    /// checking `connectedUsers` users one by one; `nil` means "check everyone".
+    /// checking `connectedUsers` users one by one; `nil` means "check everyone". Each candidate
+    /// is still checked (``audienceView(of:for:)``).
+    ///
+    /// The outsiders of a channel that is not discoverable are listed always (its banned users
+    /// and the admins): a message there must not cost a look at every connected user.
     ///
     /// - Complexity: O(size of the list returned).
     func audienceCandidates(of prepared: PreparedEmission, connectedUsers: Int) -> [String]? {
@@ -49,7 +53,20 @@ extension ServerState {
                 channel.members.count + also.count < connectedUsers
             else { return nil }
             return Array(channel.members.keys) + also
-        case .allUsers, .channelOutsiders:
+        case .channelOutsiders(_, let except):
+            // Outsiders who see a channel that is not discoverable: its banned users and the
+            // admins (``canSee(_:caller:)``) — listed, never looked for among everyone.
+            guard let channel = prepared.channel else { return [] }
+            switch channel.type {
+            case .community, .broadcast, .standard:
+                return nil
+            case .live, .private:
+                let candidates = Array(channel.bans.keys) + Array(adminIds)
+                return except.isEmpty ? candidates : candidates.filter { !except.contains($0) }
+            case .conversation:
+                return []
+            }
+        case .allUsers:
             return nil
         }
     }

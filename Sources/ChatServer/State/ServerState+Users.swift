@@ -11,6 +11,7 @@ extension ServerState {
     ) throws(ChatError) -> User {
         try InputCheck.id(id, field: "userId")
         try InputCheck.displayName(displayName)
+        if isAdmin { adminIds.insert(id) } else { adminIds.remove(id) }
         if var user = users[id] {
             user.displayName = displayName ?? user.displayName
             user.isAdmin = isAdmin

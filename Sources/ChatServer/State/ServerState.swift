@@ -26,6 +26,10 @@ struct ServerState: Sendable {
     let configuration: ServerConfiguration
     /// Registered users. Writes are tracked for the storage (``takeStorageChanges()``).
     var users: ChangeTrackedDictionary<String, User> = [:]
+    /// The users who are admins (``User/isAdmin``): the outsiders who see every channel, found
+    /// without looking at every user. Kept by ``registerUser(id:displayName:isAdmin:now:)``, the
+    /// one place that sets the flag, and by a restore.
+    var adminIds: Set<String> = []
     /// Users banned from the whole service, with when: they cannot connect. Stored with the
     /// user's row (``StoredUser``), so a change marks the user changed.
     var serviceBans: [String: Date] = [:]

@@ -73,6 +73,7 @@ extension ServerState {
             entry.user.isOnline = false
             users[entry.user.userId] = entry.user
             let userId = entry.user.userId
+            if entry.user.isAdmin { adminIds.insert(userId) }
             if let bannedAt = entry.bannedAt { serviceBans[userId] = bannedAt }
             for registration in entry.pushDevices {
                 pushDevices[registration.key] = registration

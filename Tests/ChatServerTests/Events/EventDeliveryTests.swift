@@ -24,6 +24,73 @@ import Testing
         #expect(server.lastEventSequence(userId: "boss") == 3)
     }
 
+    /// The outsiders who see a channel that is not discoverable — its banned users and the
+    /// admins — are listed, not looked for among every connected user; what each gets is the
+    /// same: an admin demoted gets no more, a conversation none, an admin read back from the
+    /// storage still gets them.
+    @Test func theOutsidersOfAChannelNotDiscoverableAreItsBannedUsersAndTheAdmins() async throws {
+        let (server, _) = try await makeServer()
+        var alice = try await connected(server, "alice")
+        var bob = try await connected(server, "bob")
+        var carol = try await connected(server, "carol")
+        var boss = try await connected(server, "boss")
+        var others: [TestDevice] = []
+        for index in 0..<8 { others.append(try await connected(server, "u\(index)")) }
+        try await alice.send(.createChannel(ChannelDraft(type: .live, channelId: "secret", userIds: ["bob"])))
+        try await alice.send(.banMembers(channelId: "secret", userIds: ["bob"]))
+        try await alice.send(.createChannel(ChannelDraft(type: .conversation, channelId: "pair", userIds: ["carol"])))
+        for index in others.indices { _ = await others[index].drainEvents() }
+        _ = await (alice.drainEvents(), bob.drainEvents(), carol.drainEvents(), boss.drainEvents())
+
+        try await alice.send(.sendMessage(MessageDraft(channelId: "secret", text: "psst")))
+        #expect(await bob.drainEvents().map(\.name) == ["channelUpdated"])
+        #expect(await boss.drainEvents().map(\.name) == ["channelUpdated"])
+        #expect(await carol.drainEvents().isEmpty)
+        for index in others.indices { #expect(await others[index].drainEvents().isEmpty) }
+
+        try await server.registerUser(id: "boss", displayName: "Boss", isAdmin: false)
+        _ = await (boss.drainEvents(), bob.drainEvents())
+        try await alice.send(.sendMessage(MessageDraft(channelId: "secret", text: "again")))
+        #expect(await boss.drainEvents().isEmpty, "no longer an admin")
+        #expect(await bob.drainEvents().map(\.name) == ["channelUpdated"])
+
+        try await server.registerUser(id: "boss", displayName: "Boss", isAdmin: true)
+        _ = await (boss.drainEvents(), carol.drainEvents())
+        try await alice.send(.sendMessage(MessageDraft(channelId: "pair", text: "just us")))
+        #expect(await boss.drainEvents().isEmpty, "a conversation is seen by its members only")
+        try await alice.send(.sendMessage(MessageDraft(channelId: "secret", text: "admin again")))
+        #expect(await boss.drainEvents().map(\.name) == ["channelUpdated"])
+    }
+
+    @Test func anAdminReadBackFromTheStorageStillSeesChannelsNotDiscoverable() async throws {
+        let directory = StoreDirectory()
+        defer { directory.remove() }
+        let first = try ChatServer(storage: .sqlite(directory.file))
+        try await first.registerUser(id: "root", isAdmin: true)
+        try await first.createChannel(type: .live, channelId: "secret", userIds: ["alice"])
+        await first.close()
+        let server = try ChatServer(storage: .sqlite(directory.file))
+        // A restored server numbers events after the stored ones: read by sequence, not drained.
+        var root = try await connected(server, "root")
+        _ = try await connected(server, "carol")
+        let (rootBefore, carolBefore) = (
+            server.lastEventSequence(userId: "root"), server.lastEventSequence(userId: "carol")
+        )
+        _ = try await server.sendMessage(as: "alice", channelId: "secret", text: "hi")
+        let rootAfter = server.lastEventSequence(userId: "root")
+        #expect(rootAfter == rootBefore + 1, "one event for the admin")
+        #expect(server.lastEventSequence(userId: "carol") == carolBefore, "none for a plain user")
+        if rootAfter > rootBefore {
+            var names: [String] = []
+            while let envelope = await root.nextEnvelope() {
+                if envelope.sequence > rootBefore { names.append(envelope.event.name) }
+                if envelope.sequence >= rootAfter { break }
+            }
+            #expect(names == ["channelUpdated"])
+        }
+        await server.close()
+    }
+
     @Test func perConnectionSequenceNumbersIncreaseWithoutGaps() async throws {
         var room = try await Room.make()
         for index in 0..<5 { try await room.aliceSays("\(index)") }

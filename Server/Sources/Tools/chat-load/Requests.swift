@@ -6,7 +6,7 @@ import LiveChannelsNIO
 import Synchronization
 
 /// `chat-load requests`: what one request and its answer cost over the wire. Senders (each
-/// alone in its channel, `--window` sends in flight each) send acknowledged messages to a
+/// alone in a `live` channel, `--window` sends in flight each) send acknowledged messages to a
 /// `chat-server` process in memory (`--dev --no-limits`), beside the request/answer floor: the
 /// same clients sending the same frames to a bare Hummingbird WebSocket server in a process of
 /// its own that writes each frame back to its sender (``FloorServer``'s `/echo`).
@@ -14,6 +14,12 @@ import Synchronization
 /// For each count of senders: answers per second, the server process's CPU per answer (user and
 /// system), and the request → answer latency, beside the floor's — in the same run, the floor
 /// first.
+///
+/// The channels are `live` by default: only their member sees them, so a send costs its
+/// answer and the sender's own two events (`messageNew`, `readMarkerMoved`). In a `community`
+/// channel (`--channel-type community`) every other connected user also gets a
+/// `channelUpdated` for each message (the channel is discoverable: their channel lists stay
+/// live), so a send there is a fan-out to every sender connected.
 struct Requests: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Acknowledged sends over the wire by 1, 8 and 64 senders, beside a bare request/answer floor.")
@@ -21,19 +27,26 @@ struct Requests: AsyncParsableCommand {
     @Option(help: "Counts of senders, comma-separated.") var senders = "1,8,64"
     @Option(help: "Requests in flight per sender.") var window = 16
     @Option(help: "Seconds of each run.") var seconds = 5.0
+    @Option(help: "The senders' channels' type: live (seen by its member only) or community (seen by all).")
+    var channelType = "live"
     @Option(help: "Extra chat-server arguments (after --dev --port 0 --no-limits), space-separated.")
     var serverArguments = ""
 
     func run() async throws {
         let counts = senders.split(separator: ",").compactMap { Int($0) }
-        print("## requests — acknowledged sends, each sender alone in its channel, \(window) in flight each\n")
+        guard let type = ChannelType(rawValue: channelType) else {
+            throw ValidationError("--channel-type: '\(channelType)' is not a channel type")
+        }
+        print(
+            "## requests — acknowledged sends, each sender alone in a \(type.rawValue) channel, \(window) in flight each\n"
+        )
         print(
             "| senders | floor answers/s | chat-server acknowledged/s | ours / floor | server CPU per answer, floor / ours | ours / floor | p50, floor / ours | p99, floor / ours |"
         )
         print("|---|---|---|---|---|---|---|---|")
         for count in counts {
             let floor = try await measureFloor(senders: count)
-            let ours = try await measureServer(senders: count)
+            let ours = try await measureServer(senders: count, channelType: type)
             print(
                 "| \(count) | \(Int(floor.perSecond)) | \(Int(ours.perSecond)) | \(Self.ratio(ours.perSecond, floor.perSecond)) | \(Self.micro(floor.cpuPerAnswer)) / \(Self.micro(ours.cpuPerAnswer)) | \(Self.ratio(ours.cpuPerAnswer, floor.cpuPerAnswer)) | \(LoadStatistics.milliseconds(floor.p50)) / \(LoadStatistics.milliseconds(ours.p50)) | \(LoadStatistics.milliseconds(floor.p99)) / \(LoadStatistics.milliseconds(ours.p99)) |"
             )
@@ -58,8 +71,9 @@ struct Requests: AsyncParsableCommand {
         return run
     }
 
-    /// `chat-server --dev --no-limits` in memory: `senders` users, each with a channel of its own.
-    private func measureServer(senders: Int) async throws -> RequestRun {
+    /// `chat-server --dev --no-limits` in memory: `senders` users, each with a channel of its own
+    /// of `channelType`.
+    private func measureServer(senders: Int, channelType: ChannelType) async throws -> RequestRun {
         let extra = serverArguments.split(separator: " ").map(String.init)
         let process = try await ServerProcess(
             ServerProcess.product("chat-server"), ["--dev", "--port", "0", "--no-limits"] + extra)
@@ -68,7 +82,7 @@ struct Requests: AsyncParsableCommand {
         for index in 0..<senders {
             let client = try await RawClient.connect(port: process.port, user: "s\(index)")
             _ = try await client.request(
-                .createChannel(ChannelDraft(type: .community, channelId: "s\(index)", userIds: [])))
+                .createChannel(ChannelDraft(type: channelType, channelId: "s\(index)", userIds: [])))
             connections.append(client.connection)
         }
         let run = try await RequestRun.measure(
