@@ -28,9 +28,13 @@ extension CacheStore {
         start.channels = try values(Channel.self, keys: keysByKind[.channels] ?? [], in: connection)
         start.members = try values(ChannelMember.self, keys: keysByKind[.members] ?? [], in: connection)
         start.messages = try values(Message.self, keys: keysByKind[.messages] ?? [], in: connection)
-        // The outbox, whole: its messages show at once and are sent once connected.
+        // The outbox, whole: its messages show at once and are sent once connected. One a cached
+        // list shows was read with the list: read once (the outbox queues each message once).
+        let listed = Set(keysByKind[.messages] ?? [])
         try connection.statement(CacheSchema.outboxMessages).query { row in
-            let message = try decode(Message.self, column: 0, of: row, key: row.string(at: 1))
+            let key = row.string(at: 1)
+            guard !listed.contains(key) else { return }
+            let message = try decode(Message.self, column: 0, of: row, key: key)
             if message.isLocal { start.messages.append(message) }
         }
         start.users = try values(User.self, keys: keysByKind[.users] ?? [], in: connection)
