@@ -28,8 +28,10 @@ extension Cluster {
         var clients: [RawClient] = []
         for index in 0..<senders {
             let client = try await RawClient.connect(port: started[index % started.count].port, user: "s\(index)")
+            // A live channel, seen by its member only: in a community channel each message would
+            // also go to every other sender (a `channelUpdated` for their channel lists).
             _ = try await client.request(
-                .createChannel(ChannelDraft(type: .community, channelId: "s\(index)", userIds: [])))
+                .createChannel(ChannelDraft(type: .live, channelId: "s\(index)", userIds: [])))
             clients.append(client)
         }
         var logger = Logger(label: "chat-load")

@@ -210,8 +210,10 @@ struct Cluster: AsyncParsableCommand {
             for index in 0..<senders {
                 let client = try await RawClient.connect(
                     port: started[index % started.count].port, user: "s\(index)")
+                // A live channel, seen by its member only: in a community channel each message
+                // would also go to every other sender (a `channelUpdated` for their lists).
                 _ = try await client.request(
-                    .createChannel(ChannelDraft(type: .community, channelId: "s\(index)", userIds: [])))
+                    .createChannel(ChannelDraft(type: .live, channelId: "s\(index)", userIds: [])))
                 clients.append(client)
             }
             let commitsBefore = try await Self.commits(of: started)

@@ -9,6 +9,10 @@ import LiveChannelsNIO
 /// the same exchange through the bare broadcast floor. With `--members N`, the channel has N
 /// members, all connected and reading (the floor broadcasts to as many connections): latency
 /// under fan-out load, one receiver measured.
+///
+/// With `--processes`, each server also runs as a process of its own — `chat-server --dev
+/// --no-limits` in memory and the floor (`chat-load idle --floor-server`) — measured by the same
+/// clients in the same run, beside the servers in this process.
 struct Latency: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Send → receive latency percentiles, beside a bare broadcast.")
@@ -17,6 +21,7 @@ struct Latency: AsyncParsableCommand {
     @Option(help: "Seconds of each run.") var seconds = 5.0
     @Option(help: "Members of the channel, all connected and reading (the two measured among them).")
     var members = 2
+    @Flag(help: "Also measure chat-server and the floor as processes of their own.") var processes = false
 
     func run() async throws {
         let clock = ContinuousClock()
@@ -59,6 +64,54 @@ struct Latency: AsyncParsableCommand {
             print("latency at \(label)\(members > 2 ? " into a \(members)-member channel" : ""):")
             print(Self.line("floor (bare broadcast)", floor))
             print(Self.line("chat-server", ours))
+            guard processes else { continue }
+            let floorProcess = try await ServerProcess(ServerProcess.product("chat-load"), ["idle", "--floor-server"])
+            let floorApart = try await measureFloor(port: floorProcess.port, paced: paced, origin: origin)
+            floorProcess.stop()
+            let serverProcess = try await ServerProcess(
+                ServerProcess.product("chat-server"), ["--dev", "--port", "0", "--no-limits"])
+            let oursApart = try await measureServer(
+                port: serverProcess.port, paced: paced, origin: origin, members: others)
+            serverProcess.stop()
+            print(Self.line("floor (bare broadcast), a process of its own", floorApart))
+            print(Self.line("chat-server, a process of its own", oursApart))
+        }
+    }
+
+    /// The floor at `port`: a sender, a receiver and the other members' connections.
+    private func measureFloor(port: Int, paced: Bool, origin: ContinuousClock.Instant) async throws -> (
+        latencies: [Double], seconds: Double
+    ) {
+        let sender = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
+        let receiver = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
+        var others: [any WebSocketConnection] = []
+        for _ in 2..<max(2, members) { others.append(try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")) }
+        let draining = Self.drain(others)
+        defer { draining.cancel() }
+        return try await Self.measure(
+            paced: paced, rate: rate, seconds: seconds, origin: origin, sender: sender, receiver: receiver,
+            isAnswer: { _ in true }
+        ) { stamp, _ in "t=\(stamp)" }
+    }
+
+    /// A `chat-server` at `port`: a (member of) `room` sends, b receives, `members` connected.
+    private func measureServer(
+        port: Int, paced: Bool, origin: ContinuousClock.Instant, members: [String]
+    ) async throws -> (latencies: [Double], seconds: Double) {
+        let sender = try await RawClient.connect(port: port, user: "a")
+        let receiver = try await RawClient.connect(port: port, user: "b")
+        _ = try await sender.request(
+            .createChannel(ChannelDraft(type: .community, channelId: "room", userIds: ["b"] + members)))
+        var connections: [any WebSocketConnection] = []
+        for user in members { connections.append(try await RawClient.connect(port: port, user: user).connection) }
+        let draining = Self.drain(connections)
+        defer { draining.cancel() }
+        return try await Self.measure(
+            paced: paced, rate: rate, seconds: seconds, origin: origin, sender: sender.connection,
+            receiver: receiver.connection, isAnswer: FrameText.isAnswer
+        ) { stamp, index in
+            try WireCodec.encode(
+                .request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "t=\(stamp)"))))
         }
     }
 
