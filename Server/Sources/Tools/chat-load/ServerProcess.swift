@@ -29,8 +29,10 @@ final class ServerProcess: @unchecked Sendable {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    /// Starts `executable` with `arguments` (without `CHAT_SERVER_SECRET`: dev tokens only)
-    /// and, when `listens`, waits for its first line and reads the port from it.
+    /// Starts `executable` with `arguments` (without `CHAT_SERVER_SECRET`: dev tokens only;
+    /// without `CHAT_SERVER_POSTGRES`: its storage is what `arguments` say — `scripts/bench-cluster`
+    /// exports it, and a node meant to be in memory was otherwise on PostgreSQL) and, when
+    /// `listens`, waits for its first line and reads the port from it.
     ///
     /// - Throws: `unavailable` when it does not start or prints no port.
     init(_ executable: URL, _ arguments: [String], listens: Bool = true) async throws {
@@ -38,6 +40,7 @@ final class ServerProcess: @unchecked Sendable {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["CHAT_SERVER_SECRET"] = nil
+        environment["CHAT_SERVER_POSTGRES"] = nil
         process.environment = environment
         process.standardOutput = output
         process.standardInput = input
