@@ -67,14 +67,7 @@ final class MessageOutbox: Sendable {
     init(sync: SyncEngine, userId: String, restored: [Message]) {
         self.sync = sync
         self.userId = userId
-        // One entry per message (the newest local change of each): the sender finds a message
-        // by its id, so a second entry would be sent again for ever after the first failed.
-        var newest: [String: Message] = [:]
-        for message in restored where message.isLocal {
-            if let known = newest[message.messageId], known.version >= message.version { continue }
-            newest[message.messageId] = message
-        }
-        let local = newest.values.sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
+        let local = restored.filter(\.isLocal).sorted { ($0.createdAt, $0.messageId) < ($1.createdAt, $1.messageId) }
         state.withLock { state in
             state.queue = local
             state.lastCreatedAt = local.last?.createdAt ?? .distantPast

@@ -29,7 +29,8 @@ extension CacheStore {
         start.members = try values(ChannelMember.self, keys: keysByKind[.members] ?? [], in: connection)
         start.messages = try values(Message.self, keys: keysByKind[.messages] ?? [], in: connection)
         // The outbox, whole: its messages show at once and are sent once connected. One a cached
-        // list shows was read with the list: read once (the outbox queues each message once).
+        // list shows was read with the list: each message is in `start` once (the outbox queues
+        // what it is given; a second copy would be sent again for ever once the first failed).
         let listed = Set(keysByKind[.messages] ?? [])
         try connection.statement(CacheSchema.outboxMessages).query { row in
             let key = row.string(at: 1)

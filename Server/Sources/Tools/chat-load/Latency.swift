@@ -1,6 +1,5 @@
 import ArgumentParser
 import ChatAPI
-import ChatServer
 import Foundation
 import LiveChannels
 import LiveChannelsNIO
@@ -28,38 +27,11 @@ struct Latency: AsyncParsableCommand {
         let origin = clock.now
         for (label, paced) in [("\(rate) msg/s", true), ("maximum rate", false)] {
             let floor = try await withServices(FloorServer().services(onRunning:)) { port in
-                let sender = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
-                let receiver = try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast")
-                var others: [any WebSocketConnection] = []
-                for _ in 2..<max(2, members) {
-                    others.append(try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast"))
-                }
-                let draining = Self.drain(others)
-                defer { draining.cancel() }
-                return try await Self.measure(
-                    paced: paced, rate: rate, seconds: seconds, origin: origin, sender: sender, receiver: receiver,
-                    isAnswer: { _ in true }
-                ) { stamp, _ in "t=\(stamp)" }
+                try await measureFloor(port: port, paced: paced, origin: origin)
             }
-            let server = ChatServer()
             let others = (2..<max(2, members)).map { "m\($0)" }
-            try await server.createChannel(type: .community, channelId: "room", userIds: ["a", "b"] + others)
-            let ours = try await withGateway(server: server) { port in
-                let sender = try await RawClient.connect(port: port, user: "a").connection
-                let receiver = try await RawClient.connect(port: port, user: "b").connection
-                var connections: [any WebSocketConnection] = []
-                for user in others {
-                    connections.append(try await RawClient.connect(port: port, user: user).connection)
-                }
-                let draining = Self.drain(connections)
-                defer { draining.cancel() }
-                return try await Self.measure(
-                    paced: paced, rate: rate, seconds: seconds, origin: origin, sender: sender, receiver: receiver,
-                    isAnswer: FrameText.isAnswer
-                ) { stamp, index in
-                    try WireCodec.encode(
-                        .request(id: index, request: .sendMessage(MessageDraft(channelId: "room", text: "t=\(stamp)"))))
-                }
+            let ours = try await withGateway { port in
+                try await measureServer(port: port, paced: paced, origin: origin, members: others)
             }
             print("latency at \(label)\(members > 2 ? " into a \(members)-member channel" : ""):")
             print(Self.line("floor (bare broadcast)", floor))
@@ -94,7 +66,8 @@ struct Latency: AsyncParsableCommand {
         ) { stamp, _ in "t=\(stamp)" }
     }
 
-    /// A `chat-server` at `port`: a (member of) `room` sends, b receives, `members` connected.
+    /// A `chat-server` at `port`: a creates `room` with b and `members` and sends; b receives;
+    /// `members` connected and reading.
     private func measureServer(
         port: Int, paced: Bool, origin: ContinuousClock.Instant, members: [String]
     ) async throws -> (latencies: [Double], seconds: Double) {
@@ -190,6 +163,6 @@ struct Latency: AsyncParsableCommand {
         let elapsed = clock.now - start
         await sender.close(code: 1000, reason: "")
         await receiver.close(code: 1000, reason: "")
-        return (latencies, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        return (latencies, Storage.seconds(elapsed))
     }
 }

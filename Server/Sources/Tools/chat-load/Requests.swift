@@ -147,8 +147,7 @@ struct RequestRun: Sendable {
         }
         let cpu = process.cpuSeconds - cpuBefore
         let finished = results.map(\.finished).max() ?? start
-        let elapsed = finished - start
-        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let elapsedSeconds = Storage.seconds(finished - start)
         let answers = results.map(\.answers).reduce(0, +)
         let latencies = results.flatMap(\.latencies)
         return RequestRun(
@@ -176,9 +175,7 @@ struct RequestRun: Sendable {
                 guard let sent = sentAt.withLock({ id >= 0 && id < $0.count ? $0[id] : nil }) else { continue }
                 if isAcknowledged(text) {
                     answers += 1
-                    let elapsed = now - sent
-                    latencies.append(
-                        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                    latencies.append(Storage.seconds(now - sent))
                 }
                 free.signal()
             }
