@@ -3,9 +3,12 @@ import Foundation
 import Locking
 
 /// Writes one node's entries to the cluster's change log: everything queued while the previous
-/// append was committing goes in the next one (group commit), each append with the snapshot rows
-/// this node can bring forward (``ReplicaStore/snapshot(after:)``). A quiet node still writes its
-/// snapshot alone, a second after its last append (``writeSnapshotIfDue()``), so the tables follow.
+/// append was committing goes in the next one (group commit). At most one append per
+/// ``snapshotDelay`` also carries the snapshot rows this node can bring forward
+/// (``ReplicaStore/snapshot(after:)``); the others hold the log's head only for their own entries
+/// (every append holds it until it commits, so whatever else it writes delays every node's next
+/// append). A quiet node writes its snapshot alone at a poll (``writeSnapshotIfDue()``), so the
+/// tables follow the log within about ``snapshotDelay`` either way.
 ///
 /// - Threading: thread-safe. Lock order: `LockRank.storeWriter`, after the engine's lock.
 final class LogAppender: Sendable {
@@ -18,8 +21,8 @@ final class LogAppender: Sendable {
     /// Told the refs of a batch whose append failed (0s left out).
     private let failed: @Sendable ([UInt64], ChatError) -> Void
 
-    /// How long a node that holds changes the tables lack waits after its last write before it
-    /// writes them alone.
+    /// How long after this node last wrote its snapshot the next append carries it again; a node
+    /// that holds changes the tables lack and does not append writes them alone after it.
     static let snapshotDelay: TimeInterval = 1
     /// How long after a failed append the entries it kept are tried again (when no new entry
     /// starts an append first).
@@ -29,7 +32,8 @@ final class LogAppender: Sendable {
         /// Entries to append, with their waiter's ref (0: nobody waits).
         var queue: [(ref: UInt64, bytes: [UInt8])] = []
         var isAppending = false
-        var lastWrite: Date
+        /// When this node last wrote (or tried to write) its snapshot.
+        var lastSnapshot: Date
         /// When an append last failed.
         var lastFailure = Date.distantPast
         var closed = false
@@ -48,7 +52,7 @@ final class LogAppender: Sendable {
         self.store = store
         self.committed = committed
         self.failed = failed
-        state = Lock(State(lastWrite: clock.now), rank: .storeWriter)
+        state = Lock(State(lastSnapshot: clock.now), rank: .storeWriter)
     }
 
     /// The number of appends committed by this node.
@@ -80,21 +84,20 @@ final class LogAppender: Sendable {
         while true {
             // Let concurrent callers queue theirs first (see DatabaseServerStore.gather).
             for _ in 0..<4 { await Task.yield() }
-            let batch = state.withLock { state -> [(ref: UInt64, bytes: [UInt8])] in
+            let now = clock.now
+            let (batch, carriesSnapshot) = state.withLock { state -> ([(ref: UInt64, bytes: [UInt8])], Bool) in
                 defer { state.queue = [] }
                 if state.queue.isEmpty { state.isAppending = false }
-                return state.queue
+                let due = !state.queue.isEmpty && now.timeIntervalSince(state.lastSnapshot) >= Self.snapshotDelay
+                if due { state.lastSnapshot = now }
+                return (state.queue, due)
             }
             if batch.isEmpty { return }
             do {
                 try await log.append(batch.map(\.bytes), node: nodeId) { [store] stored in
-                    try store.snapshot(after: stored)
+                    carriesSnapshot ? try store.snapshot(after: stored) : nil
                 }
-                let now = clock.now
-                state.withLock { state in
-                    state.commits += 1
-                    state.lastWrite = now
-                }
+                state.withLock { $0.commits += 1 }
                 store.setHealthy(true)
                 committed()
             } catch {
@@ -140,16 +143,17 @@ final class LogAppender: Sendable {
         }
     }
 
-    /// Writes the snapshot alone when this node holds changes beyond it and has not written for
-    /// ``snapshotDelay`` (so the tables follow a quiet node too).
+    /// Writes the snapshot alone when this node holds changes beyond it and has not written it
+    /// for ``snapshotDelay`` (so the tables follow a quiet node too).
     func writeSnapshotIfDue() {
         let now = clock.now
         let holds = store.holdsUnstoredChanges
         let due = state.withLock { state -> Bool in
-            guard !state.closed, !state.isAppending, holds, now.timeIntervalSince(state.lastWrite) > Self.snapshotDelay
+            guard !state.closed, !state.isAppending, holds,
+                now.timeIntervalSince(state.lastSnapshot) >= Self.snapshotDelay
             else { return false }
             state.isAppending = true
-            state.lastWrite = now
+            state.lastSnapshot = now
             return true
         }
         guard due else { return }

@@ -153,6 +153,30 @@ import Testing
 }
 
 extension ClusterLifetimeTests {
+    @Test func aBusyNodesAppendsCarryItsSnapshotOnlyOncePerSnapshotDelay() async throws {
+        let (nodes, log) = try await ClusterTests.cluster(2)
+        let clock = log.clock as! ManualClock
+        let alice = try await connected(nodes[0], "alice")
+        try await ClusterTests.settle(nodes, log)
+        let tablesAtStart = log.snapshotPosition
+        try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob"])))
+        for index in 0..<20 {
+            try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "m\(index)")))
+        }
+        try await ClusterTests.settle(nodes, log)
+        // Within the same second, each append holds the log's head for its own entries only: the
+        // tables stay where they were, the log has everything.
+        #expect(log.snapshotPosition == tablesAtStart, "the tables moved within a second (\(log.count) entries)")
+        #expect(nodes[1].messages(channelId: "c").count == 20)
+        // A second later the tables follow: the next append (or a quiet node's poll) writes them.
+        let applied = log.count
+        clock.advance(by: LogAppender.snapshotDelay)
+        try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "later")))
+        await log.waitUntil(snapshot: applied)
+        #expect(log.snapshotPosition >= applied)
+        for node in nodes { await node.close() }
+    }
+
     @Test func theLogKeepsOnlyWhatALiveNodeOrTheTablesStillNeed() async throws {
         let (nodes, log) = try await ClusterTests.cluster(2)
         let alice = try await connected(nodes[0], "alice")
