@@ -49,15 +49,17 @@ final class ReplicaStore: ServerStore {
 
     /// The rows that bring the stored snapshot from `stored` to what this node applied (`nil`
     /// when it holds nothing newer); forgets what the stored snapshot has.
+    ///
+    /// - Complexity: O(chunks) under the store's lock (the engine's `enqueue` waits for it);
+    ///   the merging and encoding, O(changes), outside it.
     func snapshot(after stored: Int) throws -> ServerLogSnapshot? {
-        let (changes, through) = state.withLock { state -> (StorageChanges?, Int) in
+        let chunks = state.withLock { state -> [Chunk] in
             state.chunks.removeAll { $0.through <= stored }
-            guard var merged = state.chunks.first?.changes else { return (nil, stored) }
-            for chunk in state.chunks.dropFirst() { merged.merge(chunk.changes) }
-            return (merged, state.chunks.last!.through)
+            return state.chunks
         }
-        guard let changes else { return nil }
-        return ServerLogSnapshot(batch: try DatabaseServerStore.encode(changes), through: through)
+        guard var merged = chunks.first?.changes, let through = chunks.last?.through else { return nil }
+        for chunk in chunks.dropFirst() { merged.merge(chunk.changes) }
+        return ServerLogSnapshot(batch: try DatabaseServerStore.encode(merged), through: through)
     }
 
     // MARK: ServerStore

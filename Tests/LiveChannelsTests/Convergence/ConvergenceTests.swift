@@ -13,12 +13,16 @@
 //   CONVERGENCE_SEED=1234     one seed, to reproduce a failure; add CONVERGENCE_VERBOSE=1 to
 //                             print the scenario's operations.
 //   CONVERGENCE_PARALLEL=4    how many seeds run at once (default 4).
+//   CONVERGENCE_HANG_LIMIT=300  seconds after which a seed that has not ended is reported as hung.
 //
-// A failure records the seed and a diff of each divergence. Concurrent requests interleave as
-// the scheduler decides, so a seed reproduces its operations exactly and a race often, not
-// always: rerun it a few times.
+// A failure records the seed and a diff of each divergence; its file (below) is written, and in a
+// soak a line naming it printed, as soon as the seed ends. A seed that has not ended after
+// `ConvergenceConfiguration.hangLimit` is reported as hung (category "hung") and left behind, so
+// the run still ends and names it. Concurrent requests interleave as the scheduler decides, so a
+// seed reproduces its operations exactly and a race often, not always: rerun it a few times.
 
 import Foundation
+import Locking
 import Testing
 
 /// The seeds to run and how, from the environment.
@@ -49,6 +53,12 @@ struct ConvergenceConfiguration: Sendable {
     /// 58063, a local message a cached list showed came back from the file twice and its
     /// second copy was sent again for ever once the first was refused.
     static let regressionSeeds: [UInt64] = [58063]
+
+    /// How long one seed may run before it is reported as hung: far beyond any seed's run (about
+    /// a second, ten on a loaded machine), so that only a scenario that waits for good reaches it.
+    /// `CONVERGENCE_HANG_LIMIT` sets it in seconds.
+    static let hangLimit: Duration = .seconds(
+        ProcessInfo.processInfo.environment["CONVERGENCE_HANG_LIMIT"].flatMap(Double.init) ?? 300)
 }
 
 @Suite(.timeLimit(.minutes(10)))
@@ -101,11 +111,7 @@ private func runConvergence(_ configuration: ConvergenceConfiguration) async {
         func add() -> Bool {
             guard let seed = next.next() else { return false }
             group.addTask {
-                let scenario = ConvergenceScenario(seed: seed, door: configuration.door)
-                let divergences = await scenario.run()
-                return SeedOutcome(
-                    seed: seed, divergences: divergences.map { ($0.category, $0.detail) }, log: scenario.log,
-                    checks: scenario.checks)
+                await outcome(ofSeed: seed, door: configuration.door, hangLimit: ConvergenceConfiguration.hangLimit)
             }
             return true
         }
@@ -116,7 +122,14 @@ private func runConvergence(_ configuration: ConvergenceConfiguration) async {
             checks.merge(outcome.checks, uniquingKeysWith: +)
             if !outcome.divergences.isEmpty {
                 failures.append(outcome)
-                for category in Set(outcome.divergences.map(\.category)) { categories[category, default: 0] += 1 }
+                let kinds = Set(outcome.divergences.map(\.category))
+                for category in kinds { categories[category, default: 0] += 1 }
+                writeFile(of: outcome)
+                if configuration.isSoak {
+                    print(
+                        "convergence soak: seed \(outcome.seed) diverged (\(kinds.sorted().joined(separator: ", "))): CONVERGENCE_SEED=\(outcome.seed) to rerun"
+                    )
+                }
             }
             if configuration.isSoak, done % 500 == 0 {
                 print("convergence soak: \(done)/\(configuration.seeds.count) seeds, \(failures.count) diverged")
@@ -136,17 +149,8 @@ private func runConvergence(_ configuration: ConvergenceConfiguration) async {
     print(
         "convergence checks made: \(checks.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
     )
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence")
-    // Kept across runs (a seed's file is replaced when it fails again): a rerun of one seed that
-    // passes must not take the file of a long run's failure with it.
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    for failure in failures {
-        let text = (failure.divergences.map { "[\($0.category)] \($0.detail)" } + ["", "operations:"] + failure.log)
-            .joined(separator: "\n")
-        try? Data(text.utf8).write(to: directory.appendingPathComponent("seed-\(failure.seed).txt"))
-    }
     if !failures.isEmpty {
-        print("convergence: each failing seed's divergences and operations are in \(directory.path)")
+        print("convergence: each failing seed's divergences and operations are in \(failureDirectory.path)")
     }
     for failure in failures.prefix(configuration.seeds.count == 1 ? 1 : 25) {
         var lines = failure.divergences.prefix(6).map { "  [\($0.category)] \($0.detail)" }
@@ -160,5 +164,52 @@ private func runConvergence(_ configuration: ConvergenceConfiguration) async {
     }
     if failures.count > 25 {
         Issue.record("\(summary) (only the first 25 failing seeds are recorded in detail)")
+    }
+}
+
+/// Where each failing seed's divergences and operations are written (`seed-N.txt`). Kept across
+/// runs (a seed's file is replaced when it fails again): a rerun of one seed that passes must not
+/// take the file of a long run's failure with it.
+private let failureDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("convergence")
+
+/// Writes `failure`'s file in ``failureDirectory``.
+private func writeFile(of failure: SeedOutcome) {
+    try? FileManager.default.createDirectory(at: failureDirectory, withIntermediateDirectories: true)
+    let text = (failure.divergences.map { "[\($0.category)] \($0.detail)" } + ["", "operations:"] + failure.log)
+        .joined(separator: "\n")
+    try? Data(text.utf8).write(to: failureDirectory.appendingPathComponent("seed-\(failure.seed).txt"))
+}
+
+/// Runs one seed's scenario. A scenario that has not ended after `hangLimit` is reported as hung
+/// and left running: the caller goes on, and the run ends and names the seed instead of waiting
+/// for good.
+private func outcome(ofSeed seed: UInt64, door: Door, hangLimit: Duration) async -> SeedOutcome {
+    /// The caller's continuation, resumed by whichever ends first: the scenario or the watchdog.
+    final class Reply: Sendable {
+        let continuation = Lock<CheckedContinuation<SeedOutcome, Never>?>(nil)
+        func answer(_ outcome: SeedOutcome) {
+            continuation.withLock { $0.take() }?.resume(returning: outcome)
+        }
+    }
+    let reply = Reply()
+    return await withCheckedContinuation { (continuation: CheckedContinuation<SeedOutcome, Never>) in
+        reply.continuation.withLock { $0 = continuation }
+        let watchdog = Task {
+            try? await Task.sleep(for: hangLimit)
+            guard !Task.isCancelled else { return }
+            reply.answer(
+                SeedOutcome(
+                    seed: seed, divergences: [("hung", "the scenario had not ended after \(hangLimit)")], log: [],
+                    checks: [:]))
+        }
+        Task {
+            let scenario = ConvergenceScenario(seed: seed, door: door)
+            let divergences = await scenario.run()
+            watchdog.cancel()
+            reply.answer(
+                SeedOutcome(
+                    seed: seed, divergences: divergences.map { ($0.category, $0.detail) }, log: scenario.log,
+                    checks: scenario.checks))
+        }
     }
 }
