@@ -44,6 +44,41 @@ import ServerTestSupport
         await database.close()
     }
 
+    @Test func appendsWithoutASnapshotNumberTheirEntriesInTurnAndWakeTheOtherNodes() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let endpoint = try PostgresEndpoint(url: cluster.url(try cluster.createDatabase()))
+        let first = PostgresServerDatabase(endpoint)
+        try await first.prepare()
+        let second = PostgresServerDatabase(endpoint)
+        try await second.prepare()
+        // A third node listens; its stream says so once it listens.
+        let listener = PostgresServerDatabase(endpoint)
+        var wakeUps = listener.wakeUps().makeAsyncIterator()
+        _ = await wakeUps.next()
+        // Two nodes append at once (one statement each): positions 1…5, each append's entries
+        // together and in its order, each answered with its last position.
+        async let fromFirst = first.append([[1], [2], [3]], node: "a", snapshot: nil)
+        async let fromSecond = second.append([[4], [5]], node: "b", snapshot: nil)
+        let heads = try await [fromFirst, fromSecond]
+        let entries = try await first.entries(after: 0, limit: 10)
+        #expect(entries.map(\.position) == [1, 2, 3, 4, 5])
+        let bytes = entries.map(\.bytes)
+        if heads == [3, 5] {
+            #expect(bytes == [[1], [2], [3], [4], [5]])
+        } else {
+            #expect(heads == [5, 2], "each append answers its last position")
+            #expect(bytes == [[4], [5], [1], [2], [3]])
+        }
+        #expect(entries.allSatisfy { $0.writtenAt != nil }, "stamped by PostgreSQL's clock")
+        #expect(try await first.head() == 5)
+        // The other node hears of them without polling: the notification came with the commit.
+        _ = await wakeUps.next()
+        await listener.close()
+        await second.close()
+        await first.close()
+    }
+
     @Test func aNodeIdsLeaseIsOneProcessAtATimeAndCountsIncarnations() async throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }

@@ -94,8 +94,12 @@ final class LogAppender: Sendable {
             }
             if batch.isEmpty { return }
             do {
-                try await log.append(batch.map(\.bytes), node: nodeId) { [store] stored in
-                    carriesSnapshot ? try store.snapshot(after: stored) : nil
+                if carriesSnapshot {
+                    try await log.append(batch.map(\.bytes), node: nodeId) { [store] stored in
+                        try store.snapshot(after: stored)
+                    }
+                } else {
+                    try await log.append(batch.map(\.bytes), node: nodeId, snapshot: nil)
                 }
                 state.withLock { $0.commits += 1 }
                 store.setHealthy(true)

@@ -15,7 +15,8 @@ import Foundation
 ///   snapshot `snapshot` returns (called once the transaction holds the log's lock, with the
 ///   position the stored snapshot is at); it records the snapshot's position so that
 ///   ``ServerDatabase/open()`` returns it as the counter `"logPosition"`, consistent with the
-///   tables it returns.
+///   tables it returns. Without `snapshot` (most appends: nodes carry theirs about once a
+///   second) it writes the entries only, which a database may do in a single round trip.
 /// - ``entries(after:limit:)`` reads committed entries in position order; ``head()`` is the
 ///   position of the newest committed entry (a node that has applied through it has seen every
 ///   change committed before the call: a read barrier).
@@ -39,13 +40,14 @@ public protocol ServerChangeLog: ServerDatabase {
     /// (default 15). Nodes beat every third of it.
     var silentLimit: Double { get }
 
-    /// Appends `entries` (possibly none: a snapshot alone) written by `node`, in one transaction.
+    /// Appends `entries` (possibly none: a snapshot alone) written by `node`, in one transaction,
+    /// with the snapshot `snapshot` brings (`nil`: the entries alone).
     ///
     /// - Returns: the position of the last entry (the log's head when `entries` is empty).
     @discardableResult
     func append(
         _ entries: [[UInt8]], node: String,
-        snapshot: @escaping @Sendable (_ storedThrough: Int) throws -> ServerLogSnapshot?
+        snapshot: (@Sendable (_ storedThrough: Int) throws -> ServerLogSnapshot?)?
     ) async throws -> Int
 
     /// Up to `limit` committed entries after `position`, in position order.

@@ -101,7 +101,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     func close() async {}
 
     func append(
-        _ entries: [[UInt8]], node: String, snapshot: @escaping @Sendable (Int) throws -> ServerLogSnapshot?
+        _ entries: [[UInt8]], node: String, snapshot: (@Sendable (Int) throws -> ServerLogSnapshot?)?
     ) async throws -> Int {
         let refusal = log.withLock { log -> [CheckedContinuation<Void, Never>]? in
             guard log.failing else { return nil }
@@ -113,7 +113,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
             throw Refused()
         }
         let (head, listeners) = try log.withLock { log throws -> (Int, [AsyncStream<Void>.Continuation]) in
-            if let write = try snapshot(log.snapshot), write.through > log.snapshot {
+            if let write = try snapshot?(log.snapshot), write.through > log.snapshot {
                 try tables.writeNow(write.batch)
                 log.snapshot = write.through
             }

@@ -12,10 +12,12 @@ import PostgresNIO
 ///   commit in position order, without holes, so a reader's `position > cursor` never skips one.
 /// - The same transaction writes the snapshot the node brings (its rows, and `log_head.snapshot`),
 ///   so the tables are always the state at `log_head.snapshot`.
-/// - A notification on `chat_log` follows each commit, in a transaction of its own (NOTIFY
-///   inside the append would hold PostgreSQL's notification lock through the commit's flush);
-///   the payload is the head position. Nodes listen on a connection of their own, reconnecting
-///   when it drops; a lost notification costs latency only (nodes poll).
+/// - An append without a snapshot (most: a node carries its own about once a second) is one
+///   statement, ``AppendStatement``: numbering, entries and a notification on `chat_log`, sent at
+///   its commit. An append with a snapshot is a transaction of several statements, followed by
+///   its notification in a statement of its own. The payload is the head position. Nodes listen
+///   on a connection of their own, reconnecting when it drops; a lost notification costs latency
+///   only (nodes poll).
 /// - `chat.nodes(id, seen_at, applied)`: heartbeats, by the database's clock, with how far each
 ///   node has applied; each beat also removes entries nobody needs any more (a bounded log).
 extension PostgresServerDatabase {
@@ -24,8 +26,9 @@ extension PostgresServerDatabase {
     static let readingSeparator = "\u{1F}"
 
     public func append(
-        _ entries: [[UInt8]], node: String, snapshot: @escaping @Sendable (Int) throws -> ServerLogSnapshot?
+        _ entries: [[UInt8]], node: String, snapshot: (@Sendable (Int) throws -> ServerLogSnapshot?)?
     ) async throws -> Int {
+        guard let snapshot else { return try await appendEntries(entries, node: node) }
         let count = entries.count
         let work = Task { () throws -> Int in
             try await self.client.withTransaction(logger: self.logger) { connection -> Int in
@@ -62,6 +65,22 @@ extension PostgresServerDatabase {
                 "SELECT pg_notify(\(Self.notificationChannel), \(String(head)))", logger: logger)
         }
         return head
+    }
+
+    /// An append without a snapshot: one round trip (``AppendStatement``).
+    private func appendEntries(_ entries: [[UInt8]], node: String) async throws -> Int {
+        guard !entries.isEmpty else { return try await head() }
+        let statement = AppendStatement(node: node, entries: entries)
+        let work = Task { () throws -> Int in
+            var head: Int?
+            for try await position in try await self.client.execute(statement, logger: self.logger) { head = position }
+            guard let head else { throw PostgresStoreError.notOurs("the change log's head row is missing") }
+            return head
+        }
+        return try await Self.value(of: work, within: Self.writeTimeout) {
+            PostgresStoreError.unreachable(
+                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
+        }
     }
 
     /// Writes a node's snapshot rows in the caller's transaction.
