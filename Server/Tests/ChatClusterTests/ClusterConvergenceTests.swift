@@ -89,7 +89,7 @@ import TestSupport
         for index in 0..<3 {
             // A random port may be taken (by another program): another one, a few times.
             for attempt in 0..<5 {
-                let port = Int.random(in: 20_000...45_000)
+                let port = ChatServerProcess.fixedPort()
                 do {
                     nodes.append(try await Self.startNode(url, id: "n\(index)", port: port))
                     ports.append(port)

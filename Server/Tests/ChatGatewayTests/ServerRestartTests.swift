@@ -11,7 +11,7 @@ import ServerTestSupport
 @Suite(.timeLimit(.minutes(1))) struct ServerRestartTests {
     private let chatServer = Subprocess.product("chat-server")
 
-    /// Starts `chat-server --dev` (in memory) on `port` (0: any) and returns it with its port.
+    /// Starts `chat-server --dev` (in memory) on `port` and returns it with its port.
     private func start(port: Int) async throws -> (Subprocess, Int) {
         let server = try Subprocess(
             chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
@@ -52,7 +52,9 @@ import ServerTestSupport
     }
 
     @Test func clientsOfARestartedInMemoryServerShowOnlyTheNewHistory() async throws {
-        var (server, port) = try await start(port: 0)
+        // A port of our own choosing: one of port 0's might be given to another test's server
+        // or client while this one is down.
+        var (server, port) = try await ChatServerProcess.startOnFixedPort([])
         let alice = client("alice", port: port)
         let bob = client("bob", port: port)
         try await alice.connect()

@@ -189,7 +189,7 @@ import ServerTestSupport
             process.standardInput = input
             process.standardOutput = output
             try process.run()
-            input.fileHandleForWriting.write(Data(script.utf8))
+            try input.fileHandleForWriting.write(contentsOf: Data(script.utf8))
             try input.fileHandleForWriting.close()
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
@@ -248,12 +248,9 @@ import ServerTestSupport
     /// the server cannot be reached" (no NIO internals, no advice to a program), and it connects
     /// by itself, opening #general, once a server starts on that port.
     @Test func theTerminalStartedBeforeItsServerConnectsOnceTheServerIsUp() async throws {
-        // A port nobody listens on: a server's, stopped.
-        let probe = try Subprocess(chatServer, ["--dev", "--port", "0"], environment: ["CHAT_SERVER_SECRET": ""])
-        var probeLines = probe.lines.makeAsyncIterator()
-        let port = try #require(
-            await probeLines.next()?.wholeMatch(of: /listening on ws:\/\/127\.0\.0\.1:(\d+)\/v1\/connect/)
-                .flatMap { Int($0.1) })
+        // A port nobody listens on: a server's, stopped. Not one of port 0's: another test's
+        // server could be given it, and this terminal would reach that server.
+        let (probe, port) = try await ChatServerProcess.startOnFixedPort([])
         probe.process.terminate()
         _ = await probe.exitStatus()
 
@@ -267,7 +264,7 @@ import ServerTestSupport
         terminal.standardError = output
         try terminal.run()
         try await Task.sleep(for: .seconds(2))
-        input.fileHandleForWriting.write(Data("show\n".utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data("show\n".utf8))
         try await Task.sleep(for: .milliseconds(500))
         let server = try Subprocess(
             chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
@@ -277,7 +274,7 @@ import ServerTestSupport
         #expect(listening?.hasPrefix("listening on") == true, "\(listening ?? "nothing")")
         // The terminal tries every second; a machine busy with other tests may take longer.
         try await Task.sleep(for: .seconds(4))
-        input.fileHandleForWriting.write(Data("show\nsend general hello\nquit\n".utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data("show\nsend general hello\nquit\n".utf8))
         try input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         terminal.waitUntilExit()
@@ -309,14 +306,14 @@ import ServerTestSupport
         terminal.standardOutput = output
         try terminal.run()
         // Time to connect, on a machine busy with other tests, before the first `show`.
-        input.fileHandleForWriting.write(Data("help\n".utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data("help\n".utf8))
         try await Task.sleep(for: .seconds(3))
-        input.fileHandleForWriting.write(Data("show\n".utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data("show\n".utf8))
         try await Task.sleep(for: .milliseconds(500))
         server.process.terminate()
         #expect(await server.exitStatus() == 0)
         try await Task.sleep(for: .seconds(1))
-        input.fileHandleForWriting.write(Data("show\nsend general still there?\nquit\n".utf8))
+        try input.fileHandleForWriting.write(contentsOf: Data("show\nsend general still there?\nquit\n".utf8))
         try input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         terminal.waitUntilExit()

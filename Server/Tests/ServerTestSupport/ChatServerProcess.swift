@@ -20,6 +20,35 @@ package enum ChatServerProcess {
         return (server, port)
     }
 
+    /// A random port for a server that a test stops and starts again at the same address:
+    /// 20,000–32,767, below the ephemeral range (32,768–60,999 on Linux, 49,152–65,535 on
+    /// macOS) from which the kernel gives listeners on port 0 and outgoing connections theirs.
+    /// A port taken from that range may be given to another test's server or client the moment
+    /// it is free, and the server started there again cannot listen (or, worse, its clients
+    /// reach the other test's). The caller still tries another if this one is taken.
+    package static func fixedPort() -> Int { Int.random(in: 20_000..<32_768) }
+
+    /// Starts `chat-server --dev` with `arguments` on a port of `fixedPort()`, another one if
+    /// it is taken (five tries), and returns it with that port once it listens.
+    package static func startOnFixedPort(_ arguments: [String]) async throws -> (Subprocess, Int) {
+        var reason = ""
+        for _ in 0..<5 {
+            let port = fixedPort()
+            let server = try Subprocess(executable, ["--port", "\(port)", "--dev"] + arguments, environment: [:])
+            var lines = server.lines.makeAsyncIterator()
+            let first = await lines.next()
+            if first?.hasPrefix("listening on") == true { return (server, port) }
+            reason = "\(first ?? "no first line"): \(server.standardError)"
+        }
+        throw ServerDidNotStart(reason: "chat-server \(arguments) did not listen on five ports: \(reason)")
+    }
+
+    /// Why `startOnFixedPort` gave up.
+    package struct ServerDidNotStart: Error, CustomStringConvertible {
+        package let reason: String
+        package var description: String { reason }
+    }
+
     /// `count` nodes of a cluster on the PostgreSQL database at `url`, named n0, n1, …, each
     /// started with `arguments(index)` too (n0 with `--admin boss`); their processes and ports,
     /// in order. The caller terminates them.

@@ -90,7 +90,7 @@ package final class Subprocess: @unchecked Sendable {
         if let inputPipe { process.standardInput = inputPipe }
         try process.run()
         if let input, let inputPipe {
-            inputPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inputPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8))
             try inputPipe.fileHandleForWriting.close()
         }
     }
