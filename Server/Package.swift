@@ -184,6 +184,7 @@ let package = Package(
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannelsTestSupport", package: "LiveChannels"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]),
         // Several chat-server nodes on one PostgreSQL, scripts/cluster, the cross-node rules.

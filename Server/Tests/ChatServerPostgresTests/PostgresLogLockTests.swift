@@ -2,6 +2,7 @@ import ChatServer
 import ChatServerPostgres
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import PostgresNIO
 import Testing
 import ServerTestSupport
@@ -26,7 +27,7 @@ import ServerTestSupport
             "UPDATE chat.log_head SET position = position WHERE id = 1", logger: Logger(label: "stalled"))
         // Another node appends: it waits for the lock, which PostgreSQL frees by ending the silent
         // session well within the append's own time limit.
-        let head = try await database.append([[9, 9]], node: "other") { _ in nil }
+        let head = try await database.append([[9, 9]], node: "other")
         #expect(head == 1)
         let entries = try await database.entries(after: 0, limit: 10)
         #expect(entries.map(\.bytes) == [[9, 9]])
@@ -44,7 +45,7 @@ import ServerTestSupport
         await database.close()
     }
 
-    @Test func appendsWithoutASnapshotNumberTheirEntriesInTurnAndWakeTheOtherNodes() async throws {
+    @Test func appendsNumberTheirEntriesInTurnAndWakeTheOtherNodes() async throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
         let endpoint = try PostgresEndpoint(url: cluster.url(try cluster.createDatabase()))
@@ -58,8 +59,8 @@ import ServerTestSupport
         _ = await wakeUps.next()
         // Two nodes append at once (one statement each): positions 1…5, each append's entries
         // together and in its order, each answered with its last position.
-        async let fromFirst = first.append([[1], [2], [3]], node: "a", snapshot: nil)
-        async let fromSecond = second.append([[4], [5]], node: "b", snapshot: nil)
+        async let fromFirst = first.append([[1], [2], [3]], node: "a")
+        async let fromSecond = second.append([[4], [5]], node: "b")
         let heads = try await [fromFirst, fromSecond]
         let entries = try await first.entries(after: 0, limit: 10)
         #expect(entries.map(\.position) == [1, 2, 3, 4, 5])
@@ -103,19 +104,19 @@ import ServerTestSupport
         let endpoint = try PostgresEndpoint(url: cluster.url(try cluster.createDatabase()))
         let database = PostgresServerDatabase(endpoint)
         try await database.prepare()
-        let head = try await database.append((1...30).map { [UInt8($0)] }, node: "a") { _ in nil }
+        let head = try await database.append((1...30).map { [UInt8($0)] }, node: "a")
         #expect(head == 30)
         // Node b has applied 20 only: nothing above it goes, and nothing the tables lack.
         _ = try await database.beat(node: "b", applied: 20, silentFor: 15)
         var beat = try await database.beat(node: "a", applied: 30, silentFor: 15)
         #expect(beat.keptEntries == 30, "the tables hold nothing yet")
-        _ = try await database.append([], node: "a") { _ in
+        try await database.writeSnapshot(node: "a") { _ in
             ServerLogSnapshot(batch: ServerDatabaseBatch(), through: 25)
         }
         beat = try await database.beat(node: "a", applied: 30, silentFor: 15)
         #expect(beat.keptEntries == 10, "positions 21 to 30 stay for node b")
         #expect(try await database.entries(after: 0, limit: 100).first?.position == 21, "a gap for whoever needs 1")
-        _ = try await database.append([], node: "a") { _ in
+        try await database.writeSnapshot(node: "a") { _ in
             ServerLogSnapshot(batch: ServerDatabaseBatch(), through: 30)
         }
         _ = try await database.beat(node: "b", applied: 30, silentFor: 15)
@@ -123,5 +124,78 @@ import ServerTestSupport
         #expect(beat.keptEntries == 1, "never the newest")
         #expect(try await database.entries(after: 0, limit: 100).map(\.position) == [30])
         await database.close()
+    }
+
+    /// A node's snapshot is a transaction of its own on the snapshot's row: while another node
+    /// holds that row (writing its snapshot), appends still commit; the waiting snapshot then
+    /// starts from where the other left the tables.
+    @Test func aSnapshotsWriteHoldsNoAppendBackAndSnapshotsTakeTurns() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let endpoint = try PostgresEndpoint(url: cluster.url(try cluster.createDatabase()))
+        let database = PostgresServerDatabase(endpoint)
+        try await database.prepare()
+        let logger = Logger(label: "other")
+        let other = try await PostgresConnection.connect(
+            configuration: try PostgresServerDatabase.sessionConfiguration(endpoint), id: 9, logger: logger)
+        try await other.query("BEGIN", logger: logger)
+        try await other.query("SELECT value FROM chat.meta WHERE key = 'log_snapshot' FOR UPDATE", logger: logger)
+        // Another node is writing its snapshot: appends go on.
+        #expect(try await database.append([[1], [2]], node: "a") == 2)
+        #expect(try await database.append([[3]], node: "b") == 3)
+        // This node's snapshot waits for the other's lock, and is asked from where it left them.
+        let asked = NIOLockedValueBox<[Int]>([])
+        let write = Task {
+            try await database.writeSnapshot(node: "a") { stored in
+                asked.withLockedValue { $0.append(stored) }
+                return ServerLogSnapshot(batch: ServerDatabaseBatch(), through: 3)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(asked.withLockedValue { $0 }.isEmpty, "asked while the other node held the snapshot's row")
+        try await other.query("UPDATE chat.meta SET value = 2 WHERE key = 'log_snapshot'", logger: logger)
+        try await other.query("COMMIT", logger: logger)
+        try await write.value
+        #expect(asked.withLockedValue { $0 } == [2])
+        #expect(try await database.open().counters["logPosition"] == 3)
+        // A snapshot not above the stored one changes nothing: the position only moves forward.
+        try await database.writeSnapshot(node: "b") { _ in
+            ServerLogSnapshot(batch: ServerDatabaseBatch(), through: 1)
+        }
+        let counters = try await database.open().counters
+        #expect(counters["logPosition"] == 3)
+        #expect(counters["log_snapshot"] == nil, "the snapshot's row is no counter")
+        try? await other.close()
+        await database.close()
+    }
+
+    /// Schema 5 moved the snapshot's position from `chat.log_head` to `chat.meta`: a database of
+    /// schema 4 keeps its position through the upgrade.
+    @Test func aSchemaFourDatabaseKeepsItsSnapshotsPositionThroughTheUpgrade() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let endpoint = try PostgresEndpoint(url: cluster.url(try cluster.createDatabase()))
+        let first = PostgresServerDatabase(endpoint)
+        try await first.prepare()
+        _ = try await first.append((1...9).map { [UInt8($0)] }, node: "a")
+        // As schema 4 left it: the position in the head row, none in `chat.meta`.
+        for statement in [
+            "ALTER TABLE chat.log_head ADD COLUMN snapshot bigint NOT NULL DEFAULT 0",
+            "UPDATE chat.log_head SET snapshot = 7",
+            "DELETE FROM chat.meta WHERE key = 'log_snapshot'",
+            "UPDATE chat.meta SET value = 4 WHERE key = 'schema_version'",
+        ] {
+            try await first.client.query(PostgresQuery(unsafeSQL: statement), logger: Logger(label: "t"))
+        }
+        await first.close()
+        let upgraded = PostgresServerDatabase(endpoint)
+        try await upgraded.prepare()
+        #expect(try await upgraded.open().counters["logPosition"] == 7)
+        let columns = try await upgraded.client.query(
+            "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'chat' AND table_name = 'log_head'",
+            logger: Logger(label: "t")
+        ).collect().first?.decode(Int.self)
+        #expect(columns == 2, "the head row keeps its id and position only")
+        await upgraded.close()
     }
 }

@@ -3,12 +3,12 @@ import Foundation
 import Locking
 
 /// Writes one node's entries to the cluster's change log: everything queued while the previous
-/// append was committing goes in the next one (group commit). At most one append per
-/// ``snapshotDelay`` also carries the snapshot rows this node can bring forward
-/// (``ReplicaStore/snapshot(after:)``); the others hold the log's head only for their own entries
-/// (every append holds it until it commits, so whatever else it writes delays every node's next
-/// append). A quiet node writes its snapshot alone at a poll (``writeSnapshotIfDue()``), so the
-/// tables follow the log within about ``snapshotDelay`` either way.
+/// append was committing goes in the next one (group commit). Beside the appends, at most once per
+/// ``snapshotDelay``, it writes the snapshot rows this node can bring forward
+/// (``ReplicaStore/snapshot(after:)``) in a write of their own
+/// (``ServerChangeLog/writeSnapshot(node:_:)``): an append never waits for a snapshot, this
+/// node's or another's, and the tables follow the log within about ``snapshotDelay`` (after a
+/// committed append, or at a poll for a quiet node: ``writeSnapshotIfDue()``).
 ///
 /// - Threading: thread-safe. Lock order: `LockRank.storeWriter`, after the engine's lock.
 final class LogAppender: Sendable {
@@ -21,8 +21,8 @@ final class LogAppender: Sendable {
     /// Told the refs of a batch whose append failed (0s left out).
     private let failed: @Sendable ([UInt64], ChatError) -> Void
 
-    /// How long after this node last wrote its snapshot the next append carries it again; a node
-    /// that holds changes the tables lack and does not append writes them alone after it.
+    /// How long after this node last wrote (or tried to write) its snapshot it writes it again,
+    /// when it holds changes the tables lack.
     static let snapshotDelay: TimeInterval = 1
     /// How long after a failed append the entries it kept are tried again (when no new entry
     /// starts an append first).
@@ -32,6 +32,8 @@ final class LogAppender: Sendable {
         /// Entries to append, with their waiter's ref (0: nobody waits).
         var queue: [(ref: UInt64, bytes: [UInt8])] = []
         var isAppending = false
+        /// Whether a snapshot's write is under way (one at a time; appends go on beside it).
+        var isWritingSnapshot = false
         /// When this node last wrote (or tried to write) its snapshot.
         var lastSnapshot: Date
         /// When an append last failed.
@@ -61,7 +63,7 @@ final class LogAppender: Sendable {
     /// Whether entries wait to be appended.
     var hasQueued: Bool { state.withLock { !$0.queue.isEmpty } }
 
-    /// Whether an append (or a snapshot's write) is under way.
+    /// Whether an append is under way.
     var isAppending: Bool { state.withLock { $0.isAppending } }
 
     /// Queues an entry's bytes (`ref` 0: nobody waits) and starts an append when none runs.
@@ -84,26 +86,18 @@ final class LogAppender: Sendable {
         while true {
             // Let concurrent callers queue theirs first (see DatabaseServerStore.gather).
             for _ in 0..<4 { await Task.yield() }
-            let now = clock.now
-            let (batch, carriesSnapshot) = state.withLock { state -> ([(ref: UInt64, bytes: [UInt8])], Bool) in
+            let batch = state.withLock { state -> [(ref: UInt64, bytes: [UInt8])] in
                 defer { state.queue = [] }
                 if state.queue.isEmpty { state.isAppending = false }
-                let due = !state.queue.isEmpty && now.timeIntervalSince(state.lastSnapshot) >= Self.snapshotDelay
-                if due { state.lastSnapshot = now }
-                return (state.queue, due)
+                return state.queue
             }
             if batch.isEmpty { return }
             do {
-                if carriesSnapshot {
-                    try await log.append(batch.map(\.bytes), node: nodeId) { [store] stored in
-                        try store.snapshot(after: stored)
-                    }
-                } else {
-                    try await log.append(batch.map(\.bytes), node: nodeId, snapshot: nil)
-                }
+                try await log.append(batch.map(\.bytes), node: nodeId)
                 state.withLock { $0.commits += 1 }
                 store.setHealthy(true)
                 committed()
+                writeSnapshotIfDue()
             } catch {
                 store.setHealthy(false)
                 // An entry nobody waits for (a detach, a node down, a tick) is what other nodes
@@ -140,39 +134,33 @@ final class LogAppender: Sendable {
             state.isAppending = true
             return true
         }
-        if retry {
-            Task { await appendQueued() }
-        } else {
-            writeSnapshotIfDue()
-        }
+        if retry { Task { await appendQueued() } }
+        writeSnapshotIfDue()
     }
 
-    /// Writes the snapshot alone when this node holds changes beyond it and has not written it
-    /// for ``snapshotDelay`` (so the tables follow a quiet node too).
+    /// Writes the snapshot, in a write of its own beside the appends, when this node holds
+    /// changes the tables lack, has not written it for ``snapshotDelay``, and is not writing it
+    /// already.
     func writeSnapshotIfDue() {
         let now = clock.now
         let holds = store.holdsUnstoredChanges
         let due = state.withLock { state -> Bool in
-            guard !state.closed, !state.isAppending, holds,
+            guard !state.closed, !state.isWritingSnapshot, holds,
                 now.timeIntervalSince(state.lastSnapshot) >= Self.snapshotDelay
             else { return false }
-            state.isAppending = true
+            state.isWritingSnapshot = true
             state.lastSnapshot = now
             return true
         }
         guard due else { return }
         Task {
             do {
-                try await log.append([], node: nodeId) { [store] stored in try store.snapshot(after: stored) }
+                try await log.writeSnapshot(node: nodeId) { [store] stored in try store.snapshot(after: stored) }
                 store.setHealthy(true)
             } catch {
                 store.setHealthy(false)
             }
-            let more = state.withLock { state -> Bool in
-                if state.queue.isEmpty { state.isAppending = false }
-                return !state.queue.isEmpty
-            }
-            if more { await appendQueued() }
+            state.withLock { $0.isWritingSnapshot = false }
         }
     }
 
@@ -186,6 +174,6 @@ final class LogAppender: Sendable {
 
     /// Writes this node's snapshot a last time (after ``stop()``).
     func writeFinalSnapshot() async {
-        _ = try? await log.append([], node: nodeId) { [store] stored in try store.snapshot(after: stored) }
+        _ = try? await log.writeSnapshot(node: nodeId) { [store] stored in try store.snapshot(after: stored) }
     }
 }

@@ -3,10 +3,10 @@ import Foundation
 import Locking
 
 /// The ``ServerStore`` a node of a cluster offers its engine: the changes the engine makes while
-/// applying entries are kept, by the log position they are current at, until some node's append
-/// writes them into the tables (any node writes what it applied beyond the stored snapshot, in
-/// the transaction of its next append: ``snapshot(after:)``). Changes are durable once their
-/// entry is committed, so nothing waits for them.
+/// applying entries are kept, by the log position they are current at, until some node's
+/// snapshot writes them into the tables (any node writes what it applied beyond the stored
+/// snapshot, about once a second: ``snapshot(after:)``, ``LogAppender``). Changes are durable
+/// once their entry is committed, so nothing waits for them.
 ///
 /// - Threading: thread-safe. Lock order: `LockRank.storeWriter`, after the engine's lock.
 final class ReplicaStore: ServerStore {
@@ -35,7 +35,7 @@ final class ReplicaStore: ServerStore {
         state = Lock(State(applied: position), rank: .storeWriter)
     }
 
-    /// Whether the last append of this node (or snapshot write) succeeded.
+    /// Whether the last append or snapshot write of this node succeeded.
     var isHealthy: Bool { state.withLock { $0.healthy } }
     func setHealthy(_ healthy: Bool) { state.withLock { $0.healthy = healthy } }
 

@@ -11,12 +11,14 @@ import Foundation
 /// Contract, for an implementation:
 /// - Positions are 1, 2, 3 … without gaps, in commit order: an entry is never committed after
 ///   one with a higher position (hold a lock from numbering to commit, as a counter row does).
-/// - ``append(_:node:snapshot:)`` commits the entries and, in the same transaction, the
-///   snapshot `snapshot` returns (called once the transaction holds the log's lock, with the
-///   position the stored snapshot is at); it records the snapshot's position so that
-///   ``ServerDatabase/open()`` returns it as the counter `"logPosition"`, consistent with the
-///   tables it returns. Without `snapshot` (most appends: nodes carry theirs about once a
-///   second) it writes the entries only, which a database may do in a single round trip.
+/// - ``append(_:node:)`` commits the entries, and nothing else: it holds whatever orders the
+///   positions only for them (a database may do it in a single round trip).
+/// - ``writeSnapshot(node:_:)`` writes a node's snapshot in a transaction of its own, which
+///   never holds the appends back: the rows `snapshot` returns (called once the transaction
+///   holds the snapshot's lock, with the position the stored snapshot is at) and their position,
+///   which ``ServerDatabase/open()`` returns as the counter `"logPosition"`, consistent with the
+///   tables it returns. Two nodes' snapshots are written one after the other, the second from
+///   where the first left the tables; the position only moves forward.
 /// - ``entries(after:limit:)`` reads committed entries in position order; ``head()`` is the
 ///   position of the newest committed entry (a node that has applied through it has seen every
 ///   change committed before the call: a read barrier).
@@ -40,15 +42,18 @@ public protocol ServerChangeLog: ServerDatabase {
     /// (default 15). Nodes beat every third of it.
     var silentLimit: Double { get }
 
-    /// Appends `entries` (possibly none: a snapshot alone) written by `node`, in one transaction,
-    /// with the snapshot `snapshot` brings (`nil`: the entries alone).
+    /// Appends `entries` written by `node`, in one transaction.
     ///
     /// - Returns: the position of the last entry (the log's head when `entries` is empty).
     @discardableResult
-    func append(
-        _ entries: [[UInt8]], node: String,
-        snapshot: (@Sendable (_ storedThrough: Int) throws -> ServerLogSnapshot?)?
-    ) async throws -> Int
+    func append(_ entries: [[UInt8]], node: String) async throws -> Int
+
+    /// Writes the snapshot rows that `snapshot` returns for the stored snapshot's position
+    /// (`nil`, or rows through a position not above it: nothing is written), in a transaction
+    /// of its own that holds no append back.
+    func writeSnapshot(
+        node: String, _ snapshot: @escaping @Sendable (_ storedThrough: Int) throws -> ServerLogSnapshot?
+    ) async throws
 
     /// Up to `limit` committed entries after `position`, in position order.
     func entries(after position: Int, limit: Int) async throws -> [ServerLogEntry]

@@ -104,7 +104,7 @@ import Testing
         defer { Task { for node in nodes { await node.close() } } }
         try await ClusterTests.settle(nodes, log)
         // An entry of a format from the future, as a newer node would write it.
-        let position = try await log.append([[ChangeEntry.format + 1, 0, 0]], node: "future") { _ in nil }
+        let position = try await log.append([[ChangeEntry.format + 1, 0, 0]], node: "future")
         for node in nodes {
             let reason = await node.waitForHalt()
             #expect(reason?.contains("entry at position \(position)") == true, "\(reason ?? "")")
@@ -153,28 +153,58 @@ import Testing
 }
 
 extension ClusterLifetimeTests {
-    @Test func aBusyNodesAppendsCarryItsSnapshotOnlyOncePerSnapshotDelay() async throws {
+    @Test func aBusyNodeWritesItsSnapshotOnlyOncePerSnapshotDelay() async throws {
         let (nodes, log) = try await ClusterTests.cluster(2)
         let clock = log.clock as! ManualClock
         let alice = try await connected(nodes[0], "alice")
         try await ClusterTests.settle(nodes, log)
         let tablesAtStart = log.snapshotPosition
+        let writesAtStart = log.snapshotWriteCount
         try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob"])))
         for index in 0..<20 {
             try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "m\(index)")))
         }
         try await ClusterTests.settle(nodes, log)
-        // Within the same second, each append holds the log's head for its own entries only: the
-        // tables stay where they were, the log has everything.
+        // Within the same second, the appends write their entries only: the tables stay where
+        // they were, the log has everything.
         #expect(log.snapshotPosition == tablesAtStart, "the tables moved within a second (\(log.count) entries)")
         #expect(nodes[1].messages(channelId: "c").count == 20)
-        // A second later the tables follow: the next append (or a quiet node's poll) writes them.
+        // A second later the tables follow, in one write: after the next append (or at a quiet
+        // node's poll).
         let applied = log.count
         clock.advance(by: LogAppender.snapshotDelay)
         try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "later")))
         await log.waitUntil(snapshot: applied)
         #expect(log.snapshotPosition >= applied)
+        #expect(log.snapshotWriteCount == writesAtStart + 1)
         for node in nodes { await node.close() }
+    }
+
+    /// A node's snapshot is a write of its own: while one waits (another node is writing its
+    /// own), every node's appends commit and apply, and each caller is answered.
+    @Test func appendsGoOnWhileASnapshotWaits() async throws {
+        let (nodes, log) = try await ClusterTests.cluster(2)
+        defer { Task { for node in nodes { await node.close() } } }
+        let clock = log.clock as! ManualClock
+        let alice = try await connected(nodes[0], "alice")
+        let bob = try await connected(nodes[1], "bob")
+        try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob"])))
+        try await ClusterTests.settle(nodes, log)
+        log.holdSnapshots()
+        let tables = log.snapshotPosition
+        clock.advance(by: LogAppender.snapshotDelay)
+        try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "first")))
+        #expect(await Self.yield(until: { log.heldSnapshotWriteCount >= 1 }), "node0's snapshot is under way")
+        for index in 0..<10 {
+            try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "a\(index)")))
+            try await bob.send(.sendMessage(MessageDraft(channelId: "c", text: "b\(index)")))
+        }
+        try await ClusterTests.settle(nodes, log)
+        for node in nodes { #expect(node.messages(channelId: "c").count == 21) }
+        #expect(log.snapshotPosition == tables, "no snapshot written while held")
+        log.releaseSnapshots()
+        await log.waitUntil(snapshot: tables + 1)
+        #expect(log.snapshotPosition > tables)
     }
 
     @Test func theLogKeepsOnlyWhatALiveNodeOrTheTablesStillNeed() async throws {

@@ -4,7 +4,8 @@ import Locking
 
 /// A ``ServerChangeLog`` in memory, shared by several `ChatServer` nodes in one process: the
 /// tables are a ``MemoryDatabase``, the log an array; notifications can be muted (a node that
-/// misses them catches up by polling) and appends failed on demand.
+/// misses them catches up by polling), appends failed on demand, and snapshot writes held (as
+/// behind another node's).
 final class MemoryChangeLog: ServerChangeLog, Sendable {
     let tables = MemoryDatabase()
     /// The database's clock (beats are timed by it): the nodes' clock in the tests.
@@ -35,6 +36,11 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
         var leases: [String: (incarnation: Int, held: Bool)] = [:]
         /// The appends refused while failing.
         var refused = 0
+        /// Whether snapshot writes wait (``holdSnapshots()``), and who waits.
+        var snapshotsHeld = false
+        var heldSnapshotWrites: [CheckedContinuation<Void, Never>] = []
+        /// The snapshot writes that changed the tables.
+        var snapshotWrites = 0
         /// Who waits for the log to reach a count of entries, a snapshot position and a number of
         /// refused appends.
         var waiters: [(count: Int, snapshot: Int, refused: Int, continuation: CheckedContinuation<Void, Never>)] = []
@@ -61,7 +67,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
         }
     }
 
-    /// Unordered: the snapshot an append writes is asked of the node under this lock.
+    /// Unordered: the snapshot a write stores is asked of the node under this lock.
     private let log = Lock(Log(), rank: .unordered)
 
     /// The number of entries committed (the newest position).
@@ -75,7 +81,9 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     func setMuted(_ muted: Bool) { log.withLock { $0.muted = muted } }
     /// The number of appends refused so far.
     var refusedCount: Int { log.withLock { $0.refused } }
-    /// Makes every append fail (or succeed again).
+    /// The snapshot writes that changed the tables so far.
+    var snapshotWriteCount: Int { log.withLock { $0.snapshotWrites } }
+    /// Makes every append and snapshot write fail (or succeed again).
     func setFailing(_ failing: Bool) { log.withLock { $0.failing = failing } }
     /// How long a node may stay silent before ``beat(node:silentFor:)`` names it (nodes started
     /// after the change beat every third of it).
@@ -100,9 +108,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     func startNewEpoch() async throws -> String { try await tables.startNewEpoch() }
     func close() async {}
 
-    func append(
-        _ entries: [[UInt8]], node: String, snapshot: (@Sendable (Int) throws -> ServerLogSnapshot?)?
-    ) async throws -> Int {
+    func append(_ entries: [[UInt8]], node: String) async throws -> Int {
         let refusal = log.withLock { log -> [CheckedContinuation<Void, Never>]? in
             guard log.failing else { return nil }
             log.refused += 1
@@ -112,11 +118,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
             for waiter in refusal { waiter.resume() }
             throw Refused()
         }
-        let (head, listeners) = try log.withLock { log throws -> (Int, [AsyncStream<Void>.Continuation]) in
-            if let write = try snapshot?(log.snapshot), write.through > log.snapshot {
-                try tables.writeNow(write.batch)
-                log.snapshot = write.through
-            }
+        let (head, listeners) = log.withLock { log -> (Int, [AsyncStream<Void>.Continuation]) in
             log.entries.append(contentsOf: entries)
             log.times.append(contentsOf: Array(repeating: clock.now, count: entries.count))
             return (log.head, entries.isEmpty || log.muted ? [] : log.listeners)
@@ -126,6 +128,45 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
         for waiter in ready { waiter.resume() }
         return head
     }
+
+    func writeSnapshot(
+        node: String, _ snapshot: @escaping @Sendable (Int) throws -> ServerLogSnapshot?
+    ) async throws {
+        await withCheckedContinuation { continuation in
+            let held = log.withLock { log -> Bool in
+                if log.snapshotsHeld { log.heldSnapshotWrites.append(continuation) }
+                return log.snapshotsHeld
+            }
+            if !held { continuation.resume() }
+        }
+        try log.withLock { log throws in
+            guard !log.failing else { throw Refused() }
+            if let write = try snapshot(log.snapshot), write.through > log.snapshot {
+                try tables.writeNow(write.batch)
+                log.snapshot = write.through
+                log.snapshotWrites += 1
+            }
+        }
+        let ready = log.withLock { $0.takeReady() }
+        for waiter in ready { waiter.resume() }
+    }
+
+    /// Makes snapshot writes wait until ``releaseSnapshots()``, as a node's waits while another
+    /// node writes its own: appends go on meanwhile.
+    func holdSnapshots() { log.withLock { $0.snapshotsHeld = true } }
+
+    /// Lets the held snapshot writes go on, and the next ones at once.
+    func releaseSnapshots() {
+        let held = log.withLock { log -> [CheckedContinuation<Void, Never>] in
+            log.snapshotsHeld = false
+            defer { log.heldSnapshotWrites = [] }
+            return log.heldSnapshotWrites
+        }
+        for waiter in held { waiter.resume() }
+    }
+
+    /// The number of snapshot writes waiting for ``releaseSnapshots()``.
+    var heldSnapshotWriteCount: Int { log.withLock { $0.heldSnapshotWrites.count } }
 
     /// Returns once the log holds at least `count` entries, its tables are at position
     /// `snapshot` or later, and it has refused at least `refused` appends (no polling: appends

@@ -1,7 +1,7 @@
 import PostgresNIO
 
-/// The statement of an append without a snapshot (``PostgresServerDatabase/append(_:node:snapshot:)``
-/// with none), prepared once per connection: it numbers the entries by moving `chat.log_head`
+/// The statement of an append (``PostgresServerDatabase/append(_:node:)``), prepared once per
+/// connection: it numbers the entries by moving `chat.log_head`
 /// forward, inserts them, and notifies `chat_log` with the new head — one round trip, in a
 /// transaction of its own. The notification is sent at its commit; appends already take turns on
 /// the head row through their commits, so the notifications' lock makes none wait longer. The row

@@ -7,68 +7,27 @@ import PostgresNIO
 
 /// The change log of a cluster (``ServerChangeLog``) in PostgreSQL.
 ///
-/// - `chat.log(position, node, entry)`: the entries. An append numbers its entries by moving the
-///   single row of `chat.log_head` forward, and holds that row's lock until it commits: entries
-///   commit in position order, without holes, so a reader's `position > cursor` never skips one.
-/// - The same transaction writes the snapshot the node brings (its rows, and `log_head.snapshot`),
-///   so the tables are always the state at `log_head.snapshot`.
-/// - An append without a snapshot (most: a node carries its own about once a second) is one
-///   statement, ``AppendStatement``: numbering, entries and a notification on `chat_log`, sent at
-///   its commit. An append with a snapshot is a transaction of several statements, followed by
-///   its notification in a statement of its own. The payload is the head position. Nodes listen
-///   on a connection of their own, reconnecting when it drops; a lost notification costs latency
-///   only (nodes poll).
+/// - `chat.log(position, node, entry)`: the entries. An append is one statement,
+///   ``AppendStatement``: it numbers its entries by moving the single row of `chat.log_head`
+///   forward, inserts them, and notifies `chat_log` (sent at its commit; the payload is the head
+///   position). It holds that row's lock until it commits, and nothing else: entries commit in
+///   position order, without holes, so a reader's `position > cursor` never skips one. Nodes
+///   listen on a connection of their own, reconnecting when it drops; a lost notification costs
+///   latency only (nodes poll).
+/// - A node's snapshot (its rows, and the position they are at in `chat.meta`'s `log_snapshot`)
+///   is a transaction of its own, ``writeSnapshot(node:_:)``, holding the lock of that row only:
+///   the tables are always the state at `log_snapshot`, and appends never wait for a snapshot.
 /// - `chat.nodes(id, seen_at, applied)`: heartbeats, by the database's clock, with how far each
 ///   node has applied; each beat also removes entries nobody needs any more (a bounded log).
 extension PostgresServerDatabase {
     static let notificationChannel = "chat_log"
+    /// The row of `chat.meta` that holds the position the tables are at (the snapshot's), and
+    /// whose lock a snapshot's write holds.
+    static let snapshotKey = "log_snapshot"
     /// Between the channel ids of `chat.connections.reading` (ids are printable ASCII).
     static let readingSeparator = "\u{1F}"
 
-    public func append(
-        _ entries: [[UInt8]], node: String, snapshot: (@Sendable (Int) throws -> ServerLogSnapshot?)?
-    ) async throws -> Int {
-        guard let snapshot else { return try await appendEntries(entries, node: node) }
-        let count = entries.count
-        let work = Task { () throws -> Int in
-            try await self.client.withTransaction(logger: self.logger) { connection -> Int in
-                let row = try await connection.query(
-                    "UPDATE chat.log_head SET position = position + \(count) WHERE id = 1 RETURNING position, snapshot",
-                    logger: self.logger
-                ).collect().first
-                guard let (head, stored) = try row?.decode((Int, Int).self) else {
-                    throw PostgresStoreError.notOurs("the change log's head row is missing")
-                }
-                if let write = try snapshot(stored), write.through > stored {
-                    try await self.writeSnapshot(write, on: connection)
-                }
-                if count > 0 {
-                    let positions = Array((head - count + 1)...head)
-                    let nodes = [String](repeating: node, count: count)
-                    let bytes = entries.map { ByteBuffer(bytes: $0) }
-                    try await connection.query(
-                        """
-                        INSERT INTO chat.log(position, node, entry, written_at)
-                        SELECT p, n, e, extract(epoch FROM clock_timestamp())
-                        FROM unnest(\(positions)::bigint[], \(nodes)::text[], \(bytes)::bytea[]) AS r(p, n, e)
-                        """, logger: self.logger)
-                }
-                return head
-            }
-        }
-        let head = try await Self.value(of: work, within: Self.writeTimeout) {
-            PostgresStoreError.unreachable(
-                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
-        }
-        if count > 0 {
-            _ = try? await client.query(
-                "SELECT pg_notify(\(Self.notificationChannel), \(String(head)))", logger: logger)
-        }
-        return head
-    }
-
-    /// An append without a snapshot: one round trip (``AppendStatement``).
-    private func appendEntries(_ entries: [[UInt8]], node: String) async throws -> Int {
+    public func append(_ entries: [[UInt8]], node: String) async throws -> Int {
         guard !entries.isEmpty else { return try await head() }
         let statement = AppendStatement(node: node, entries: entries)
         let work = Task { () throws -> Int in
@@ -83,12 +42,38 @@ extension PostgresServerDatabase {
         }
     }
 
+    /// A transaction of its own that locks the snapshot's row of `chat.meta` (`log_snapshot`),
+    /// never the log's head: appends go on while a node writes its snapshot, and two nodes'
+    /// snapshots are written one after the other, each from the position the other left.
+    public func writeSnapshot(
+        node: String, _ snapshot: @escaping @Sendable (_ storedThrough: Int) throws -> ServerLogSnapshot?
+    ) async throws {
+        // The rows are made once the lock is held, from the position it guards.
+        let work = Task { () throws -> Void in
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                let row = try await connection.query(
+                    "SELECT value FROM chat.meta WHERE key = \(Self.snapshotKey) FOR UPDATE", logger: self.logger
+                ).collect().first
+                guard let stored = try row?.decode(Int.self) else {
+                    throw PostgresStoreError.notOurs("the change log's snapshot row is missing")
+                }
+                if let write = try snapshot(stored), write.through > stored {
+                    try await self.writeSnapshot(write, on: connection)
+                }
+            }
+        }
+        try await Self.value(of: work, within: Self.writeTimeout) {
+            PostgresStoreError.unreachable(
+                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
+        }
+    }
+
     /// Writes a node's snapshot rows in the caller's transaction.
     private func writeSnapshot(_ write: ServerLogSnapshot, on connection: PostgresConnection) async throws {
         let batch = write.batch
         // The fence is the snapshot's position: it only moves forward.
         for try await _ in try await connection.execute(
-            WriteStatement(fence: "log_snapshot", number: write.through, batch: batch), logger: logger)
+            WriteStatement(fence: Self.snapshotKey, number: write.through, batch: batch), logger: logger)
         {}
         if !batch.connections.isEmpty {
             let rows = batch.connections
@@ -121,8 +106,6 @@ extension PostgresServerDatabase {
                 ON CONFLICT (user_id, device_id) DO UPDATE SET last_sequence = excluded.last_sequence
                 """, logger: logger)
         }
-        try await connection.query(
-            "UPDATE chat.log_head SET snapshot = \(write.through) WHERE id = 1", logger: logger)
     }
 
     /// Bounded like a write: a query on a connection PostgreSQL dropped under it can wait for
@@ -228,7 +211,7 @@ extension PostgresServerDatabase {
         try await client.query(
             """
             DELETE FROM chat.log WHERE position <= (SELECT least(
-                h.snapshot, h.position - 1,
+                (SELECT value FROM chat.meta WHERE key = \(Self.snapshotKey)), h.position - 1,
                 (SELECT min(applied) FROM chat.nodes WHERE seen_at >= now() - make_interval(secs => \(silentFor))),
                 (SELECT coalesce(min(position), 0) FROM chat.log) + \(Self.trimBatch) - 1)
               FROM chat.log_head h WHERE h.id = 1)

@@ -163,7 +163,9 @@ extension PostgresServerDatabase {
 
     /// The schema's migrations, step by step: the one at index N takes version N to N + 1, as
     /// the SQLite store's `user_version` migrations do. Never edit a step that has shipped; add one.
-    static let migrations: [[String]] = [createVersion1, createVersion2, createVersion3, createVersion4]
+    static let migrations: [[String]] = [
+        createVersion1, createVersion2, createVersion3, createVersion4, createVersion5,
+    ]
 
     /// Version 1 of the schema.
     static let createVersion1 = [
@@ -202,5 +204,18 @@ extension PostgresServerDatabase {
     static let createVersion4 = [
         "CREATE TABLE chat.device_events(user_id text NOT NULL, device_id text NOT NULL, last_sequence bigint NOT NULL, PRIMARY KEY(user_id, device_id))",
         "ALTER TABLE chat.log ADD COLUMN written_at double precision",
+    ]
+
+    /// Version 5: the position the tables are at moves from `chat.log_head` to `chat.meta`'s
+    /// `log_snapshot` (the fence its writes already kept), so that a node writes its snapshot in
+    /// a transaction of its own, locking that row and never the log's head
+    /// (``writeSnapshot(node:_:)``). A node of an earlier version fails on the dropped column
+    /// rather than read the tables at a wrong position: stop every node before the upgrade.
+    static let createVersion5 = [
+        """
+        INSERT INTO chat.meta(key, value) SELECT 'log_snapshot', snapshot FROM chat.log_head WHERE id = 1
+        ON CONFLICT (key) DO UPDATE SET value = greatest(chat.meta.value, excluded.value)
+        """,
+        "ALTER TABLE chat.log_head DROP COLUMN snapshot",
     ]
 }

@@ -145,11 +145,12 @@ public final class PostgresServerDatabase: ServerChangeLog {
         for try await (key, value) in try await connection.query("SELECT key, value FROM chat.meta", logger: logger)
             .decode((String, Int).self)
         where key != "schema_version" && !key.hasPrefix("write_fence:") {
-            counters[key] = value
+            if key == Self.snapshotKey {
+                counters["logPosition"] = value
+            } else {
+                counters[key] = value
+            }
         }
-        counters["logPosition"] =
-            try await connection.query("SELECT snapshot FROM chat.log_head WHERE id = 1", logger: logger)
-            .collect().first?.decode(Int.self) ?? 0
         return counters
     }
 
