@@ -37,8 +37,10 @@ public final class ChatClient: Sendable {
     private struct Session: Sendable {
         var eventLoop: Task<Void, Never>?
         var hasConnected = false
-        /// The connect under way, which concurrent `connect()` calls share.
-        var connecting: Task<Void, any Error>?
+        /// The connect under way, which concurrent `connect()` calls share, with the count of
+        /// `disconnect()` calls it started after (a `connect()` that follows a later disconnect
+        /// does not share it).
+        var connecting: (attempt: Task<Void, any Error>, disconnects: Int)?
     }
 
     /// Creates a client. Nothing is sent until ``connect()``.
@@ -115,17 +117,27 @@ public final class ChatClient: Sendable {
     /// replay what was missed).
     ///
     /// Idempotent: on a connected client it returns at once, and concurrent calls share one
-    /// attempt (and its outcome).
-    /// - Throws: `ChatError.unavailable` when the server cannot be reached,
-    ///   `ChatError.invalidArgument` for an unusable user id.
+    /// attempt (and its outcome). A `disconnect()` that comes while it connects stands: the
+    /// attempt never reports `.connected` over it and throws; a `connect()` made after that
+    /// disconnect waits for the attempt to end and makes one of its own.
+    /// - Throws: `ChatError.unavailable` when the server cannot be reached or ``disconnect()``
+    ///   was called before the attempt finished, `ChatError.invalidArgument` for an unusable
+    ///   user id.
     public func connect() async throws {
-        let attempt = session.withLock { session in
-            if let running = session.connecting { return running }
-            let attempt = Task { try await self.establishConnection() }
-            session.connecting = attempt
-            return attempt
+        while true {
+            let disconnectsNow = disconnects.value
+            let (attempt, isOurs) = session.withLock { session -> (Task<Void, any Error>, Bool) in
+                if let running = session.connecting {
+                    return (running.attempt, running.disconnects == disconnectsNow)
+                }
+                let attempt = Task { try await self.establishConnection(after: disconnectsNow) }
+                session.connecting = (attempt, disconnectsNow)
+                return (attempt, true)
+            }
+            if isOurs { return try await attempt.value }
+            // An attempt from before a disconnect: it will not report itself connected.
+            _ = try? await attempt.value
         }
-        try await attempt.value
     }
 
     /// Connects as ``connect()`` does, then gives the user `displayName` if their profile has
@@ -139,7 +151,9 @@ public final class ChatClient: Sendable {
         }
     }
 
-    private func establishConnection() async throws {
+    /// Connects, unless ``disconnect()`` is called after `disconnectCount` was read: then it
+    /// publishes nothing over the disconnect's `.disconnected` and throws.
+    private func establishConnection(after disconnectCount: Int) async throws {
         defer { session.withLock { $0.connecting = nil } }
         try sync.checkOpen()
         if connection.snapshot == .connected { return }
@@ -151,18 +165,28 @@ public final class ChatClient: Sendable {
         await sync.restoration.wait()
         let resumeAfter =
             session.withLock { $0.hasConnected } ? await sync.appliedSequence : await sync.restoredSequence
+        var overtaken = false
         do {
             try await Self.attach(transport: transport, sync: sync, resumingAfter: resumeAfter) {
                 session.withLock { session in
                     session.hasConnected = true
                     if session.eventLoop == nil { session.eventLoop = startEventLoop() }
                 }
-                Self.publishConnected(connection)
-                return true
+                // As a reconnect does (see `reconnect`): a disconnect that came meanwhile may
+                // have ended this connection, and `.connected` over it would stay for good
+                // (every request failing, nothing reconnecting; seed 73912).
+                overtaken = !disconnects.ifUnchanged(since: disconnectCount) { Self.publishConnected(connection) }
+                return !overtaken
             }
         } catch {
             connection.publish(snapshot: .disconnected, error: error)
             throw error
+        }
+        if overtaken {
+            // The disconnect published `.disconnected`, unless it did so before this attempt's
+            // `.connecting` (no other attempt runs meanwhile, and reconnects say `.reconnecting`).
+            if connection.snapshot == .connecting { connection.publish(snapshot: .disconnected) }
+            throw ChatError.unavailable("disconnect() was called before this connect() finished; call connect() again")
         }
     }
 

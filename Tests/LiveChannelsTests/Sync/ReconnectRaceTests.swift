@@ -32,6 +32,10 @@ import Testing
             armed.withLock { $0 = holdingConnect ? [.disconnect, .connect, .holdConnect] : [.disconnect, .connect] }
         }
 
+        /// Arms the connect only: the next connect is held once attached (``reconnectAttached``
+        /// opens) until ``releaseReconnect``.
+        func armConnect() { armed.withLock { $0 = [.connect] } }
+
         /// Whether `hook` is armed, disarming it.
         private func take(_ hook: Hook) -> Bool { armed.withLock { $0.remove(hook) != nil } }
 
@@ -103,6 +107,43 @@ import Testing
             joined.loadingStatus == .loaded && joined.dataStatus == .fresh,
             "\(joined.dataStatus), \(joined.loadingStatus): \(String(describing: joined.error))")
         #expect(joined.snapshots.map(\.channelId) == ["room"])
+        await alice.close()
+    }
+
+    /// The same race on the user's own `connect()` (the soak's seed 73912): a `disconnect()`
+    /// ends the connection a `connect()` has just made, before that connect reports. The
+    /// connect must not report `.connected` over it, and a `connect()` made after the
+    /// disconnect must not share that attempt: it connects anew, and the client hears what
+    /// others send.
+    @Test func aConnectWhoseConnectionALaterDisconnectEndedDoesNotReportConnected() async throws {
+        let server = ChatServer()
+        let race = Race()
+        let alice = try await race.connectedMember(of: server)
+        let room = ChannelRepository(client: alice).getChannel("room")
+        #expect(await Settling.idle(room))
+        await alice.disconnect()
+
+        // alice connects again; her connect attaches, and waits before it reports.
+        race.armConnect()
+        let first = Task { try await alice.connect() }
+        await race.reconnectAttached.wait()
+        // She disconnects (ending the connection just made), then connects again at once.
+        await alice.disconnect()
+        #expect(alice.connectionState.snapshot == .disconnected)
+        let second = Task { try await alice.connect() }
+        race.releaseReconnect.open()
+        await #expect(throws: ChatError.self, "overtaken by the disconnect") { try await first.value }
+        try await second.value
+        #expect(alice.connectionState.snapshot == .connected)
+
+        // Connected for real: bob's message reaches her.
+        let bob = ChatClient(transport: server.connection(userId: "bob", deviceId: "laptop"))
+        try await bob.connect()
+        _ = try await MessageRepository(client: bob).sendMessage(
+            channelId: "room", text: "are you there?", mentionedUserIds: [])
+        #expect(await Settling.synchronize(alice))
+        #expect(room.snapshot?.unreadCount == 1, "\(String(describing: room.snapshot))")
+        await bob.close()
         await alice.close()
     }
 
