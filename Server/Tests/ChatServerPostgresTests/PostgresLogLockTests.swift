@@ -138,6 +138,9 @@ import ServerTestSupport
         let logger = Logger(label: "other")
         let other = try await PostgresConnection.connect(
             configuration: try PostgresServerDatabase.sessionConfiguration(endpoint), id: 9, logger: logger)
+        // Held as long as the test needs it, however slow the machine (a node's sessions end a
+        // transaction idle for 2 s).
+        try await other.query("SET idle_in_transaction_session_timeout = 0", logger: logger)
         try await other.query("BEGIN", logger: logger)
         try await other.query("SELECT value FROM chat.meta WHERE key = 'log_snapshot' FOR UPDATE", logger: logger)
         // Another node is writing its snapshot: appends go on.

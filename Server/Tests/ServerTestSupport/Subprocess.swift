@@ -9,7 +9,7 @@ import TestSupport
 /// Python client), killed if still running when the value goes away.
 package final class Subprocess: @unchecked Sendable {
     // Written once in init; `Process` is thread-safe for the calls made here (terminate,
-    // waitUntilExit, terminationStatus, processIdentifier).
+    // isRunning, terminationStatus, processIdentifier).
     package let process = Process()
     private let output = Pipe()
     private let errors = Pipe()
@@ -78,7 +78,7 @@ package final class Subprocess: @unchecked Sendable {
             errorBuffer.done.signal()
             // A crash (a signal the tests do not send) is said at once, with what the process
             // wrote last: its backtrace, whatever the test then makes of it.
-            process.waitUntilExit()
+            while process.isRunning { usleep(5_000) }
             let signal = process.terminationStatus
             if process.terminationReason == .uncaughtSignal && signal != SIGTERM && signal != SIGKILL {
                 print(
@@ -116,15 +116,17 @@ package final class Subprocess: @unchecked Sendable {
         return errorBuffer.text
     }
 
-    /// Waits for the exit (on a thread of its own) and returns the status.
+    /// Waits for the exit and returns the status.
+    ///
+    /// Polls instead of calling `waitUntilExit()`, here and on the reading thread: that call
+    /// runs the calling thread's run loop, and on Linux a thread that ran one can crash in
+    /// Foundation's run-loop finalizer when it ends (a CI run died in `__CFFinalizeRunLoop`,
+    /// during the cluster convergence's kills and restarts).
     package func exitStatus() async -> Int32 {
-        let process = process
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                continuation.resume(returning: process.terminationStatus)
-            }
+        while process.isRunning {
+            do { try await Task.sleep(for: .milliseconds(5)) } catch { usleep(5_000) }
         }
+        return process.terminationStatus
     }
 
     /// The built product `name`, next to the test bundle.
