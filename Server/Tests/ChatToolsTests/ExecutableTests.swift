@@ -25,7 +25,7 @@ import ServerTestSupport
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        process.waitUntilExit()
+        Subprocess.waitForExit(of: process)
         #expect(process.terminationStatus == 2)
         #expect(
             String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains(
@@ -192,7 +192,7 @@ import ServerTestSupport
             try input.fileHandleForWriting.write(contentsOf: Data(script.utf8))
             try input.fileHandleForWriting.close()
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
+            Subprocess.waitForExit(of: process)
             #expect(process.terminationStatus == 0, "\(user): \(text)")
             return text
         }
@@ -277,7 +277,7 @@ import ServerTestSupport
         try input.fileHandleForWriting.write(contentsOf: Data("show\nsend general hello\nquit\n".utf8))
         try input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        terminal.waitUntilExit()
+        Subprocess.waitForExit(of: terminal)
         #expect(terminal.terminationStatus == 0, "\(text)")
         let screens = text.components(separatedBy: "\n\n")
         let shows = screens.filter { $0.hasPrefix("alice> show") }
@@ -316,7 +316,7 @@ import ServerTestSupport
         try input.fileHandleForWriting.write(contentsOf: Data("show\nsend general still there?\nquit\n".utf8))
         try input.fileHandleForWriting.close()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        terminal.waitUntilExit()
+        Subprocess.waitForExit(of: terminal)
         let screens = text.components(separatedBy: "\n\n")
         let help = screens.first { $0.hasPrefix("alice> help") } ?? ""
         #expect(help.contains("send <ch> <text...>") && !help.contains("as <user>"), "\(help)")

@@ -252,7 +252,7 @@ import _CryptoExtras
     /// Stops `server` and waits until it has exited.
     static func stop(_ server: Subprocess) {
         server.process.terminate()
-        server.process.waitUntilExit()
+        Subprocess.waitForExit(of: server.process)
     }
 
     /// What one run of ``sendForHalfAMinute(_:)`` saw.

@@ -72,7 +72,7 @@ package enum PythonEnvironment {
             return (-1, "\(error)")
         }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        Subprocess.waitForExit(of: process)
         return (process.terminationStatus, text)
     }
 }

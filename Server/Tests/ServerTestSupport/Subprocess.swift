@@ -129,6 +129,12 @@ package final class Subprocess: @unchecked Sendable {
         return process.terminationStatus
     }
 
+    /// Blocks the calling thread until `process` has exited, without `waitUntilExit()` (see
+    /// ``exitStatus()``).
+    package static func waitForExit(of process: Process) {
+        while process.isRunning { usleep(5_000) }
+    }
+
     /// The built product `name`, next to the test bundle.
     package static func product(_ name: String) -> URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
