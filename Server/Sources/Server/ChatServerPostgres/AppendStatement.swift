@@ -1,11 +1,10 @@
 import PostgresNIO
 
 /// The statement of an append (``PostgresServerDatabase/append(_:node:)``), prepared once per
-/// connection: it numbers the entries by moving `chat.log_head`
-/// forward, inserts them, and notifies `chat_log` with the new head — one round trip, in a
-/// transaction of its own. The notification is sent at its commit; appends already take turns on
-/// the head row through their commits, so the notifications' lock makes none wait longer. The row
-/// is the head after it.
+/// connection: it numbers the entries by moving `chat.log_head` forward, inserts them, and
+/// notifies `chat_log` with the new head — one round trip, in a transaction of its own. The
+/// notification is sent at its commit; appends already take turns on the head row through their
+/// commits, so the notifications' lock makes none wait longer. The row is the head after it.
 struct AppendStatement: PostgresPreparedStatement {
     typealias Row = Int
     static let name = "chat_append_v1"
