@@ -71,7 +71,17 @@ public enum WireCodec {
     public static func encodeBytes(_ frame: WireFrame) throws -> [UInt8] {
         switch frame {
         case .event(let envelope):
-            let event = try envelope.sharedEncoding?.json { try json(of: envelope.event) } ?? json(of: envelope.event)
+            guard let shared = envelope.sharedEncoding else {
+                // One device's event: written in place, not as JSON of its own then copied.
+                return try write {
+                    try $0.eventFrame(sequence: envelope.sequence, event: envelope.event)
+                } orElse: {
+                    var writer = WireJSONWriter(capacity: 1_024)
+                    writer.eventFrame(sequence: envelope.sequence, event: try Array(encoder.encode(envelope.event)))
+                    return Data(writer.bytes)
+                }
+            }
+            let event = try shared.json { try json(of: envelope.event) }
             var writer = WireJSONWriter(capacity: event.count + 64)
             writer.eventFrame(sequence: envelope.sequence, event: event)
             return writer.bytes

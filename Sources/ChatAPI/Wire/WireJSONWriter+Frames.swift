@@ -7,13 +7,29 @@ extension WireJSONWriter {
     ///
     /// - Complexity: O(size of the frame), a copy of `event`.
     package mutating func eventFrame(sequence: Int, event: [UInt8]) {
+        eventEnvelope(sequence: sequence) { $0.value(encoded: event) }
+    }
+
+    /// Writes `{"type":"event","envelope":{"sequence":N,"event":EVENT}}`, the event written in
+    /// place: for an event one device receives, with no JSON of its own to share.
+    ///
+    /// - Throws: ``WireJSONWriter/Unwritable`` for an event `JSONEncoder` must decide on.
+    /// - Complexity: O(size of the frame).
+    package mutating func eventFrame(sequence: Int, event: ChatEvent) throws(Unwritable) {
+        try eventEnvelope(sequence: sequence) { writer throws(Unwritable) in try writer.event(event) }
+    }
+
+    /// An event frame around what `event` writes.
+    private mutating func eventEnvelope<Failure: Error>(
+        sequence: Int, _ event: (inout WireJSONWriter) throws(Failure) -> Void
+    ) throws(Failure) {
         beginObject()
         field("type", "event")
         key("envelope")
         beginObject()
         field("sequence", sequence)
         key("event")
-        value(encoded: event)
+        try event(&self)
         endObject()
         endObject()
     }

@@ -10,25 +10,30 @@ extension ServerState {
     ///   plus O(moderation state) of a channel whose moderation state changed.
     mutating func takeStorageChanges() -> StorageChanges {
         var changes = StorageChanges()
-        for userId in users.takeChangedKeys() {
+        let changedUsers = users.takeChangedKeys()
+        for userId in changedUsers {
             if let user = users[userId] {
                 changes.users[userId] = StoredUser(
                     user: user, bannedAt: serviceBans[userId], pushDevices: pushRegistrations(of: userId),
                     notificationsOff: (notificationsOff[userId] ?? []).sorted())
             }
         }
-        for channelId in channels.takeChangedKeys() {
+        users.recycleChangedKeys(changedUsers)
+        let changedChannels = channels.takeChangedKeys()
+        for channelId in changedChannels {
             channels.modifyUntracked(channelId) { record in
                 guard record != nil else { return }
                 let extras = record!.extrasChanged ? ChannelExtras(of: record!) : nil
                 record!.extrasChanged = false
                 changes.channels[channelId] = StorageChanges.ChannelWrite(info: record!.info, extras: extras)
+                // Not recycled: every channel would keep a set's storage for good.
                 for userId in record!.members.takeChangedKeys() {
                     changes.members[StorageChanges.MemberKey(channelId: channelId, userId: userId)] = .some(
                         record!.members[userId])
                 }
             }
         }
+        channels.recycleChangedKeys(changedChannels)
         for location in changedMessages {
             if let message = channels[location.channelId]?.messages[sequence: location.sequence] {
                 changes.messages[
@@ -50,14 +55,16 @@ extension ServerState {
     ///
     /// - Complexity: O(changed channels + changed members + changed messages).
     mutating func discardStorageChanges() {
-        _ = users.takeChangedKeys()
-        for channelId in channels.takeChangedKeys() {
+        users.recycleChangedKeys(users.takeChangedKeys())
+        let changedChannels = channels.takeChangedKeys()
+        for channelId in changedChannels {
             channels.modifyUntracked(channelId) { record in
                 guard record != nil else { return }
                 record!.extrasChanged = false
                 _ = record!.members.takeChangedKeys()
             }
         }
+        channels.recycleChangedKeys(changedChannels)
         changedMessages.removeAll(keepingCapacity: true)
     }
 

@@ -63,6 +63,22 @@ struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
         return changedKeys
     }
+
+    /// Gives back a set ``takeChangedKeys()`` returned, once read: emptied, it holds the next
+    /// changes, so that an operation allocates no set of its own (a set of more than
+    /// `recycledCapacity` keys is let go instead: one large operation keeps no memory). For the
+    /// state's own dictionaries (users, channels), not for one per channel: each would keep a
+    /// set's storage for good.
+    ///
+    /// - Complexity: O(count of `keys`).
+    mutating func recycleChangedKeys(_ keys: consuming Set<Key>) {
+        guard changedKeys.isEmpty, keys.capacity <= Self.recycledCapacity else { return }
+        keys.removeAll(keepingCapacity: true)
+        changedKeys = keys
+    }
+
+    /// The most keys a recycled set has room for.
+    static var recycledCapacity: Int { 64 }
 }
 
 extension ChangeTrackedDictionary: Sequence {

@@ -198,7 +198,8 @@ import TestSupport
         var values = RandomWireValues(seed: seed)
         var numbers: [Double] = [
             0, -0.0, 1, -1, 0.5, 0.1, 1_700_000_000, 1_700_000_000.25, 1e15, 1e16, 1e21, 1e22, 1e-5, 0.0001,
-            9_007_199_254_740_991, 9_007_199_254_740_992, 0x1p53 + 2, -9_007_199_254_740_992,
+            1_764_480_000.123456, 1_764_480_000.1, -1_764_480_000.000_001, 9_007_199_254_740_991, 9_007_199_254_740_992,
+            0x1p53 + 2, -9_007_199_254_740_992,
             .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .leastNonzeroMagnitude, .leastNormalMagnitude,
             Date.distantFuture.timeIntervalSince1970, Date.distantPast.timeIntervalSince1970,
         ]
