@@ -153,3 +153,10 @@ import Testing
         _ = try await channel.finish(acceptAlreadyClosed: true)
     }
 }
+
+extension FrameOutbox {
+    /// Queues `text`'s UTF-8 bytes, as a session's frame.
+    fileprivate func send(_ text: String) async {
+        await send(Array(text.utf8))
+    }
+}

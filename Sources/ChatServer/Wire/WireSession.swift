@@ -202,7 +202,7 @@ public final class WireSession: Sendable {
 
     private func send(_ frame: WireFrame) async {
         do {
-            await output(.text(try WireCodec.encode(frame)))
+            await output(.text(try WireCodec.encodeBytes(frame)))
         } catch {
             await close(code: WireCloseCode.internalError.rawValue, reason: "a frame could not be encoded")
         }

@@ -14,7 +14,13 @@ import Testing
 
         /// The frames sent so far, decoded.
         var frames: [WireFrame] {
-            all.compactMap { if case .text(let text) = $0 { try? WireCodec.decode(text) } else { nil } }
+            all.compactMap {
+                if case .text(let bytes) = $0 {
+                    try? WireCodec.decode(String(decoding: bytes, as: UTF8.self))
+                } else {
+                    nil
+                }
+            }
         }
 
         var close: (code: Int, reason: String)? {

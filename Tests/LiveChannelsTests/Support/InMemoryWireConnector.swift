@@ -58,7 +58,8 @@ final class InMemoryWireConnection: WebSocketConnection {
     /// Performs what the session asks.
     func deliver(_ output: WireOutput) {
         switch output {
-        case .text(let text):
+        case .text(let bytes):
+            let text = String(decoding: bytes, as: UTF8.self)
             closed.withLock { closed in if !closed { toClient.yield(.text(text)) } }
         case .close(let code, let reason):
             end(code: code, reason: reason)

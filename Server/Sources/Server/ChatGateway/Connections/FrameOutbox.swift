@@ -26,7 +26,7 @@ import NIOWebSocket
 ///   writing itself runs on the channel's event loop.
 final class FrameOutbox: Sendable {
     private struct State {
-        var queued: [String] = []
+        var queued: [[UInt8]] = []
         /// A batch is being written (or a drain was scheduled).
         var isWriting = false
         /// No more frames are taken: the connection is closing, or a write failed.
@@ -65,10 +65,10 @@ final class FrameOutbox: Sendable {
         return FrameOutbox(writer: writer, eventLoop: channel.eventLoop, limit: limit)
     }
 
-    /// Queues one text frame; returns at once unless `limit` frames are queued, then once the
+    /// Queues one text frame (its UTF-8 bytes); returns at once unless `limit` frames are queued, then once the
     /// queue has room. A frame sent after ``close()`` is dropped.
     /// - Complexity: amortized O(1) besides the copy into the frame's buffer when written.
-    func send(_ text: String) async {
+    func send(_ text: [UInt8]) async {
         let (startsWriting, mustWait) = state.withLockedValue { state -> (Bool, Bool) in
             guard !state.isClosed else { return (false, false) }
             state.queued.append(text)
@@ -119,10 +119,10 @@ final class FrameOutbox: Sendable {
 
     private func writeBatch() {
         let (batch, senders, drainers) = state.withLockedValue {
-            state -> ([String], [CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
+            state -> ([[UInt8]], [CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
             var bytes = 0
             let count = state.queued.prefix { text in
-                defer { bytes += text.utf8.count }
+                defer { bytes += text.count }
                 return bytes < Self.batchBytes
             }.count
             let batch = Array(state.queued[..<count])

@@ -66,14 +66,13 @@ final class FrameOutboxWriter: ChannelDuplexHandler, RemovableChannelHandler, @u
         }
     }
 
-    /// Writes `texts` as text frames, in order, and flushes once. The future succeeds once the
+    /// Writes `texts` (each a frame's UTF-8 bytes) as text frames, in order, and flushes once. The future succeeds once the
     /// last one reached the socket; it fails if the connection is gone or closing.
     /// - Precondition: on `eventLoop`, the channel's event loop.
-    func write(_ texts: [String], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    func write(_ texts: [[UInt8]], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         writeAndFlush(on: eventLoop) { context, promise in
             for (index, text) in texts.enumerated() {
-                var buffer = context.channel.allocator.buffer(capacity: text.utf8.count)
-                buffer.writeString(text)
+                let buffer = context.channel.allocator.buffer(bytes: text)
                 let frame = WebSocketFrame(fin: true, opcode: .text, data: buffer)
                 context.write(wrapOutboundOut(frame), promise: index == texts.count - 1 ? promise : nil)
             }

@@ -63,11 +63,11 @@ struct GatewayConnection {
             },
             output: { output in
                 switch output {
-                case .text(let text):
+                case .text(let bytes):
                     if let outbox {
-                        await outbox.send(text)
+                        await outbox.send(bytes)
                     } else {
-                        try? await outbound.write(.text(text))
+                        try? await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
                     }
                 case .close(let code, let reason):
                     dropLater()
