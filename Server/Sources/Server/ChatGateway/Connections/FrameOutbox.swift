@@ -65,8 +65,8 @@ final class FrameOutbox: Sendable {
         return FrameOutbox(writer: writer, eventLoop: channel.eventLoop, limit: limit)
     }
 
-    /// Queues one text frame (its UTF-8 bytes); returns at once unless `limit` frames are queued, then once the
-    /// queue has room. A frame sent after ``close()`` is dropped.
+    /// Queues one text frame (its UTF-8 bytes); returns at once unless `limit` frames are
+    /// queued, then once the queue has room. A frame sent after ``close()`` is dropped.
     /// - Complexity: amortized O(1) besides the copy into the frame's buffer when written.
     func send(_ text: [UInt8]) async {
         let (startsWriting, mustWait) = state.withLockedValue { state -> (Bool, Bool) in

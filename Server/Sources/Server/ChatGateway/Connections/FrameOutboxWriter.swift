@@ -66,8 +66,9 @@ final class FrameOutboxWriter: ChannelDuplexHandler, RemovableChannelHandler, @u
         }
     }
 
-    /// Writes `texts` (each a frame's UTF-8 bytes) as text frames, in order, and flushes once. The future succeeds once the
-    /// last one reached the socket; it fails if the connection is gone or closing.
+    /// Writes `texts` (each a frame's UTF-8 bytes) as text frames, in order, and flushes once.
+    /// The future succeeds once the last one reached the socket; it fails if the connection is
+    /// gone or closing.
     /// - Precondition: on `eventLoop`, the channel's event loop.
     func write(_ texts: [[UInt8]], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         writeAndFlush(on: eventLoop) { context, promise in
