@@ -78,7 +78,7 @@ package final class Subprocess: @unchecked Sendable {
             errorBuffer.done.signal()
             // A crash (a signal the tests do not send) is said at once, with what the process
             // wrote last: its backtrace, whatever the test then makes of it.
-            while process.isRunning { usleep(5_000) }
+            Subprocess.waitForExit(of: process)
             let signal = process.terminationStatus
             if process.terminationReason == .uncaughtSignal && signal != SIGTERM && signal != SIGKILL {
                 print(

@@ -76,9 +76,7 @@ public enum WireCodec {
                 return try write {
                     try $0.eventFrame(sequence: envelope.sequence, event: envelope.event)
                 } orElse: {
-                    var writer = WireJSONWriter(capacity: 1_024)
-                    writer.eventFrame(sequence: envelope.sequence, event: try Array(encoder.encode(envelope.event)))
-                    return Data(writer.bytes)
+                    try encodeWholeData(frame)
                 }
             }
             let event = try shared.json { try json(of: envelope.event) }
