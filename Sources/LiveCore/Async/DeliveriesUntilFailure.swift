@@ -5,8 +5,9 @@
 struct DeliveriesUntilFailure: Sendable {
     private var registration: IteratorRegistration?
 
-    init(center: ObservationCenter) {
-        registration = IteratorRegistration(center: center)
+    /// Registers on `center`, keeping `source` (the live value's writing side) alive meanwhile.
+    init(center: ObservationCenter, source: any AnyObject & Sendable) {
+        registration = IteratorRegistration(center: center, source: source)
     }
 
     /// The next delivery; `nil` once the task was cancelled or after the failed one.

@@ -17,9 +17,11 @@ public struct LiveUpdates<Element: Identifiable & Equatable & Sendable>: AsyncSe
         self.source = source
     }
 
-    /// Starts an iteration: registers on the collection until the iterator is destroyed or its task is cancelled.
+    /// Starts an iteration: registers on the collection until the iterator is destroyed or its task is
+    /// cancelled, and keeps the collection alive meanwhile (with the live query behind it), so a loop
+    /// over a collection nothing else holds goes on receiving.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(deliveries: DeliveriesUntilFailure(center: source.center))
+        Iterator(deliveries: DeliveriesUntilFailure(center: source.center, source: source))
     }
 
     /// The iterator of ``LiveUpdates``: one registration on the collection.

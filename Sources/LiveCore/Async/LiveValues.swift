@@ -17,9 +17,11 @@ public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
         self.source = source
     }
 
-    /// Starts an iteration: registers on the object until the iterator is destroyed or its task is cancelled.
+    /// Starts an iteration: registers on the object until the iterator is destroyed or its task is
+    /// cancelled, and keeps the object alive meanwhile (with the live query behind it), so a loop
+    /// over a object nothing else holds goes on receiving.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(deliveries: DeliveriesUntilFailure(center: source.center))
+        Iterator(deliveries: DeliveriesUntilFailure(center: source.center, source: source))
     }
 
     /// The iterator of ``LiveValues``: one registration on the object.

@@ -41,4 +41,28 @@ import Testing
         for await update in held.updates where update.snapshots.count == 2 { break }
         #expect(Set(held.snapshots.map(\.channelId)) == ["general", "random"])
     }
+
+    /// `for await update in repository.getMessages(channelId:).updates` holds only the loop's
+    /// iterator: the list keeps loading and following its channel all the same (README's outbox
+    /// tour relies on it).
+    @Test func aListIteratedWithoutBeingHeldKeepsFollowing() async throws {
+        try await fixture.server.registerUser(id: "bob")
+        try await fixture.server.createChannel(type: .community, channelId: "trip", userIds: ["alice", "bob"])
+        let alice = try await fixture.client("alice")
+        let bob = try await fixture.client("bob")
+        var sent = false
+        var seen: [String] = []
+        for await update in MessageRepository(client: alice).getMessages(channelId: "trip").updates {
+            seen = update.snapshots.map(\.text)
+            if seen == ["hello"] { break }
+            if update.loadingStatus != .loading, !sent {
+                sent = true
+                _ = try await MessageRepository(client: bob).sendMessage(
+                    channelId: "trip", text: "hello", mentionedUserIds: [])
+            }
+        }
+        #expect(seen == ["hello"])
+        await alice.close()
+        await bob.close()
+    }
 }

@@ -49,4 +49,36 @@ import Testing
         #expect(count <= 1)
         #expect(!source.isObserved)
     }
+
+    /// `for await update in query().updates` holds nothing but the iterator: the iterator keeps
+    /// the source (and what the source keeps, such as a live query) alive until it is destroyed.
+    @Test func anUpdatesIteratorKeepsItsSourceAliveUntilItEnds() async {
+        weak var weakSource: LiveCollectionSource<Item>?
+        var iterator: LiveUpdates<Item>.Iterator? = {
+            let source = LiveCollectionSource<Item>(snapshots: [Item](ids: [1]))
+            weakSource = source
+            return source.collection.updates.makeAsyncIterator()
+        }()
+        #expect(weakSource != nil)
+        #expect(await iterator?.next()?.snapshots.map(\.id) == [1])
+        weakSource?.publish(snapshots: [Item](ids: [1, 2]))
+        #expect(await iterator?.next()?.snapshots.map(\.id) == [1, 2])
+        iterator = nil
+        #expect(weakSource == nil)
+    }
+
+    @Test func aValuesIteratorKeepsItsSourceAliveUntilItEnds() async {
+        weak var weakSource: LiveObjectSource<Int>?
+        var iterator: LiveValues<Int>.Iterator? = {
+            let source = LiveObjectSource<Int>(snapshot: 1)
+            weakSource = source
+            return source.object.values.makeAsyncIterator()
+        }()
+        #expect(weakSource != nil)
+        #expect(await iterator?.next() == .some(1))
+        weakSource?.publish(snapshot: 2)
+        #expect(await iterator?.next() == .some(2))
+        iterator = nil
+        #expect(weakSource == nil)
+    }
 }
