@@ -211,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "ChatToolsTests",
             dependencies: [
-                "ServerTestSupport", "chat-server", "chat-terminal",
+                "ServerTestSupport", "chat-server", "chat-terminal", "chat-load",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
                 // The APNs and FCM stand-ins: HTTP/2 over TLS, JWTs checked with the keys' public
