@@ -63,8 +63,11 @@ func thrownChatError(_ body: () async throws -> Void) async -> ChatError? {
 }
 
 /// Checks `condition` after each turn of the other tasks until it holds, giving up after
-/// 10 s (a bound for a failing test, not a wait a passing test depends on).
-func eventually(_ condition: () async -> Bool) async -> Bool {
+/// 10 s (a bound for a failing test, not a wait a passing test depends on). Runs in the caller's
+/// isolation, so a main-actor test may read its controllers in `condition`.
+func eventually(
+    isolation: isolated (any Actor)? = #isolation, _ condition: () async -> Bool
+) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(10)
     while ContinuousClock.now < deadline {
         if await condition() { return true }

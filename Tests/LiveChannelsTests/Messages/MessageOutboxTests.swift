@@ -352,13 +352,7 @@ import Testing
         }
         #expect(controller.messages.first { $0.messageId == id }?.syncState == .syncing)
         try await alice.connect()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while controller.messages.first(where: { $0.messageId == id })?.syncState != .synced,
-            ContinuousClock.now < deadline
-        {
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        #expect(controller.messages.first { $0.messageId == id }?.syncState == .synced)
+        #expect(await eventually { controller.messages.first { $0.messageId == id }?.syncState == .synced })
         #expect(try await stored().map(\.messageId) == [id])
         await #expect(throws: ChatError.self) { try await controller.resendMessage(messageId: id) }
 
@@ -373,19 +367,14 @@ import Testing
             controller.createNewMessage(text: "hush") { continuation.resume(with: $0) }
         }
         func state() -> MessageSyncState? { controller.messages.first { $0.messageId == refused }?.syncState }
-        while state() == .syncing, ContinuousClock.now < deadline + .seconds(10) {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        _ = await eventually { state() != .syncing }
         guard case .failed(.forbidden) = state() else {
             Issue.record("expected .failed(.forbidden), got \(String(describing: state()))")
             return
         }
         _ = try await moderation.unmuteMembers(["alice"])
         try await controller.resendMessage(messageId: refused)
-        while state() != .synced, ContinuousClock.now < deadline + .seconds(20) {
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        #expect(state() == .synced)
+        #expect(await eventually { state() == .synced })
         #expect(try await stored().map(\.messageId) == [id, refused])
         await mod.close()
         await alice.close()
