@@ -19,7 +19,7 @@ public struct LiveValues<Value: Sendable>: AsyncSequence, Sendable {
 
     /// Starts an iteration: registers on the object until the iterator is destroyed or its task is
     /// cancelled, and keeps the object alive meanwhile (with the live query behind it), so a loop
-    /// over a object nothing else holds goes on receiving.
+    /// over an object nothing else holds goes on receiving.
     public func makeAsyncIterator() -> Iterator {
         Iterator(deliveries: DeliveriesUntilFailure(center: source.center, source: source))
     }
