@@ -28,6 +28,9 @@ extension ServerState {
 
     /// Ends the user's typing indicator in a channel, if any, telling members (and `userId`).
     mutating func endTyping(userId: String, in channelId: String) {
+        // Looked up first: a send ends its sender's typing, and most senders were not typing (a
+        // write access to the record costs its accessors' frames and marks it changed).
+        guard channels[channelId]?.typing[userId] != nil else { return }
         if channels[channelId]?.typing.removeValue(forKey: userId) != nil {
             emit(.typingStopped(channelId: channelId, userId: userId), to: .channelMembers(channelId, also: [userId]))
             trackDeadlines(of: channelId)
