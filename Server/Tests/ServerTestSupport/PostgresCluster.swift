@@ -101,15 +101,39 @@ package final class PostgresCluster: Sendable {
             as: runsAsPostgres)
     }
 
-    /// Starts the server again on its files and port, after ``kill()``.
+    /// Starts the server again on its files and port, after ``kill()``. A start that is not
+    /// ready within 30 s (crash recovery on a busy machine) is tried once more, for 90 s, after
+    /// stopping whatever the first left running.
+    ///
+    /// - Throws: ``PostgresUnavailable`` with the end of the server's log when both fail.
     package func restart() throws {
+        do {
+            try start(waitingSeconds: 30)
+        } catch {
+            try? stop(mode: "immediate")
+            do {
+                try start(waitingSeconds: 90)
+            } catch let second as PostgresUnavailable {
+                throw PostgresUnavailable(
+                    reason: "\(second.reason) (first try: \(error)); the server's log ends: \(logTail())")
+            }
+        }
+    }
+
+    private func start(waitingSeconds: Int) throws {
         try Self.run(
             bin.appendingPathComponent("pg_ctl"),
             [
                 "-D", directory.appendingPathComponent("data").path, "-l", directory.appendingPathComponent("log").path,
-                "-w",
-                "-t", "30", "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1", "start",
+                "-w", "-t", "\(waitingSeconds)",
+                "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1", "start",
             ], as: runsAsPostgres)
+    }
+
+    /// The last lines of the server's log.
+    private func logTail(lines: Int = 20) -> String {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("log"), encoding: .utf8)) ?? "(no log)"
+        return text.split(separator: "\n").suffix(lines).joined(separator: "\n")
     }
 
     /// Stops the cluster at once and removes its files.
