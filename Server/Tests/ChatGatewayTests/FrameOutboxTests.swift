@@ -8,7 +8,8 @@ import Testing
 /// The gateway's batched writes (``FrameOutbox``), on a test channel with NIO's frame encoder:
 /// frames queued while the channel cannot take them go out together with one flush, in order;
 /// a batch stays near 64 KB; nothing follows a close frame; closing waits for what is queued;
-/// a sender waits while too much is queued. Frames are read back with NIO's frame decoder.
+/// a sender waits while too much is queued; a frame that cannot be encoded is left out and
+/// reported. Frames are read back with NIO's frame decoder.
 @Suite(.timeLimit(.minutes(1))) struct FrameOutboxTests {
     /// Counts the flushes on their way to the socket.
     final class FlushCounter: ChannelOutboundHandler, Sendable {
@@ -24,7 +25,9 @@ import Testing
 
     /// A connected test channel with NIO's frame encoder and a flush counter before it, and an
     /// outbox installed on it; the channel starts not writable when `writable` is false.
-    static func outbox(writable: Bool = true) async throws -> (NIOAsyncTestingChannel, FrameOutbox, FlushCounter) {
+    static func outbox(
+        writable: Bool = true, unencodable: @escaping @Sendable () -> Void = {}
+    ) async throws -> (NIOAsyncTestingChannel, FrameOutbox<TestFrame>, FlushCounter) {
         let counter = FlushCounter()
         let channel = NIOAsyncTestingChannel()
         try await channel.pipeline.addHandler(counter)
@@ -34,7 +37,7 @@ import Testing
         }
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1))
         channel.isWritable = writable
-        let outbox = try #require(await FrameOutbox.install(on: channel))
+        let outbox = try #require(await FrameOutbox<TestFrame>.install(on: channel, unencodable: unencodable))
         return (channel, outbox, counter)
     }
 
@@ -135,6 +138,25 @@ import Testing
         _ = try await channel.finish(acceptAlreadyClosed: true)
     }
 
+    @Test func aFrameThatCannotBeEncodedIsLeftOutAndReported() async throws {
+        let reported = NIOLockedValueBox(0)
+        let (channel, outbox, counter) = try await Self.outbox(writable: false) {
+            reported.withLockedValue { $0 += 1 }
+        }
+        for text in ["first", nil, "third", nil] { await outbox.send(text) }
+        Self.makeWritable(channel)
+        #expect(try await Self.texts(channel, count: 2) == ["first", "third"])
+        #expect(counter.flushes == 1)
+        #expect(reported.withLockedValue { $0 } == 2)
+
+        // A batch of nothing but such frames writes nothing, and the outbox goes on.
+        await outbox.send(nil)
+        await outbox.send("after")
+        #expect(try await Self.texts(channel, count: 1) == ["after"])
+        #expect(reported.withLockedValue { $0 } == 3)
+        _ = try await channel.finish(acceptAlreadyClosed: true)
+    }
+
     @Test func aSenderWaitsWhileTooManyFramesAreQueued() async throws {
         let (channel, outbox, _) = try await Self.outbox(writable: false)
         let done = NIOLockedValueBox(0)
@@ -154,9 +176,20 @@ import Testing
     }
 }
 
-extension FrameOutbox {
-    /// Queues `text`'s UTF-8 bytes, as a session's frame.
-    fileprivate func send(_ text: String) async {
-        await send(Array(text.utf8))
+/// A frame of the tests: a text, encoded as its UTF-8 bytes; `nil` cannot be encoded.
+struct TestFrame: OutboxFrame {
+    struct Unencodable: Error {}
+    var text: String?
+
+    func encode(appendingTo bytes: inout [UInt8]) throws {
+        guard let text else { throw Unencodable() }
+        bytes.append(contentsOf: text.utf8)
+    }
+}
+
+extension FrameOutbox<TestFrame> {
+    /// Queues `text` as a frame (`nil`: one that cannot be encoded).
+    fileprivate func send(_ text: String?) async {
+        await send(TestFrame(text: text))
     }
 }

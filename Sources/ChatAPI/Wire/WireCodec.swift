@@ -69,45 +69,84 @@ public enum WireCodec {
     /// - Throws: as ``encode(_:)``.
     /// - Complexity: as ``encode(_:)``.
     public static func encodeBytes(_ frame: WireFrame) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        switch frame {
+        case .event(let envelope) where envelope.sharedEncoding != nil:
+            break  // reserved exactly once the shared JSON's size is known
+        case .failure, .request:
+            bytes.reserveCapacity(256)
+        default:
+            bytes.reserveCapacity(1_024)
+        }
+        try encode(frame, appendingTo: &bytes)
+        return bytes
+    }
+
+    /// Appends the frame's UTF-8 bytes (what ``encodeBytes(_:)`` returns) to `bytes`: for a
+    /// network front that writes several frames from one buffer, encoding each in place after
+    /// the one before, with no array of its own.
+    ///
+    /// - Throws: as ``encode(_:)``; `bytes` is then as it was.
+    /// - Complexity: as ``encode(_:)``, amortized (the buffer grows by doubling).
+    public static func encode(_ frame: WireFrame, appendingTo bytes: inout [UInt8]) throws {
         switch frame {
         case .event(let envelope):
             guard let shared = envelope.sharedEncoding else {
                 // One device's event: written in place, not as JSON of its own then copied.
-                return try write {
+                return try append(to: &bytes) {
                     try $0.eventFrame(sequence: envelope.sequence, event: envelope.event)
                 } orElse: {
                     try encodeWholeData(frame)
                 }
             }
             let event = try shared.json { try json(of: envelope.event) }
-            var writer = WireJSONWriter(capacity: event.count + 64)
+            bytes.reserveCapacity(bytes.count + event.count + 64)
+            var writer = WireJSONWriter(appendingTo: &bytes)
             writer.eventFrame(sequence: envelope.sequence, event: event)
-            return writer.bytes
+            bytes = writer.takeBytes()
         case .response(let id, let envelope):
-            return try write {
+            try append(to: &bytes) {
                 try $0.responseFrame(id: id, envelope: envelope)
             } orElse: {
                 try encodeWholeData(frame)
             }
         case .failure(let id, let error):
-            return try write(capacity: 256) {
+            try append(to: &bytes) {
                 try $0.failureFrame(id: id, error: error)
             } orElse: {
                 try encodeWholeData(frame)
             }
         case .request(let id, let request):
-            return try write(capacity: 256) {
+            try append(to: &bytes) {
                 try $0.requestFrame(id: id, request: request)
             } orElse: {
                 try encodeWholeData(frame)
             }
         case .hello, .welcome:
-            return try Array(encodeWholeData(frame))
+            bytes.append(contentsOf: try encodeWholeData(frame))
         }
     }
 
-    /// What `body` writes with a ``WireJSONWriter`` whose buffer starts with `capacity` bytes;
-    /// when the writer refuses (``WireJSONWriter/Unwritable``), `fallback`'s `JSONEncoder` bytes.
+    /// Appends to `bytes` what `body` writes with a ``WireJSONWriter``; when the writer refuses
+    /// (``WireJSONWriter/Unwritable``), what it wrote is dropped and `fallback`'s `JSONEncoder`
+    /// bytes are appended instead (nothing when `fallback` throws).
+    private static func append(
+        to bytes: inout [UInt8], _ body: (inout WireJSONWriter) throws -> Void, orElse fallback: () throws -> Data
+    ) throws {
+        let start = bytes.count
+        var writer = WireJSONWriter(appendingTo: &bytes)
+        do {
+            try body(&writer)
+            bytes = writer.takeBytes()
+        } catch {
+            writer.truncate(to: start)
+            bytes = writer.takeBytes()
+            bytes.append(contentsOf: try fallback())
+        }
+    }
+
+    /// What `body` writes with a fresh ``WireJSONWriter`` of `capacity` bytes; when the writer
+    /// refuses (``WireJSONWriter/Unwritable``), `fallback`'s `JSONEncoder` bytes.
     private static func write(
         capacity: Int = 1_024, _ body: (inout WireJSONWriter) throws -> Void, orElse fallback: () throws -> Data
     ) throws -> [UInt8] {

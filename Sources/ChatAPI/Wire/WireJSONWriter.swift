@@ -44,6 +44,28 @@ package struct WireJSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// A writer that goes on after `bytes` (what it writes starts a new top-level value): it
+    /// takes the buffer, leaving `bytes` empty until ``takeBytes()`` gives it back, so that
+    /// appending copies nothing already written.
+    package init(appendingTo bytes: inout [UInt8]) {
+        self.bytes = []
+        swap(&self.bytes, &bytes)
+    }
+
+    /// The buffer written, taken out of the writer (which is left empty).
+    package mutating func takeBytes() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &bytes)
+        return taken
+    }
+
+    /// Drops what was written after the first `count` bytes (what a refused frame wrote).
+    /// - Precondition: `count` is at most the bytes written.
+    package mutating func truncate(to count: Int) {
+        bytes.removeSubrange(count...)
+        followsValue = false
+    }
+
     // MARK: Structure
 
     /// Writes a comma when the next key or value follows another.

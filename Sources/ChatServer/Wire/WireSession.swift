@@ -200,12 +200,10 @@ public final class WireSession: Sendable {
         }
     }
 
+    /// Hands `frame` to the network front, which encodes it as it writes it (see
+    /// ``WireOutput/frame(_:)``).
     private func send(_ frame: WireFrame) async {
-        do {
-            await output(.text(try WireCodec.encodeBytes(frame)))
-        } catch {
-            await close(code: WireCloseCode.internalError.rawValue, reason: "a frame could not be encoded")
-        }
+        await output(.frame(frame))
     }
 
     private func open(resumingAfter sequence: Int?) async {

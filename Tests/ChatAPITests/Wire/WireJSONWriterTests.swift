@@ -300,6 +300,40 @@ import TestSupport
         }
     }
 
+    /// Frames appended one after another to one buffer (what the gateway's batches do): each
+    /// stretch is that frame's own bytes, a frame the writer refuses half-way (metadata too deep)
+    /// leaves nothing of its half behind, and one that cannot be encoded at all (a NaN) throws
+    /// and leaves the buffer as it was.
+    @Test func framesAppendedToOneBufferAreEachFramesBytes() throws {
+        let seed = SeededGenerator.testSeed(0xA99E)
+        var values = RandomWireValues(seed: seed)
+        let deep = User(userId: "u", metadata: ["a": .string("x"), "deep": nested(JSON.maximumDepth + 2)])
+        let fallsBack = WireFrame.event(EventEnvelope(sequence: 9, event: .userUpdated(deep)))
+        let unencodable = WireFrame.failure(id: 4, error: .rateLimited(retryAfter: .nan))
+        var bytes: [UInt8] = []
+        var stretches: [(frame: WireFrame, range: Range<Int>)] = []
+        for round in 0..<200 {
+            let frame = round % 7 == 3 ? fallsBack : values.frame()
+            let start = bytes.count
+            try WireCodec.encode(frame, appendingTo: &bytes)
+            stretches.append((frame, start..<bytes.count))
+            if round % 5 == 0 {
+                let before = bytes
+                #expect(throws: EncodingError.self) { try WireCodec.encode(unencodable, appendingTo: &bytes) }
+                let unchanged = bytes == before
+                #expect(unchanged, "seed \(seed), round \(round): a refused frame left bytes behind")
+            }
+        }
+        for (index, stretch) in stretches.enumerated() {
+            let own = try WireCodec.encodeBytes(stretch.frame)
+            let appended = String(decoding: bytes[stretch.range], as: UTF8.self)
+            // JSONEncoder's key order changes from one call to the next: compare trees.
+            #expect(
+                try JSONTree(appended) == JSONTree(String(decoding: own, as: UTF8.self)),
+                "seed \(seed), frame \(index)")
+        }
+    }
+
     @Test func bytesAreTheText() throws {
         var values = RandomWireValues(seed: SeededGenerator.testSeed(0xB17E5))
         for _ in 0..<50 {

@@ -12,11 +12,11 @@ import Testing
         var all: [WireOutput] { items.withLock { $0 } }
         func append(_ output: WireOutput) { items.withLock { $0.append(output) } }
 
-        /// The frames sent so far, decoded.
+        /// The frames sent so far, as a client reads them (encoded by `WireCodec`, decoded).
         var frames: [WireFrame] {
             all.compactMap {
-                if case .text(let bytes) = $0 {
-                    try? WireCodec.decode(String(decoding: bytes, as: UTF8.self))
+                if case .frame(let frame) = $0 {
+                    (try? WireCodec.encodeBytes(frame)).flatMap { try? WireCodec.decode(Data($0)) }
                 } else {
                     nil
                 }

@@ -58,8 +58,12 @@ final class InMemoryWireConnection: WebSocketConnection {
     /// Performs what the session asks.
     func deliver(_ output: WireOutput) {
         switch output {
-        case .text(let bytes):
-            let text = String(decoding: bytes, as: UTF8.self)
+        case .frame(let frame):
+            // Encoded as a network front does, which closes with 1011 a frame it cannot encode.
+            guard let text = try? WireCodec.encode(frame) else {
+                end(code: WireCloseCode.internalError.rawValue, reason: "a frame could not be encoded")
+                return
+            }
             closed.withLock { closed in if !closed { toClient.yield(.text(text)) } }
         case .close(let code, let reason):
             end(code: code, reason: reason)

@@ -2,10 +2,16 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 
-/// The text frames one connection has to send, written in batches: every frame queued while
-/// the previous batch was being written goes out in the next one, with one hop to the channel's
-/// event loop and one flush (one system call) for the lot — where writing through the library
-/// costs a hop and a flush per frame.
+/// The text frames one connection has to send, encoded and written in batches: every frame
+/// queued while the previous batch was being written goes out in the next one, with one hop to
+/// the channel's event loop and one flush (one system call) for the lot — where writing
+/// through the library costs a hop and a flush per frame.
+///
+/// Frames are queued as values (``OutboxFrame``: a `WireFrame` at the gateway) and encoded on
+/// the event loop, one after another into one buffer per batch, each frame's data a slice of
+/// it: no array nor buffer of its own per frame, and the memory is taken and given back on the
+/// same thread. A frame that cannot be encoded is not written: `unencodable` hears of it (the
+/// gateway closes the connection with 1011).
 ///
 /// Frames keep the order they were queued in. An idle connection's frame is written at once
 /// (a batch of one): batching adds no latency, it only appears under load, when frames queue up
@@ -22,18 +28,18 @@ import NIOWebSocket
 /// still go through the library's writer; once a close frame has passed the writer, no data
 /// frame follows it.
 ///
-/// - Threading: thread-safe. ``send(_:)`` and ``drain()`` may be called from any task; the
-///   writing itself runs on the channel's event loop.
-final class FrameOutbox: Sendable {
+/// - Threading: thread-safe. ``send(_:)`` and ``close()`` may be called from any task; the
+///   encoding and writing run on the channel's event loop.
+final class FrameOutbox<Frame: OutboxFrame>: Sendable {
     private struct State {
-        var queued: [[UInt8]] = []
+        var queued: [Frame] = []
         /// A batch is being written (or a drain was scheduled).
         var isWriting = false
         /// No more frames are taken: the connection is closing, or a write failed.
         var isClosed = false
         /// Senders waiting for the queue to fall to `limit`.
         var senders: [CheckedContinuation<Void, Never>] = []
-        /// Waiting for everything queued to be written (``drain()``).
+        /// Waiting for everything queued to be written (``close()``).
         var drainers: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -41,20 +47,27 @@ final class FrameOutbox: Sendable {
     let limit: Int
     /// A batch holds frames up to about this many bytes (at least one frame): a batch waiting
     /// for a slow socket holds up the library's control frames no longer than that takes.
-    static let batchBytes = 64 * 1_024
+    static var batchBytes: Int { 64 * 1_024 }
     private let state = NIOLockedValueBox(State())
     private let writer: FrameOutboxWriter
     private let eventLoop: any EventLoop
+    private let unencodable: @Sendable () -> Void
 
-    private init(writer: FrameOutboxWriter, eventLoop: any EventLoop, limit: Int) {
+    private init(
+        writer: FrameOutboxWriter, eventLoop: any EventLoop, limit: Int, unencodable: @escaping @Sendable () -> Void
+    ) {
         self.writer = writer
         self.eventLoop = eventLoop
         self.limit = limit
+        self.unencodable = unencodable
     }
 
     /// An outbox for `channel`, its writer placed right after NIO's WebSocket frame encoder;
-    /// `nil` if the channel has no such encoder (it closed already).
-    static func install(on channel: any Channel, limit: Int = 32) async -> FrameOutbox? {
+    /// `nil` if the channel has no such encoder (it closed already). `unencodable` is called
+    /// (on the event loop) for each frame that could not be encoded, and so was not written.
+    static func install(
+        on channel: any Channel, limit: Int = 32, unencodable: @escaping @Sendable () -> Void = {}
+    ) async -> FrameOutbox? {
         let writer = FrameOutboxWriter()
         let placed: Void? = try? await channel.eventLoop.submit {
             let operations = channel.pipeline.syncOperations
@@ -62,16 +75,16 @@ final class FrameOutbox: Sendable {
             try operations.addHandler(writer, position: .after(encoder))
         }.get()
         guard placed != nil else { return nil }
-        return FrameOutbox(writer: writer, eventLoop: channel.eventLoop, limit: limit)
+        return FrameOutbox(writer: writer, eventLoop: channel.eventLoop, limit: limit, unencodable: unencodable)
     }
 
-    /// Queues one text frame (its UTF-8 bytes); returns at once unless `limit` frames are
-    /// queued, then once the queue has room. A frame sent after ``close()`` is dropped.
-    /// - Complexity: amortized O(1) besides the copy into the frame's buffer when written.
-    func send(_ text: [UInt8]) async {
+    /// Queues one text frame; returns at once unless `limit` frames are queued, then once the
+    /// queue has room. A frame sent after ``close()`` is dropped.
+    /// - Complexity: amortized O(1); the frame is encoded when its batch is written.
+    func send(_ frame: Frame) async {
         let (startsWriting, mustWait) = state.withLockedValue { state -> (Bool, Bool) in
             guard !state.isClosed else { return (false, false) }
-            state.queued.append(text)
+            state.queued.append(frame)
             let starts = !state.isWriting
             state.isWriting = true
             return (starts, state.queued.count > limit)
@@ -118,28 +131,54 @@ final class FrameOutbox: Sendable {
     }
 
     private func writeBatch() {
-        let (batch, senders, drainers) = state.withLockedValue {
-            state -> ([[UInt8]], [CheckedContinuation<Void, Never>], [CheckedContinuation<Void, Never>]) in
-            var bytes = 0
-            let count = state.queued.prefix { text in
-                defer { bytes += text.count }
-                return bytes < Self.batchBytes
-            }.count
-            let batch = Array(state.queued[..<count])
-            state.queued.removeFirst(count)
-            let senders = state.queued.count <= limit ? state.senders : []
-            if !senders.isEmpty { state.senders = [] }
-            guard !batch.isEmpty else {
-                state.isWriting = false
-                defer { state.drainers = [] }
-                return ([], senders, state.drainers)
+        // Everything queued is taken at once. An empty queue ends the writing, and whoever
+        // waits for room or for the queue to drain is told (in the same hold: a frame queued
+        // after it starts a new writing, which a later ``close()`` waits for).
+        typealias Waiters = [CheckedContinuation<Void, Never>]
+        let (taken, idleWaiters) = state.withLockedValue { state -> ([Frame], Waiters) in
+            guard state.queued.isEmpty else {
+                defer { state.queued = [] }
+                return (state.queued, [])
             }
-            return (batch, senders, [])
+            state.isWriting = false
+            defer { (state.senders, state.drainers) = ([], []) }
+            return ([], state.senders + state.drainers)
+        }
+        guard !taken.isEmpty else {
+            for waiter in idleWaiters { waiter.resume() }
+            return
+        }
+        // Encoded one after another into one buffer, up to about `batchBytes`.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(2_048)
+        var ends: [Int] = []
+        ends.reserveCapacity(min(taken.count, 16))
+        var used = 0
+        var failures = 0
+        while used < taken.count, bytes.count < Self.batchBytes {
+            do {
+                try taken[used].encode(appendingTo: &bytes)
+                ends.append(bytes.count)
+            } catch {
+                failures += 1
+            }
+            used += 1
+        }
+        // What does not fit goes back to the front of the queue, for the next batch.
+        let senders = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
+            if used < taken.count { state.queued.insert(contentsOf: taken[used...], at: 0) }
+            guard state.queued.count <= limit, !state.senders.isEmpty else { return [] }
+            defer { state.senders = [] }
+            return state.senders
         }
         for sender in senders { sender.resume() }
-        for drainer in drainers { drainer.resume() }
-        guard !batch.isEmpty else { return }
-        writer.write(batch, on: eventLoop).whenComplete { result in
+        for _ in 0..<failures { unencodable() }
+        guard !ends.isEmpty else {
+            // Nothing in this batch could be encoded: on to the next (on a later turn).
+            eventLoop.execute { self.writeNextBatch() }
+            return
+        }
+        writer.write(bytes, frameEnds: ends, on: eventLoop).whenComplete { result in
             if case .failure = result { self.stop() }
             self.writeNextBatch()
         }

@@ -66,16 +66,21 @@ final class FrameOutboxWriter: ChannelDuplexHandler, RemovableChannelHandler, @u
         }
     }
 
-    /// Writes `texts` (each a frame's UTF-8 bytes) as text frames, in order, and flushes once.
-    /// The future succeeds once the last one reached the socket; it fails if the connection is
-    /// gone or closing.
-    /// - Precondition: on `eventLoop`, the channel's event loop.
-    func write(_ texts: [[UInt8]], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    /// Writes the text frames encoded one after another in `bytes` (frame i ends at
+    /// `frameEnds[i]`), in order, and flushes once: the bytes are copied into one buffer, each
+    /// frame's data a slice of it. The future succeeds once the last one reached the socket; it
+    /// fails if the connection is gone or closing.
+    /// - Precondition: on `eventLoop`, the channel's event loop; `frameEnds` ascending, the last
+    ///   at most `bytes.count`.
+    func write(_ bytes: [UInt8], frameEnds: [Int], on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         writeAndFlush(on: eventLoop) { context, promise in
-            for (index, text) in texts.enumerated() {
-                let buffer = context.channel.allocator.buffer(bytes: text)
-                let frame = WebSocketFrame(fin: true, opcode: .text, data: buffer)
-                context.write(wrapOutboundOut(frame), promise: index == texts.count - 1 ? promise : nil)
+            let buffer = context.channel.allocator.buffer(bytes: bytes)
+            var start = 0
+            for (index, end) in frameEnds.enumerated() {
+                let data = buffer.getSlice(at: start, length: end - start)!
+                start = end
+                let frame = WebSocketFrame(fin: true, opcode: .text, data: data)
+                context.write(wrapOutboundOut(frame), promise: index == frameEnds.count - 1 ? promise : nil)
             }
         }
     }

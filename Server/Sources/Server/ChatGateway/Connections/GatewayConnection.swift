@@ -3,6 +3,7 @@ import ChatServer
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
 
@@ -45,8 +46,14 @@ struct GatewayConnection {
             }
         }
         // Text frames go out in batches, one flush each (nil only for a channel already closed:
-        // the library's writer then, which fails as the channel has).
-        let outbox = await FrameOutbox.install(on: channel)
+        // the library's writer then, which fails as the channel has). A frame that cannot be
+        // encoded is not sent and closes the connection with 1011 (the session is told once it
+        // exists; the hook is let go when the connection ends).
+        let onUnencodable = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
+        let outbox = await FrameOutbox<WireFrame>.install(on: channel) {
+            onUnencodable.withLockedValue { $0 }?()
+        }
+        defer { onUnencodable.withLockedValue { $0 = nil } }
         let session = WireSession(
             server: server, userId: identity.userId, deviceId: deviceId,
             record: { record in
@@ -63,11 +70,11 @@ struct GatewayConnection {
             },
             output: { output in
                 switch output {
-                case .text(let bytes):
+                case .frame(let frame):
                     if let outbox {
-                        await outbox.send(bytes)
-                    } else {
-                        try? await outbound.write(.text(String(decoding: bytes, as: UTF8.self)))
+                        await outbox.send(frame)
+                    } else if let text = try? WireCodec.encode(frame) {
+                        try? await outbound.write(.text(text))
                     }
                 case .close(let code, let reason):
                     dropLater()
@@ -77,6 +84,14 @@ struct GatewayConnection {
                     try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
                 }
             })
+        onUnencodable.withLockedValue { hook in
+            hook = {
+                Task {
+                    await session.close(
+                        code: WireCloseCode.internalError.rawValue, reason: "a frame could not be encoded")
+                }
+            }
+        }
         metrics.connectionOpened()
         let registration = sessions.add(session)
         defer {
