@@ -51,4 +51,27 @@ extension EventHub {
             }
         }
     }
+
+    /// The channel value last rendered while publishing, for its channel and view: the events
+    /// of one change often carry the same channel as the same viewer sees it (a send's
+    /// `messageNew` and `readMarkerMoved` for its sender), and share one value — a rendering
+    /// copies the channel's fields. Valid for one publishing only, while the state is unchanged.
+    struct ChannelMemo {
+        private var last: (channelId: String, view: ServerState.ChannelView, channel: Channel)?
+
+        /// The channel `channelId` as `view` sees it: the last one rendered if it is that one,
+        /// else what `render` makes (then kept).
+        /// - Complexity: O(1) besides `render`.
+        mutating func channel(
+            _ channelId: String, as view: ServerState.ChannelView, render: () -> Channel
+        ) -> Channel {
+            if let last, last.view == view, last.channelId == channelId {
+                assert(last.channel == render(), "channel '\(channelId)' changed within one publishing")
+                return last.channel
+            }
+            let channel = render()
+            last = (channelId, view, channel)
+            return channel
+        }
+    }
 }

@@ -279,6 +279,7 @@ struct EventHub: Sendable {
     ///   than the users with a log (members, a conversation's viewers, named users), else
     ///   O(users with a log); plus O(1) per envelope and one rendering per distinct view.
     mutating func publish(_ emissions: [Emission], state: ServerState, faults: inout FaultPlan, now: Date) {
+        var channels = ChannelMemo()
         for emission in emissions {
             let prepared = state.prepare(emission)
             var views = ViewMemo()
@@ -286,12 +287,14 @@ struct EventHub: Sendable {
                 for userId in Self.unique(candidates) {
                     guard let devices = devicesByUser[userId] else { continue }
                     publish(
-                        prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
+                        prepared, to: userId, devices: devices, views: &views, channels: &channels, state: state,
+                        faults: &faults, now: now)
                 }
             } else {
                 for (userId, devices) in devicesByUser {
                     publish(
-                        prepared, to: userId, devices: devices, views: &views, state: state, faults: &faults, now: now)
+                        prepared, to: userId, devices: devices, views: &views, channels: &channels, state: state,
+                        faults: &faults, now: now)
                 }
             }
         }
@@ -301,7 +304,7 @@ struct EventHub: Sendable {
     /// audience; `views` holds the emission's events rendered so far, by view.
     private mutating func publish(
         _ prepared: PreparedEmission, to userId: String, devices: [DeviceKey],
-        views: inout ViewMemo, state: ServerState, faults: inout FaultPlan, now: Date
+        views: inout ViewMemo, channels: inout ChannelMemo, state: ServerState, faults: inout FaultPlan, now: Date
     ) {
         guard let key = state.audienceView(of: prepared, for: userId) else { return }
         var rendered: RenderedView
@@ -314,7 +317,7 @@ struct EventHub: Sendable {
                 views.store(rendered, for: key)
             }
         } else {
-            let made = state.event(for: prepared, view: key, now: now).map {
+            let made = state.event(for: prepared, view: key, now: now, channels: &channels).map {
                 RenderedView(event: $0, encoding: devices.count > 1 ? SharedEventEncoding() : nil)
             }
             views.store(made, for: key)

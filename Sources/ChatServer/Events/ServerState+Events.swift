@@ -117,8 +117,14 @@ extension ServerState {
     /// membership, read marker and mention flag. `nil` when there is nothing to tell (the
     /// subject is gone).
     ///
+    /// `channels` holds the channel values rendered before in the same publishing (the state
+    /// does not change meanwhile): the events of one change that carry the same channel for the
+    /// same view (a send's `messageNew` and `readMarkerMoved`) share one value.
+    ///
     /// - Complexity: O(1).
-    func event(for prepared: PreparedEmission, view: ChannelView?, now: Date) -> ChatEvent? {
+    func event(
+        for prepared: PreparedEmission, view: ChannelView?, now: Date, channels: inout EventHub.ChannelMemo
+    ) -> ChatEvent? {
         guard let record = prepared.channel, let view else {
             switch prepared.change {
             case .userUpdated(let userId): return users[userId].map(ChatEvent.userUpdated)
@@ -126,7 +132,7 @@ extension ServerState {
             default: return nil
             }
         }
-        let channel = render(record, as: view)
+        let channel = channels.channel(record.id, as: view) { render(record, as: view) }
         func member(_ userId: String) -> ChannelMember? { renderMember(userId, in: record, now: now) }
         func formerMember(_ userId: String) -> ChannelMember {
             renderMemberOrFormer(userId, in: record, now: now)
