@@ -12,8 +12,11 @@ import Synchronization
 /// its own that writes each frame back to its sender (``FloorServer``'s `/echo`).
 ///
 /// For each count of senders: answers per second, the server process's CPU per answer (user and
-/// system), and the request → answer latency, beside the floor's — in the same run, the floor
-/// first.
+/// system), the load generator's own CPU per answer, and the request → answer latency, beside the
+/// floor's — in the same run, the floor first. The generator shares the machine's cores with the
+/// server: once they are busy, answers per second are bounded by the two processes' CPU per
+/// answer together, so the share of the floor's answers/s is (floor's server + generator CPU per
+/// answer) / (ours), not the servers' ratio alone.
 ///
 /// The channels are `live` by default: only their member sees them, so a send costs its
 /// answer and the sender's own two events (`messageNew`, `readMarkerMoved`). In a `community`
@@ -41,14 +44,14 @@ struct Requests: AsyncParsableCommand {
             "## requests — acknowledged sends, each sender alone in a \(type.rawValue) channel, \(window) in flight each\n"
         )
         print(
-            "| senders | floor answers/s | chat-server acknowledged/s | ours / floor | server CPU per answer, floor / ours | ours / floor | p50, floor / ours | p99, floor / ours |"
+            "| senders | floor answers/s | chat-server acknowledged/s | ours / floor | server CPU per answer, floor / ours | ours / floor | load generator CPU per answer, floor / ours | p50, floor / ours | p99, floor / ours |"
         )
-        print("|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
         for count in counts {
             let floor = try await measureFloor(senders: count)
             let ours = try await measureServer(senders: count, channelType: type)
             print(
-                "| \(count) | \(Int(floor.perSecond)) | \(Int(ours.perSecond)) | \(Self.ratio(ours.perSecond, floor.perSecond)) | \(Self.micro(floor.cpuPerAnswer)) / \(Self.micro(ours.cpuPerAnswer)) | \(Self.ratio(ours.cpuPerAnswer, floor.cpuPerAnswer)) | \(LoadStatistics.milliseconds(floor.p50)) / \(LoadStatistics.milliseconds(ours.p50)) | \(LoadStatistics.milliseconds(floor.p99)) / \(LoadStatistics.milliseconds(ours.p99)) |"
+                "| \(count) | \(Int(floor.perSecond)) | \(Int(ours.perSecond)) | \(Self.ratio(ours.perSecond, floor.perSecond)) | \(Self.micro(floor.cpuPerAnswer)) / \(Self.micro(ours.cpuPerAnswer)) | \(Self.ratio(ours.cpuPerAnswer, floor.cpuPerAnswer)) | \(Self.micro(floor.generatorCPUPerAnswer)) / \(Self.micro(ours.generatorCPUPerAnswer)) | \(LoadStatistics.milliseconds(floor.p50)) / \(LoadStatistics.milliseconds(ours.p50)) | \(LoadStatistics.milliseconds(floor.p99)) / \(LoadStatistics.milliseconds(ours.p99)) |"
             )
         }
         print("")
@@ -111,6 +114,8 @@ struct RequestRun: Sendable {
     var answers: Int
     var perSecond: Double
     var cpuPerAnswer: Double
+    /// This process's own CPU (the clients') per answer.
+    var generatorCPUPerAnswer: Double
     var p50: Double
     var p99: Double
 
@@ -126,6 +131,7 @@ struct RequestRun: Sendable {
     ) async throws -> RequestRun {
         let clock = ContinuousClock()
         let cpuBefore = process.cpuSeconds
+        let generatorBefore = LoadStatistics.cpuSeconds(of: getpid()) ?? 0
         let start = clock.now
         let deadline = start + .milliseconds(Int(seconds * 1_000))
         let results = try await withThrowingTaskGroup(
@@ -146,12 +152,14 @@ struct RequestRun: Sendable {
             }
         }
         let cpu = process.cpuSeconds - cpuBefore
+        let generator = (LoadStatistics.cpuSeconds(of: getpid()) ?? 0) - generatorBefore
         let finished = results.map(\.finished).max() ?? start
         let elapsedSeconds = Storage.seconds(finished - start)
         let answers = results.map(\.answers).reduce(0, +)
         let latencies = results.flatMap(\.latencies)
         return RequestRun(
             answers: answers, perSecond: Double(answers) / elapsedSeconds, cpuPerAnswer: cpu / Double(max(1, answers)),
+            generatorCPUPerAnswer: generator / Double(max(1, answers)),
             p50: LoadStatistics.percentile(50, of: latencies), p99: LoadStatistics.percentile(99, of: latencies))
     }
 
