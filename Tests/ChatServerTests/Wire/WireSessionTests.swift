@@ -101,6 +101,35 @@ import Testing
             await output.wait { $0.frames.contains { if case .event(let e) = $0 { e.sequence == 1 } else { false } } })
     }
 
+    /// A request that waits (here a fault's delay) holds up none of the connection's later
+    /// requests; those with nothing to wait for are answered meanwhile, and the waiting one once
+    /// its wait ends.
+    @Test func aRequestThatWaitsHoldsUpNoneOfTheOthers() async throws {
+        let clock = ManualClock()
+        let server = ChatServer(clock: clock)
+        let output = Output()
+        let session = WireSession(server: server, userId: "alice", deviceId: "phone") { output.append($0) }
+        await session.receive(try hello())
+        server.faults.delayNext(1, by: 60, userId: "alice")
+        await session.receive(
+            try WireCodec.encode(
+                .request(id: 1, request: .createChannel(ChannelDraft(type: .community, channelId: "slow")))))
+        await clock.waitForSleepers(1)
+        for id in 2...4 {
+            await session.receive(
+                try WireCodec.encode(
+                    .request(id: id, request: .createChannel(ChannelDraft(type: .community, channelId: "c\(id)")))))
+        }
+        func answered(_ id: Int) -> Bool {
+            output.frames.contains { if case .response(id, _) = $0 { true } else { false } }
+        }
+        #expect(await output.wait { _ in (2...4).allSatisfy(answered) })
+        #expect(!answered(1) && server.channel("slow") == nil)
+        clock.advance(by: 60)
+        #expect(await output.wait { _ in answered(1) })
+        #expect(server.channel("slow") != nil)
+    }
+
     @Test(arguments: [
         #"{"type":"request","id":-1,"request":{"getUser":{"userId":"a"}}}"#,
         #"{"type":"request","id":"x","request":{"getUser":{"userId":"a"}}}"#,
