@@ -43,7 +43,26 @@ import Testing
         #expect(FrameText.integer(after: "\"lastEventSequence\":", in: response) == -3)
         #expect(!FrameText.isAnswer(event))
         #expect(FrameText.contains(#"{"type":"failure","id":1}"#, "\"type\":\"failure\""))
+        #expect(FrameText.isResponse(response) && !FrameText.isResponse(#"{"type":"failure","id":1}"#))
         #expect(FrameText.stamp(in: "m t=-12 x") == -12)
         #expect(FrameText.stamp(in: "no stamp") == nil)
+    }
+
+    /// A frame's kind read from its leading type, and searched for when the type comes later
+    /// (another writer's key order): the same answer either way, and a type that only starts
+    /// like an answer's ("responses") or sits in a value is not one.
+    @Test func tellsAnAnswerWhereverItsTypeIs() {
+        let answers = [
+            #"{"type":"response","id":1,"envelope":{}}"#, #"{"type":"failure","id":2,"error":{}}"#,
+            #"{"id":3,"envelope":{},"type":"response"}"#, #"{"error":{"notFound":{"_0":"x"}},"type":"failure","id":4}"#,
+        ]
+        let others = [
+            #"{"type":"event","envelope":{"event":{"messageNew":{"_0":{"text":"\"type\":\"response\""}}}}}"#,
+            #"{"type":"responses","id":5}"#, #"{"type":"welcome","protocol":1}"#, #"{"protocol":1,"type":"welcome"}"#,
+            #"{"type":"#, "",
+        ]
+        for frame in answers { #expect(FrameText.isAnswer(frame), "\(frame)") }
+        for frame in others { #expect(!FrameText.isAnswer(frame), "\(frame)") }
+        #expect(FrameText.isResponse(answers[2]) && !FrameText.isResponse(answers[3]))
     }
 }

@@ -41,8 +41,41 @@ enum FrameText {
     }
 
     /// Whether `text` is an answer to a request (`response` or `failure` frame).
+    ///
+    /// A frame whose first key is `"type"` (how the server's own writer starts every event and
+    /// answer) is told by its first bytes; any other is searched whole.
+    /// - Complexity: O(1) for a frame that starts with its type, else O(length of `text`).
     static func isAnswer(_ text: String) -> Bool {
-        contains(text, "\"type\":\"response\"") || contains(text, "\"type\":\"failure\"")
+        if let kind = leadingKind(of: text) { return kind != .other }
+        return contains(text, "\"type\":\"response\"") || contains(text, "\"type\":\"failure\"")
+    }
+
+    /// Whether `text` is a `response` frame (an acknowledged request), told as ``isAnswer(_:)``.
+    static func isResponse(_ text: String) -> Bool {
+        if let kind = leadingKind(of: text) { return kind == .response }
+        return contains(text, "\"type\":\"response\"")
+    }
+
+    private enum Kind { case response, failure, other }
+
+    /// The frame's kind read after a leading `{"type":"`; `nil` when it does not start so.
+    private static func leadingKind(of text: String) -> Kind? {
+        var text = text
+        return text.withUTF8 { bytes -> Kind? in
+            let prefix: StaticString = "{\"type\":\""
+            let count = prefix.utf8CodeUnitCount
+            guard bytes.count > count, memcmp(bytes.baseAddress!, prefix.utf8Start, count) == 0 else { return nil }
+            let rest = UnsafeBufferPointer(rebasing: bytes[count...])
+            // The type's letters, then the quote that ends them.
+            func starts(with type: StaticString) -> Bool {
+                rest.count > type.utf8CodeUnitCount
+                    && memcmp(rest.baseAddress!, type.utf8Start, type.utf8CodeUnitCount) == 0
+                    && rest[type.utf8CodeUnitCount] == UInt8(ascii: "\"")
+            }
+            if starts(with: "response") { return .response }
+            if starts(with: "failure") { return .failure }
+            return .other
+        }
     }
 
     /// The send stamp a latency frame carries after its first `t=`: the (possibly negative)

@@ -91,7 +91,7 @@ struct Requests: AsyncParsableCommand {
         let run = try await RequestRun.measure(
             process: process, connections: connections, window: window, seconds: seconds,
             frame: { sender, id in try Self.sendFrame(sender: sender, id: id) },
-            isAnswer: FrameText.isAnswer, isAcknowledged: { FrameText.contains($0, "\"type\":\"response\"") })
+            isAnswer: FrameText.isAnswer, isAcknowledged: FrameText.isResponse)
         for connection in connections { await connection.close(code: 1000, reason: "") }
         return run
     }
