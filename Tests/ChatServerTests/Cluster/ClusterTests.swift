@@ -274,13 +274,16 @@ import Testing
         let (nodes, log) = try await Self.cluster(3)
         defer { Task { for node in nodes { await node.close() } } }
         let clock = log.clock as! ManualClock
-        // Every node beats at start and each third of the silent limit; a beat tells the live nodes.
+        // Every node beats at start and each third of the silent limit; a beat tells the live
+        // nodes. Node 0 lists all three at its first beat after theirs: time moves on a third of
+        // the limit at a time, the beats between given turns, not wall-clock time (a beat task
+        // that had not gone back to sleep when the clock moved beats at the next move).
         var listed: [String] = []
         for _ in 0..<500 {
             clock.advance(by: log.silentLimit / 3)
+            for _ in 0..<1_000 where nodes[0].serviceSummary().nodes.count < 3 { await Task.yield() }
             listed = nodes[0].serviceSummary().nodes.map(\.nodeId)
             if listed.count == 3 { break }
-            try await Task.sleep(for: .milliseconds(5))
         }
         #expect(listed == ["node0", "node1", "node2"])
         let summary = nodes[0].serviceSummary()

@@ -1,5 +1,6 @@
 import ChatAPI
 import Foundation
+import Locking
 import RowCoding
 import SQLiteSupport
 import Testing
@@ -10,7 +11,7 @@ import Testing
 /// which armed a wake-up that trapped at every start) load and work; a record that cannot be
 /// loaded makes the server refuse to start, naming the file and the record, with the file left
 /// as it was.
-@Suite struct StoredStateLoadingTests {
+@Suite(.timeLimit(.minutes(1))) struct StoredStateLoadingTests {
     /// A store with channel "c" (alice moderates, bob is a member), closed.
     private func makeStore(in directory: StoreDirectory) async throws {
         let server = try ChatServer(storage: .sqlite(directory.file))
@@ -46,14 +47,57 @@ import Testing
             extras.rateLimit = RateLimitPolicy(limit: 3, window: 10, until: Date(timeIntervalSinceNow: 1e15))
         }
         for _ in 0..<2 {  // a restart, and another from what the first one wrote
-            let server = try ChatServer(storage: .sqlite(directory.file))  // the system clock: the timer is armed
+            // Time flows by itself: the server arms its wake-up at the nearest stored deadline.
+            let clock = SleepWatchingClock()
+            let server = try ChatServer(clock: clock, storage: .sqlite(directory.file))
             #expect(server.members(channelId: "c").first { $0.userId == "bob" }?.mutedUntil != nil)
             var alice = TestDevice(server, "alice")
             _ = try await alice.connect()
             _ = try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "moderators may send")))
-            try await Task.sleep(for: .milliseconds(50))  // the wake-up task runs
+            // The wake-up's task sleeps towards a deadline decades away, and the server goes on.
+            await clock.sleepStarted(forAtLeast: 1e9)
             _ = try await alice.send(.getChannel(channelId: "c"))
             await server.close()
+        }
+    }
+
+    /// The system clock, telling a test when a sleep starts (the server's wake-up task).
+    final class SleepWatchingClock: ServerClock {
+        private let sleeps = Lock<
+            (deadlines: [Date], waiters: [(seconds: TimeInterval, CheckedContinuation<Void, Never>)])
+        >(
+            ([], []))
+        private let system = SystemClock()
+
+        var now: Date { system.now }
+        var needsWakeUps: Bool { true }
+        func onAdvance(_ handler: @escaping @Sendable () -> Void) {}
+
+        func sleep(until deadline: Date) async throws {
+            let seconds = deadline.timeIntervalSince(now)
+            let ready = sleeps.withLock { sleeps -> [CheckedContinuation<Void, Never>] in
+                sleeps.deadlines.append(deadline)
+                let (met, waiting) = (
+                    sleeps.waiters.filter { seconds >= $0.seconds }, sleeps.waiters.filter { seconds < $0.seconds }
+                )
+                sleeps.waiters = waiting
+                return met.map(\.1)
+            }
+            for waiter in ready { waiter.resume() }
+            try await system.sleep(until: deadline)
+        }
+
+        /// Returns once a sleep has started towards a deadline at least `seconds` away.
+        func sleepStarted(forAtLeast seconds: TimeInterval) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let started = sleeps.withLock { sleeps -> Bool in
+                    let now = system.now
+                    if sleeps.deadlines.contains(where: { $0.timeIntervalSince(now) >= seconds }) { return true }
+                    sleeps.waiters.append((seconds, continuation))
+                    return false
+                }
+                if started { continuation.resume() }
+            }
         }
     }
 
