@@ -11,7 +11,8 @@ import NIOWebSocket
 /// pumped between the socket and a `WireSession` — which holds every protocol and chat rule.
 ///
 /// Text frames are written in batches (``FrameOutbox``): those queued while the previous batch
-/// was being written go out together, with one flush.
+/// was being written go out together, with one flush, encoded on the event loop into one buffer
+/// (a frame that cannot be encoded closes the connection with 1011).
 ///
 /// A token that expires while connected closes the connection with 4001 when it does (plus the
 /// 60 s leeway). The gateway pings every `pingInterval` (``Heartbeat``); no pong within two
