@@ -34,8 +34,12 @@ extension Cluster {
                 .createChannel(ChannelDraft(type: .live, channelId: "s\(index)", userIds: [])))
             clients.append(client)
         }
-        var logger = Logger(label: "chat-load")
-        logger.logLevel = .error
+        // A constant: the sampling task and this one both use it.
+        let logger = {
+            var logger = Logger(label: "chat-load")
+            logger.logLevel = .error
+            return logger
+        }()
         let database = PostgresServerDatabase(endpoint, logger: logger)
         defer { Task { await database.close() } }
         let acknowledged = NIOLockedValueBox(0)
