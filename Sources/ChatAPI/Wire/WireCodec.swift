@@ -100,7 +100,12 @@ public enum WireCodec {
                 }
             }
             let event = try shared.json { try json(of: envelope.event) }
-            bytes.reserveCapacity(bytes.count + event.count + 64)
+            // Exactly for a frame of its own; for a buffer of several, by doubling (reserving
+            // each frame's exact size would copy the buffer at every frame of a batch).
+            let needed = bytes.count + event.count + 64
+            if bytes.capacity < needed {
+                bytes.reserveCapacity(bytes.isEmpty ? needed : max(needed, bytes.capacity * 2))
+            }
             var writer = WireJSONWriter(appendingTo: &bytes)
             writer.eventFrame(sequence: envelope.sequence, event: event)
             bytes = writer.takeBytes()
