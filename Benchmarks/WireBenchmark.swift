@@ -60,6 +60,7 @@ enum WireBenchmark {
         Harness.table(
             ["frame", "size", "writer (String)", "writer (bytes)", "JSONEncoder", "JSONEncoder / writer"], rows)
         print()
+        batch(message: message, channel: channel, date: date)
         let plain = WireFrame.request(
             id: 78,
             request: .sendMessage(
@@ -86,6 +87,48 @@ enum WireBenchmark {
             rows.append([name, Harness.format(reader), Harness.format(decoder), Harness.ratio(decoder / reader)])
         }
         Harness.table(["frame", "WireCodec.decode (reader)", "JSONDecoder", "JSONDecoder / reader"], rows)
+        print()
+    }
+
+    /// A send's three frames as the gateway writes them to its sender, one after another into
+    /// one buffer: the `message` response, then `messageNew` and the sender's `readMarkerMoved`,
+    /// both carrying the one channel value the server rendered for the change. Through a
+    /// `WireFrameBatch` (the second event copies the channel the first wrote) against
+    /// `WireCodec.encode(_:appendingTo:)` per frame (each encodes its own), in the same run.
+    private static func batch(message: Message, channel: Channel, date: Date) {
+        print("A send's three frames into one buffer (median of 5 × \(frames) sends):\n")
+        let user = User(userId: "alice", metadata: [:], createdAt: date, updatedAt: date, isOnline: true)
+        var member = ChannelMember(
+            channelId: channel.channelId, userId: "alice", roles: ["moderator"], membership: .member, joinedAt: date,
+            readSequence: channel.lastSequence, user: user)
+        member.version = channel.version
+        let frames: [WireFrame] = [
+            .response(
+                id: 77, envelope: ResponseEnvelope(position: 5_311, revision: 98_213, response: .message(message))),
+            .event(EventEnvelope(sequence: 5_311, event: .messageNew(message, channel: channel))),
+            .event(EventEnvelope(sequence: 5_312, event: .readMarkerMoved(member, channel: channel))),
+        ]
+        let perFrameEncoding = perFrame {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(2_048)
+            for frame in frames { try? WireCodec.encode(frame, appendingTo: &bytes) }
+            blackHole(bytes)
+        }
+        let batched = perFrame {
+            var batch = WireFrameBatch(capacity: 2_048)
+            for frame in frames { try? batch.append(frame) }
+            blackHole(batch.takeBytes())
+        }
+        var sample = WireFrameBatch()
+        for frame in frames { try? sample.append(frame) }
+        Harness.table(
+            ["frames", "bytes", "each frame on its own", "WireFrameBatch", "own / batch"],
+            [
+                [
+                    "response, messageNew, readMarkerMoved", "\(sample.count) B", Harness.format(perFrameEncoding),
+                    Harness.format(batched), Harness.ratio(perFrameEncoding / batched),
+                ]
+            ])
         print()
     }
 

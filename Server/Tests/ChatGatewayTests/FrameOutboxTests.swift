@@ -1,4 +1,5 @@
 @testable import ChatGateway
+import ChatAPI
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOEmbedded
@@ -181,9 +182,9 @@ struct TestFrame: OutboxFrame {
     struct Unencodable: Error {}
     var text: String?
 
-    func encode(appendingTo bytes: inout [UInt8]) throws {
+    func encode(appendingTo batch: inout WireFrameBatch) throws {
         guard let text else { throw Unencodable() }
-        bytes.append(contentsOf: text.utf8)
+        batch.append(encoded: text.utf8)
     }
 }
 

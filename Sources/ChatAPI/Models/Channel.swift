@@ -50,6 +50,12 @@ public struct Channel: Sendable, Hashable, Codable, Identifiable {
         var hasMention: Bool
     }
 
+    /// Whether `other` is a copy of this very value, neither changed since: the same storage
+    /// and the same `version` (kept beside it), so every field is equal without comparing any.
+    /// `false` says nothing (equal values may have storages of their own).
+    /// - Complexity: O(1).
+    func isUnchangedCopy(of other: Channel) -> Bool { box === other.box && version == other.version }
+
     /// Changes the fields: in place when no other value shares the box, else in a copy (so a
     /// run of changes to one value copies the fields once).
     private mutating func update(_ change: (inout Fields) -> Void) {

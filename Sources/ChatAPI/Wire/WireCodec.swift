@@ -89,64 +89,66 @@ public enum WireCodec {
     /// - Throws: as ``encode(_:)``; `bytes` is then as it was.
     /// - Complexity: as ``encode(_:)``, amortized (the buffer grows by doubling).
     public static func encode(_ frame: WireFrame, appendingTo bytes: inout [UInt8]) throws {
+        var writer = WireJSONWriter(appendingTo: &bytes)
+        defer { bytes = writer.takeBytes() }
+        try encode(frame, into: &writer)
+    }
+
+    /// Appends the frame's UTF-8 bytes to what `writer` wrote (a top-level value of its own):
+    /// the one encoder of ``encode(_:appendingTo:)`` and ``WireFrameBatch``.
+    ///
+    /// - Throws: as ``encode(_:)``; `writer` then holds what it held.
+    static func encode(_ frame: WireFrame, into writer: inout WireJSONWriter) throws {
+        writer.startNextValue()
         switch frame {
         case .event(let envelope):
             guard let shared = envelope.sharedEncoding else {
                 // One device's event: written in place, not as JSON of its own then copied.
-                return try append(to: &bytes) {
+                return try append(to: &writer) {
                     try $0.eventFrame(sequence: envelope.sequence, event: envelope.event)
                 } orElse: {
                     try encodeWholeData(frame)
                 }
             }
             let event = try shared.json { try json(of: envelope.event) }
-            // Exactly for a frame of its own; for a buffer of several, by doubling (reserving
-            // each frame's exact size would copy the buffer at every frame of a batch).
-            let needed = bytes.count + event.count + 64
-            if bytes.capacity < needed {
-                bytes.reserveCapacity(bytes.isEmpty ? needed : max(needed, bytes.capacity * 2))
-            }
-            var writer = WireJSONWriter(appendingTo: &bytes)
+            writer.reserve(event.count + 64)
             writer.eventFrame(sequence: envelope.sequence, event: event)
-            bytes = writer.takeBytes()
         case .response(let id, let envelope):
-            try append(to: &bytes) {
+            try append(to: &writer) {
                 try $0.responseFrame(id: id, envelope: envelope)
             } orElse: {
                 try encodeWholeData(frame)
             }
         case .failure(let id, let error):
-            try append(to: &bytes) {
+            try append(to: &writer) {
                 try $0.failureFrame(id: id, error: error)
             } orElse: {
                 try encodeWholeData(frame)
             }
         case .request(let id, let request):
-            try append(to: &bytes) {
+            try append(to: &writer) {
                 try $0.requestFrame(id: id, request: request)
             } orElse: {
                 try encodeWholeData(frame)
             }
         case .hello, .welcome:
-            bytes.append(contentsOf: try encodeWholeData(frame))
+            writer.append(topLevel: try encodeWholeData(frame))
         }
     }
 
-    /// Appends to `bytes` what `body` writes with a ``WireJSONWriter``; when the writer refuses
+    /// Appends what `body` writes to `writer`; when the writer refuses
     /// (``WireJSONWriter/Unwritable``), what it wrote is dropped and `fallback`'s `JSONEncoder`
     /// bytes are appended instead (nothing when `fallback` throws).
     private static func append(
-        to bytes: inout [UInt8], _ body: (inout WireJSONWriter) throws -> Void, orElse fallback: () throws -> Data
+        to writer: inout WireJSONWriter, _ body: (inout WireJSONWriter) throws -> Void,
+        orElse fallback: () throws -> Data
     ) throws {
-        let start = bytes.count
-        var writer = WireJSONWriter(appendingTo: &bytes)
+        let start = writer.count
         do {
             try body(&writer)
-            bytes = writer.takeBytes()
         } catch {
             writer.truncate(to: start)
-            bytes = writer.takeBytes()
-            bytes.append(contentsOf: try fallback())
+            writer.append(topLevel: try fallback())
         }
     }
 

@@ -55,7 +55,16 @@ extension WireJSONWriter {
     }
 
     /// Writes a channel as `Channel.encode(to:)` does: its stored fields, then `version`.
+    ///
+    /// The channel written last into this writer's buffer, written again as the same value
+    /// (unchanged since), is copied from there: the events of one change share one channel value.
     package mutating func channel(_ channel: Channel) throws(Unwritable) {
+        if copyWrittenChannel(channel) { return }
+        try writeChannel(channel) { writer throws(Unwritable) in try writer.channelFields(channel) }
+    }
+
+    /// Writes `channel`'s object, field by field.
+    private mutating func channelFields(_ channel: Channel) throws(Unwritable) {
         beginObject()
         field("channelId", channel.channelId)
         field("isDistinct", channel.isDistinct)

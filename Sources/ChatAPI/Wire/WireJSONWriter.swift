@@ -37,6 +37,12 @@ package struct WireJSONWriter {
     package private(set) var bytes: [UInt8]
     /// Whether what comes next follows a value in the same container, so needs a comma first.
     private var followsValue = false
+    /// The channel written last and where its JSON lies in ``bytes``: writing that same value
+    /// again (the events of one change carry one channel value, and a batch of frames is one
+    /// writer's buffer) copies those bytes instead of encoding it again.
+    private var lastChannel: (channel: Channel, range: Range<Int>)?
+    /// How many channels were copied from an earlier writing (for tests).
+    package private(set) var channelsCopied = 0
 
     /// An empty writer whose buffer holds `capacity` bytes before it grows.
     package init(capacity: Int = 1_024) {
@@ -56,7 +62,33 @@ package struct WireJSONWriter {
     package mutating func takeBytes() -> [UInt8] {
         var taken: [UInt8] = []
         swap(&taken, &bytes)
+        followsValue = false
+        lastChannel = nil
         return taken
+    }
+
+    /// How many bytes are written.
+    package var count: Int { bytes.count }
+
+    /// What is written next starts a new top-level value (the next frame of a batch): no comma
+    /// before it.
+    package mutating func startNextValue() {
+        followsValue = false
+    }
+
+    /// Appends `json`, the bytes of one complete top-level value encoded elsewhere (a frame
+    /// `JSONEncoder` wrote).
+    package mutating func append(topLevel json: some Sequence<UInt8>) {
+        bytes.append(contentsOf: json)
+        followsValue = false
+    }
+
+    /// Makes room for `count` more bytes: exactly for an empty buffer (a frame of its own), else
+    /// by doubling (a batch's buffer: an exact reservation at every frame would copy it each time).
+    package mutating func reserve(_ count: Int) {
+        let needed = bytes.count + count
+        guard bytes.capacity < needed else { return }
+        bytes.reserveCapacity(bytes.isEmpty ? needed : max(needed, bytes.capacity * 2))
     }
 
     /// Drops what was written after the first `count` bytes (what a refused frame wrote).
@@ -64,6 +96,39 @@ package struct WireJSONWriter {
     package mutating func truncate(to count: Int) {
         bytes.removeSubrange(count...)
         followsValue = false
+        if let last = lastChannel, last.range.upperBound > count { lastChannel = nil }
+    }
+
+    // MARK: Channels written before
+
+    /// Writes `channel` as the JSON written for it before, if this very value (see
+    /// `Channel.isUnchangedCopy(of:)`) is the last channel written into this buffer; returns
+    /// whether it did.
+    /// - Complexity: O(size of that JSON), a copy.
+    mutating func copyWrittenChannel(_ channel: Channel) -> Bool {
+        guard let last = lastChannel, last.range.upperBound <= bytes.count, last.channel.isUnchangedCopy(of: channel)
+        else { return false }
+        let range = last.range
+        separate()
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: range.count) { copy in
+            _ = bytes.withUnsafeBufferPointer { written in copy.initialize(fromContentsOf: written[range]) }
+            bytes.append(contentsOf: copy)
+        }
+        followsValue = true
+        channelsCopied += 1
+        return true
+    }
+
+    /// Writes `channel` with `write` (which writes one complete value) and notes where it lies
+    /// for ``copyWrittenChannel(_:)``.
+    mutating func writeChannel(
+        _ channel: Channel, _ write: (inout WireJSONWriter) throws(Unwritable) -> Void
+    ) throws(Unwritable) {
+        separate()
+        followsValue = false
+        let start = bytes.count
+        try write(&self)
+        lastChannel = (channel, start..<bytes.count)
     }
 
     // MARK: Structure

@@ -225,7 +225,8 @@ extension ServerState {
     /// The next id the server makes (`message-N`), skipping any a sender chose already.
     private mutating func makeMessageId() -> String {
         while true {
-            let id = "message-\(nextMessageNumber)"
+            // Concatenated, not interpolated: two small strings make one, with no buffer.
+            let id = "message-" + String(nextMessageNumber)
             nextMessageNumber += 1
             if messageLocations[id] == nil { return id }
         }

@@ -1,3 +1,4 @@
+import ChatAPI
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOWebSocket
@@ -10,7 +11,8 @@ import NIOWebSocket
 /// Frames are queued as values (``OutboxFrame``: a `WireFrame` at the gateway) and encoded on
 /// the event loop, one after another into one buffer per batch, each frame's data a slice of
 /// it: no array nor buffer of its own per frame, and the memory is taken and given back on the
-/// same thread. A frame that cannot be encoded is not written: `unencodable` hears of it (the
+/// same thread. A channel value an earlier frame of the batch wrote (the events of one change
+/// share one) is copied from there, not encoded again (``ChatAPI/WireFrameBatch``). A frame that cannot be encoded is not written: `unencodable` hears of it (the
 /// gateway closes the connection with 1011).
 ///
 /// Frames keep the order they were queued in. An idle connection's frame is written at once
@@ -66,7 +68,7 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
     /// `nil` if the channel has no such encoder (it closed already). `unencodable` is called
     /// (on the event loop) for each frame that could not be encoded, and so was not written.
     static func install(
-        on channel: any Channel, limit: Int = 32, unencodable: @escaping @Sendable () -> Void = {}
+        on channel: any NIOCore.Channel, limit: Int = 32, unencodable: @escaping @Sendable () -> Void = {}
     ) async -> FrameOutbox? {
         let writer = FrameOutboxWriter()
         let placed: Void? = try? await channel.eventLoop.submit {
@@ -149,16 +151,15 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
             return
         }
         // Encoded one after another into one buffer, up to about `batchBytes`.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(2_048)
+        var batch = WireFrameBatch(capacity: 2_048)
         var ends: [Int] = []
         ends.reserveCapacity(min(taken.count, 16))
         var used = 0
         var failures = 0
-        while used < taken.count, bytes.count < Self.batchBytes {
+        while used < taken.count, batch.count < Self.batchBytes {
             do {
-                try taken[used].encode(appendingTo: &bytes)
-                ends.append(bytes.count)
+                try taken[used].encode(appendingTo: &batch)
+                ends.append(batch.count)
             } catch {
                 failures += 1
             }
@@ -178,7 +179,7 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
             eventLoop.execute { self.writeNextBatch() }
             return
         }
-        writer.write(bytes, frameEnds: ends, on: eventLoop).whenComplete { result in
+        writer.write(batch.takeBytes(), frameEnds: ends, on: eventLoop).whenComplete { result in
             if case .failure = result { self.stop() }
             self.writeNextBatch()
         }

@@ -1,16 +1,17 @@
 import ChatAPI
 
 /// A frame a ``FrameOutbox`` queues and writes: encoded as a text frame's UTF-8 bytes when its
-/// batch is written, on the channel's event loop.
+/// batch is written, on the channel's event loop, into the batch's one buffer.
 protocol OutboxFrame: Sendable {
-    /// Appends the frame's text (UTF-8) to `bytes`.
-    /// - Throws: when the frame cannot be encoded; `bytes` is then as it was.
-    func encode(appendingTo bytes: inout [UInt8]) throws
+    /// Appends the frame's text (UTF-8) to `batch`.
+    /// - Throws: when the frame cannot be encoded; `batch` is then as it was.
+    func encode(appendingTo batch: inout WireFrameBatch) throws
 }
 
 extension WireFrame: OutboxFrame {
-    /// The frame as ``ChatAPI/WireCodec`` writes it (`encode(_:appendingTo:)`).
-    func encode(appendingTo bytes: inout [UInt8]) throws {
-        try WireCodec.encode(self, appendingTo: &bytes)
+    /// The frame as ``ChatAPI/WireCodec`` writes it (a channel an earlier frame of the batch
+    /// wrote is copied from there: see ``ChatAPI/WireFrameBatch``).
+    func encode(appendingTo batch: inout WireFrameBatch) throws {
+        try batch.append(self)
     }
 }
