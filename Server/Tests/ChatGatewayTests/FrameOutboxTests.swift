@@ -103,6 +103,23 @@ import Testing
         _ = try await channel.finish(acceptAlreadyClosed: true)
     }
 
+    /// Batch after batch (each batch's array then holds the next one's queue), every frame goes
+    /// out once and in order, a batch cut by its size included.
+    @Test func batchAfterBatchEveryFrameGoesOutOnceInOrder() async throws {
+        let (channel, outbox, counter) = try await Self.outbox(writable: false)
+        for round in 0..<6 {
+            let sent =
+                (0..<(round + 3)).map { "round \(round) frame \($0)" }
+                + (round == 4 ? [String(repeating: "x", count: 70_000), "after the large one"] : [])
+            for text in sent { await outbox.send(text) }
+            Self.makeWritable(channel)
+            #expect(try await Self.texts(channel, count: sent.count) == sent, "round \(round)")
+            channel.isWritable = false
+        }
+        #expect(counter.flushes == 7)
+        _ = try await channel.finish(acceptAlreadyClosed: true)
+    }
+
     @Test func noDataFrameFollowsACloseFrame() async throws {
         let (channel, outbox, _) = try await Self.outbox()
         await outbox.send("before")

@@ -47,12 +47,12 @@ extension ServerState {
             guard let channel = prepared.channel, channel.members.count + also.count < connectedUsers else {
                 return nil
             }
-            return Array(channel.members.keys) + also
+            return Self.ids(channel.members.keys, also)
         case .channelViewers(_, let also):
             guard let channel = prepared.channel, channel.type == .conversation,
                 channel.members.count + also.count < connectedUsers
             else { return nil }
-            return Array(channel.members.keys) + also
+            return Self.ids(channel.members.keys, also)
         case .channelOutsiders(_, let except):
             // Outsiders who see a channel that is not discoverable: its banned users and the
             // admins (``canSee(_:caller:)``) — listed, never looked for among everyone.
@@ -69,6 +69,15 @@ extension ServerState {
         case .allUsers:
             return nil
         }
+    }
+
+    /// `members` then `also`, in one array allocated once.
+    private static func ids(_ members: some Collection<String>, _ also: [String]) -> [String] {
+        var ids: [String] = []
+        ids.reserveCapacity(members.count + also.count)
+        ids.append(contentsOf: members)
+        ids.append(contentsOf: also)
+        return ids
     }
 
     /// Whether `userId` is in the emission's audience, judged on the current state.

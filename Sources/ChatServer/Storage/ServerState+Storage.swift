@@ -26,8 +26,9 @@ extension ServerState {
                 let extras = record!.extrasChanged ? ChannelExtras(of: record!) : nil
                 record!.extrasChanged = false
                 changes.channels[channelId] = StorageChanges.ChannelWrite(info: record!.info, extras: extras)
-                // Not recycled: every channel would keep a set's storage for good.
-                for userId in record!.members.takeChangedKeys() {
+                // Not recycled: every channel would keep a set's storage for good (and one
+                // member written, the common case, needs none).
+                for userId in record!.members.takeChangedKeyList() {
                     changes.members[StorageChanges.MemberKey(channelId: channelId, userId: userId)] = .some(
                         record!.members[userId])
                 }
@@ -61,7 +62,7 @@ extension ServerState {
             channels.modifyUntracked(channelId) { record in
                 guard record != nil else { return }
                 record!.extrasChanged = false
-                _ = record!.members.takeChangedKeys()
+                _ = record!.members.takeChangedKeyList()
             }
         }
         channels.recycleChangedKeys(changedChannels)

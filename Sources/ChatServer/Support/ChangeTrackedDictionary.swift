@@ -10,8 +10,11 @@
 /// - Complexity: as `Dictionary`, plus amortized O(1) per write to record the key.
 struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private(set) var entries: [Key: Value] = [:]
-    /// The keys written since the last ``takeChangedKeys()``.
-    private(set) var changedKeys: Set<Key> = []
+    /// The first key written since the last take, held inline: an operation that writes one
+    /// key (a member's read marker) allocates no set. `nil` only when nothing was written.
+    private var firstChangedKey: Key?
+    /// The other keys written since the last take (never `firstChangedKey`).
+    private var moreChangedKeys: Set<Key> = []
     /// The key recorded last, if it is in ``changedKeys``: an operation writes the same key
     /// several times in a row (a channel's messages, then its info, then a member), and a
     /// comparison is cheaper than hashing it again.
@@ -38,9 +41,23 @@ struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     private mutating func record(_ key: Key) {
         guard key != lastRecorded else { return }
-        changedKeys.insert(key)
+        if let first = firstChangedKey {
+            if first != key { moreChangedKeys.insert(key) }
+        } else {
+            firstChangedKey = key
+        }
         lastRecorded = key
     }
+
+    /// The keys written since the last take (a set made for the caller: for tests).
+    var changedKeys: Set<Key> {
+        var keys = moreChangedKeys
+        if let firstChangedKey { keys.insert(firstChangedKey) }
+        return keys
+    }
+
+    /// How many keys the set of changed keys has room for before it grows (for tests).
+    var changedKeysCapacity: Int { moreChangedKeys.capacity }
 
     /// Changes the value at `key` in place without recording the key (for bookkeeping that is
     /// not a change of the value, such as taking the changes nested in it).
@@ -57,11 +74,47 @@ struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// - Complexity: O(1) (the set is handed over, not copied).
     mutating func takeChangedKeys() -> Set<Key> {
+        var keys: Set<Key> = []
+        swap(&keys, &moreChangedKeys)
+        if let first = firstChangedKey { keys.insert(first) }
+        firstChangedKey = nil
+        lastRecorded = nil
+        return keys
+    }
+
+    /// The keys written since the last take, as a list that allocates nothing for one key;
+    /// forgets them. For a dictionary whose set is not recycled (a channel's members).
+    ///
+    /// - Complexity: O(1) (the set is handed over, not copied).
+    mutating func takeChangedKeyList() -> ChangedKeyList {
+        var more: Set<Key> = []
+        swap(&more, &moreChangedKeys)
         defer {
-            changedKeys = []
+            firstChangedKey = nil
             lastRecorded = nil
         }
-        return changedKeys
+        return ChangedKeyList(first: firstChangedKey, more: more)
+    }
+
+    /// Keys ``takeChangedKeyList()`` took: each once, in no particular order.
+    struct ChangedKeyList: Sequence {
+        fileprivate let first: Key?
+        fileprivate let more: Set<Key>
+
+        func makeIterator() -> Iterator { Iterator(first: first, rest: more.makeIterator()) }
+
+        struct Iterator: IteratorProtocol {
+            fileprivate var first: Key?
+            fileprivate var rest: Set<Key>.Iterator
+
+            mutating func next() -> Key? {
+                if let key = first {
+                    first = nil
+                    return key
+                }
+                return rest.next()
+            }
+        }
     }
 
     /// Gives back a set ``takeChangedKeys()`` returned, once read: emptied, it holds the next
@@ -72,9 +125,9 @@ struct ChangeTrackedDictionary<Key: Hashable & Sendable, Value: Sendable>: Senda
     ///
     /// - Complexity: O(count of `keys`).
     mutating func recycleChangedKeys(_ keys: consuming Set<Key>) {
-        guard changedKeys.isEmpty, keys.capacity <= Self.recycledCapacity else { return }
+        guard firstChangedKey == nil, moreChangedKeys.isEmpty, keys.capacity <= Self.recycledCapacity else { return }
         keys.removeAll(keepingCapacity: true)
-        changedKeys = keys
+        moreChangedKeys = keys
     }
 
     /// The most keys a recycled set has room for.

@@ -47,9 +47,29 @@ import Testing
         var dictionary = ChangeTrackedDictionary<Int, Int>()
         for key in 0..<(ChangeTrackedDictionary<Int, Int>.recycledCapacity * 4) { dictionary[key] = key }
         dictionary.recycleChangedKeys(dictionary.takeChangedKeys())
-        #expect(dictionary.changedKeys.capacity == 0)
+        #expect(dictionary.changedKeysCapacity == 0)
         dictionary[1] = 2
         dictionary.recycleChangedKeys(dictionary.takeChangedKeys())
-        #expect(dictionary.changedKeys.isEmpty && dictionary.changedKeys.capacity > 0)
+        #expect(dictionary.changedKeys.isEmpty && dictionary.changedKeysCapacity > 0)
+    }
+
+    /// The list of changed keys holds every key written once, the first one inline; taking it
+    /// forgets them, like taking the set.
+    @Test func theListOfChangedKeysHoldsEachKeyOnce() {
+        var dictionary = ChangeTrackedDictionary<String, Int>()
+        #expect(Array(dictionary.takeChangedKeyList()).isEmpty)
+        dictionary["a"] = 1
+        #expect(Array(dictionary.takeChangedKeyList()) == ["a"])
+        #expect(dictionary.changedKeys.isEmpty)
+        dictionary["a"] = 2
+        dictionary["b"] = 1
+        dictionary["a"] = 3
+        dictionary["c"] = nil
+        let taken = Array(dictionary.takeChangedKeyList())
+        #expect(taken.count == 3 && Set(taken) == ["a", "b", "c"])
+        #expect(Array(dictionary.takeChangedKeyList()).isEmpty)
+        // Written again after the take, a key is recorded again.
+        dictionary["c"] = 4
+        #expect(dictionary.takeChangedKeys() == ["c"])
     }
 }

@@ -35,6 +35,9 @@ import NIOWebSocket
 final class FrameOutbox<Frame: OutboxFrame>: Sendable {
     private struct State {
         var queued: [Frame] = []
+        /// The array of the batch taken before, emptied with its room kept: the next batch's
+        /// queue, so that a busy connection's queue does not grow from nothing at every batch.
+        var spare: [Frame] = []
         /// A batch is being written (or a drain was scheduled).
         var isWriting = false
         /// No more frames are taken: the connection is closing, or a write failed.
@@ -50,6 +53,8 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
     /// A batch holds frames up to about this many bytes (at least one frame): a batch waiting
     /// for a slow socket holds up the library's control frames no longer than that takes.
     static var batchBytes: Int { 64 * 1_024 }
+    /// The most frames a kept spare array has room for (a larger one is let go).
+    static var spareCapacity: Int { 64 }
     private let state = NIOLockedValueBox(State())
     private let writer: FrameOutboxWriter
     private let eventLoop: any EventLoop
@@ -136,15 +141,18 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
         // Everything queued is taken at once. An empty queue ends the writing, and whoever
         // waits for room or for the queue to drain is told (in the same hold: a frame queued
         // after it starts a new writing, which a later ``close()`` waits for).
-        typealias Waiters = [CheckedContinuation<Void, Never>]
-        let (taken, idleWaiters) = state.withLockedValue { state -> ([Frame], Waiters) in
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var taken = state.withLockedValue { state -> [Frame] in
             guard state.queued.isEmpty else {
-                defer { state.queued = [] }
-                return (state.queued, [])
+                var taken: [Frame] = []
+                swap(&taken, &state.spare)
+                swap(&taken, &state.queued)
+                return taken
             }
             state.isWriting = false
-            defer { (state.senders, state.drainers) = ([], []) }
-            return ([], state.senders + state.drainers)
+            idleWaiters = state.senders + state.drainers
+            (state.senders, state.drainers) = ([], [])
+            return []
         }
         guard !taken.isEmpty else {
             for waiter in idleWaiters { waiter.resume() }
@@ -165,9 +173,13 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
             }
             used += 1
         }
-        // What does not fit goes back to the front of the queue, for the next batch.
+        // What does not fit goes back to the front of the queue, for the next batch; the
+        // emptied array is the next batch's queue (unless it grew large).
+        let leftovers = used < taken.count ? Array(taken[used...]) : []
+        taken.removeAll(keepingCapacity: true)
         let senders = state.withLockedValue { state -> [CheckedContinuation<Void, Never>] in
-            if used < taken.count { state.queued.insert(contentsOf: taken[used...], at: 0) }
+            if !leftovers.isEmpty { state.queued.insert(contentsOf: leftovers, at: 0) }
+            if state.spare.capacity == 0, taken.capacity <= Self.spareCapacity { swap(&state.spare, &taken) }
             guard state.queued.count <= limit, !state.senders.isEmpty else { return [] }
             defer { state.senders = [] }
             return state.senders
