@@ -1,8 +1,9 @@
 import Locking
 
 /// Runs requests one at a time at the server's lock without a thread waiting for it: a request
-/// that finds another being run is queued and its task suspended, and whoever is running
-/// requests (the combiner) runs the queued ones too before it returns to its own caller.
+/// that finds another being run is queued and its task suspended (or, queued with a callback,
+/// no task at all: ``enqueueIfCombining(_:done:)``), and whoever is running requests (the
+/// combiner) runs the queued ones too before it returns to its own caller.
 ///
 /// The server's lock (``ServerEngine/core``) is a thread lock. With many requests in flight,
 /// every thread of Swift's cooperative pool (one per core) could be inside it or blocked waiting
@@ -25,9 +26,15 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
         case combine
     }
 
+    /// Who waits for a queued request: a suspended task, or a callback (no task at all).
+    private enum Waiter: Sendable {
+        case task(UnsafeContinuation<Resumption, Never>)
+        case callback(@Sendable (Outcome) -> Void)
+    }
+
     private struct Queued: Sendable {
         var work: Work
-        var continuation: UnsafeContinuation<Resumption, Never>
+        var waiter: Waiter
     }
 
     private struct State: Sendable {
@@ -81,7 +88,7 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
                     state.isCombining = true
                     return true
                 }
-                state.queue.append(Queued(work: work, continuation: continuation))
+                state.queue.append(Queued(work: work, waiter: .task(continuation)))
                 return false
             }
             if combinesNow { continuation.resume(returning: .combine) }
@@ -89,6 +96,21 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
         switch resumption {
         case .done(let outcome): return outcome
         case .combine: return combine(starting: work)
+        }
+    }
+
+    /// Queues `work` behind the request running now, if one runs: whoever combines runs it in
+    /// its turn and calls `done` with what it returned, on its own thread (no task waits for
+    /// it). `false` — nothing queued — when no request runs now: then run it with ``run(_:)``
+    /// or ``tryCombining()``.
+    ///
+    /// `done` must not block: it runs between the queue's requests.
+    /// - Complexity: one short lock hold.
+    func enqueueIfCombining(_ work: @escaping Work, done: @escaping @Sendable (Outcome) -> Void) -> Bool {
+        state.withLock { state in
+            guard state.isCombining else { return false }
+            state.queue.append(Queued(work: work, waiter: .callback(done)))
+            return true
         }
     }
 
@@ -115,12 +137,25 @@ final class RequestCombiner<Outcome: Sendable>: Sendable {
             }
             guard let next else { return }
             if turns == Self.turnsPerCombiner {
-                // Enough for this caller: the oldest waiter runs its own request and combines.
-                next.continuation.resume(returning: .combine)
+                // Enough for this caller: the oldest waiter runs its own request and combines
+                // (a callback has no task of its own: one is made to combine on).
+                switch next.waiter {
+                case .task(let continuation):
+                    continuation.resume(returning: .combine)
+                case .callback(let done):
+                    Task.detached {
+                        done(next.work())
+                        self.finishCombining()
+                    }
+                }
                 return
             }
             turns += 1
-            next.continuation.resume(returning: .done(next.work()))
+            let outcome = next.work()
+            switch next.waiter {
+            case .task(let continuation): continuation.resume(returning: .done(outcome))
+            case .callback(let done): done(outcome)
+            }
         }
     }
 }

@@ -57,6 +57,56 @@ extension ServerEngine {
         }
     }
 
+    /// ``handle(_:from:linkId:)`` done at once, on the caller's thread, when nothing can make
+    /// the request wait: a single node (no log to go through), no request fault armed, no
+    /// request running at the lock (see ``RequestCombiner``), and a request answered in one
+    /// hold (not a channel or message query: those may scan in steps or read stored history).
+    /// Returns the response and the storage ticket to wait for (`written(_:)`) before sending
+    /// it; `nil` when it could not run at once — nothing was done: call `handle`.
+    ///
+    /// No suspension, no asynchronous frame: for the caller that answers most requests this way
+    /// (a connection's request task) and waits only when it must.
+    func handleAtOnce(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64)
+        -> Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>?
+    {
+        guard replica == nil, !requestFaultsArmed.load(), !request.mayAnswerInSteps, requests.tryCombining() else {
+            return nil
+        }
+        let firstHold = Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId)
+        }
+        requests.finishCombining()
+        return firstHold.map { outcome, ticket in
+            guard case .done(let envelope) = outcome else {
+                preconditionFailure("only a channel or message query answers in steps")
+            }
+            return (envelope, ticket)
+        }
+    }
+
+    /// ``handle(_:from:linkId:)`` queued behind the request running at the lock, if one runs
+    /// and the request needs nothing but its turn (as for ``handleAtOnce(_:from:linkId:)``):
+    /// no task waits for it. `done` gets the response and the storage ticket to wait for
+    /// before sending it (or the request's error), on the thread that runs the queue, outside
+    /// the lock; it must not block. `false` when nothing was queued: call `handle` (or
+    /// `handleAtOnce`).
+    func handleWhenQueued(
+        _ request: ChatRequest, from device: DeviceKey, linkId: UInt64,
+        done: @escaping @Sendable (Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>) -> Void
+    ) -> Bool {
+        guard replica == nil, !requestFaultsArmed.load(), !request.mayAnswerInSteps else { return false }
+        return requests.enqueueIfCombining { [self] in
+            Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
+        } done: { firstHold in
+            done(
+                firstHold.map { outcome, ticket in
+                    guard case .done(let envelope) = outcome else {
+                        preconditionFailure("only a channel or message query answers in steps")
+                    }
+                    return (envelope, ticket)
+                })
+        }
+    }
+
     /// A request's first hold of the lock: all of it but a long scan's later steps.
     private func handleFirstHold(
         of request: ChatRequest, from device: DeviceKey, linkId: UInt64
@@ -193,5 +243,16 @@ extension ServerEngine {
         }
         try await written(ticket)
         return envelope
+    }
+}
+
+extension ChatRequest {
+    /// Whether the request may need more than one hold of the lock: a channel query may scan in
+    /// steps, a message page may read stored history between holds.
+    var mayAnswerInSteps: Bool {
+        switch self {
+        case .queryChannels, .queryMessages: true
+        default: false
+        }
     }
 }

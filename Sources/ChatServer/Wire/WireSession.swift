@@ -28,6 +28,8 @@ public final class WireSession: Sendable {
     private let userId: String
     private let deviceId: String
     private let output: @Sendable (WireOutput) async -> Void
+    /// Queues a frame to send without waiting, if the network front can (see ``init``).
+    private let queueFrame: (@Sendable (WireFrame) -> Void)?
     private let record: @Sendable (Record) -> Void
 
     /// What a session did, for a network front's metrics.
@@ -60,15 +62,23 @@ public final class WireSession: Sendable {
 
     /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
     /// session asks (it may be called from several tasks at once); `record` hears what it did.
+    ///
+    /// `queueFrame`, when given, queues a frame to send without waiting (no backpressure: for
+    /// answers, which the client's own requests bound), in order with the frames `output`
+    /// sends; it may be called on any thread and must not block. With it, a request that finds
+    /// another running at the server's lock is queued there and answered from the thread that
+    /// runs it, without a task of its own; without it, every request gets a task.
     public init(
         server: ChatServer, userId: String, deviceId: String,
         record: @escaping @Sendable (Record) -> Void = { _ in },
+        queueFrame: (@Sendable (WireFrame) -> Void)? = nil,
         output: @escaping @Sendable (WireOutput) async -> Void
     ) {
         self.server = server
         self.userId = userId
         self.deviceId = deviceId
         self.record = record
+        self.queueFrame = queueFrame
         self.output = output
     }
 
@@ -109,6 +119,17 @@ public final class WireSession: Sendable {
             }
             guard taken else { return }
             record(.request)
+            // Behind a request running at the server's lock: answered from the thread that
+            // runs it, with no task waiting (most requests under load).
+            if let queueFrame,
+                transport.sendWhenQueued(
+                    request,
+                    done: { [self] result in
+                        answerQueued(result, id: id, on: transport, queueFrame: queueFrame)
+                    })
+            {
+                return
+            }
             // Detached: a task of its own needs none of the reader's task-local values (the
             // network front's: service lifecycle, tracing), and copying them cost about four
             // allocations per request.
@@ -321,17 +342,61 @@ public final class WireSession: Sendable {
         }
     }
 
+    /// Answers a request that ran queued at the server's lock (``ServerConnection/sendWhenQueued(_:done:)``),
+    /// on the thread that ran it: as ``answer(_:id:on:)`` does, without waiting — unless its
+    /// changes must be written to the storage first, which a task then waits for.
+    private func answerQueued(
+        _ result: Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>, id: Int,
+        on transport: ServerConnection, queueFrame: @Sendable (WireFrame) -> Void
+    ) {
+        switch result {
+        case .success(let (envelope, ticket)) where ticket > 0:
+            Task.detached {
+                do throws(ChatError) {
+                    try await transport.written(ticket)
+                    await self.send(.response(id: id, envelope: envelope))
+                } catch {
+                    await self.fail(id: id, error, on: transport)
+                }
+                self.answered()
+            }
+            return
+        case .success(let (envelope, _)):
+            queueFrame(.response(id: id, envelope: envelope))
+        case .failure(let error):
+            if let frame = failureFrame(id: id, error, on: transport) { queueFrame(frame) }
+        }
+        answered()
+    }
+
+    /// The failure frame of request `id` failing with `error` (recorded), or `nil` when its
+    /// answer is lost with the connection (dropped under the request: the client fails the
+    /// request when the socket closes, right after the events before the end).
+    private func failureFrame(id: Int, _ error: ChatError, on transport: ServerConnection) -> WireFrame? {
+        if case .unavailable = error, !transport.isCurrent { return nil }
+        record(.failure(error))
+        return .failure(id: id, error: error)
+    }
+
+    /// Sends the failure of request `id` (see ``failureFrame(id:_:on:)``).
+    private func fail(id: Int, _ error: ChatError, on transport: ServerConnection) async {
+        if let frame = failureFrame(id: id, error, on: transport) { await send(frame) }
+    }
+
     private func answer(_ request: ChatRequest, id: Int, on transport: ServerConnection) async {
         do {
-            let envelope = try await transport.send(request)
+            let envelope: ResponseEnvelope
+            if let atOnce = transport.sendAtOnce(request) {
+                // Done on this thread, no frame of the transport's kept across a suspension.
+                let (answered, ticket) = try atOnce.get()
+                try await transport.written(ticket)
+                envelope = answered
+            } else {
+                envelope = try await transport.send(request)
+            }
             await send(.response(id: id, envelope: envelope))
         } catch let error as ChatError {
-            // The connection ended under the request (dropped): its answer is lost with it, as on
-            // a network that failed — the client fails the request when the socket closes, right
-            // after the events before the end.
-            if case .unavailable = error, !transport.isCurrent { return }
-            record(.failure(error))
-            await send(.failure(id: id, error: error))
+            await fail(id: id, error, on: transport)
         } catch {
             await send(.failure(id: id, error: .unavailable("\(error)")))
         }

@@ -28,7 +28,8 @@ import TestSupport
         var order: [Int] { state.withLock { $0.order } }
     }
 
-    /// Many tasks send requests at once, some through the fast path, some queued: every request runs
+    /// Many tasks send requests at once, some through the fast path, some queued (suspended, or
+    /// with a callback): every request runs
     /// exactly once, never beside another, each caller gets its own request's outcome, and one
     /// task's requests run in the order it sent them (seeded; more waiting than one combiner
     /// runs, so the role is handed on).
@@ -51,6 +52,18 @@ import TestSupport
                             // The fast path: the caller runs its own request, then the queue.
                             answers.append((id, ledger.run(id, spinning: spinning)))
                             combiner.finishCombining()
+                        } else if id % 3 == 1,
+                            let outcome = await withCheckedContinuation({ (waiter: CheckedContinuation<Int?, Never>) in
+                                // Queued with a callback (no task suspended in the combiner).
+                                let queued = combiner.enqueueIfCombining {
+                                    ledger.run(id, spinning: spinning)
+                                } done: { outcome in
+                                    waiter.resume(returning: outcome)
+                                }
+                                if !queued { waiter.resume(returning: nil) }
+                            })
+                        {
+                            answers.append((id, outcome))
                         } else {
                             answers.append((id, await combiner.run { ledger.run(id, spinning: spinning) }))
                         }
@@ -72,6 +85,40 @@ import TestSupport
             let mine = order.filter { $0 / perTask == task }
             #expect(mine == mine.sorted(), "task \(task)'s requests ran out of order, seed \(seed)")
         }
+    }
+
+    /// Requests queued with callbacks while one runs are run in order once it finishes, each
+    /// callback told its own outcome; past the turns one combiner runs, a task is made to go
+    /// on combining (no callback has one), and the role is free again at the end.
+    @Test(.timeLimit(.minutes(1))) func callbacksQueuedWhileOneRunsRunInOrderPastOneCombinersTurns() async {
+        let combiner = RequestCombiner<Int>()
+        let ledger = Ledger()
+        let told = Lock([(Int, Int)]())
+        let queuedWhileIdle = combiner.enqueueIfCombining({ 0 }, done: { _ in })
+        #expect(!queuedWhileIdle, "nothing runs: nothing is queued")
+        #expect(combiner.tryCombining())
+        let count = RequestCombiner<Int>.turnsPerCombiner * 2 + 5
+        for id in 0..<count {
+            let queued = combiner.enqueueIfCombining {
+                ledger.run(id, spinning: 10)
+            } done: { outcome in
+                told.withLock { $0.append((id, outcome)) }
+            }
+            #expect(queued)
+        }
+        combiner.finishCombining()
+        for _ in 0..<10_000 where told.withLock({ $0.count }) < count { await Task.yield() }
+        let answers = told.withLock { $0 }
+        #expect(answers.map(\.0) == Array(0..<count))
+        #expect(answers.allSatisfy { $0.1 == $0.0 &* 31 })
+        #expect(ledger.order == Array(0..<count) && !ledger.overlapped)
+        var released = false
+        for _ in 0..<10_000 where !released {
+            released = combiner.tryCombining()
+            if !released { await Task.yield() }
+        }
+        #expect(released, "the role was never given back")
+        combiner.finishCombining()
     }
 
     /// A request that arrives while none runs runs at once, on its own task; while one runs

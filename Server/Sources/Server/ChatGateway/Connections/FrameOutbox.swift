@@ -108,6 +108,20 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
         }
     }
 
+    /// Queues one text frame without waiting, however many are queued (no backpressure: for
+    /// frames something else bounds, such as the answers to a client's own requests). A frame
+    /// queued after ``close()`` is dropped.
+    /// - Complexity: amortized O(1); the frame is encoded when its batch is written.
+    func enqueue(_ frame: Frame) {
+        let startsWriting = state.withLockedValue { state -> Bool in
+            guard !state.isClosed else { return false }
+            state.queued.append(frame)
+            defer { state.isWriting = true }
+            return !state.isWriting
+        }
+        if startsWriting { eventLoop.execute { self.writeNextBatch() } }
+    }
+
     /// Takes no more frames, and returns once every frame queued before has been written (or
     /// failed to be: the connection dropped). What a close frame must wait for.
     func close() async {

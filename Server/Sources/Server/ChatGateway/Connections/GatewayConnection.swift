@@ -55,6 +55,13 @@ struct GatewayConnection {
             onUnencodable.withLockedValue { $0 }?()
         }
         defer { onUnencodable.withLockedValue { $0 = nil } }
+        // Answers of requests run queued at the engine's lock, from the thread that ran them.
+        let queueFrame: (@Sendable (WireFrame) -> Void)?
+        if let outbox {
+            queueFrame = { frame in outbox.enqueue(frame) }
+        } else {
+            queueFrame = nil
+        }
         let session = WireSession(
             server: server, userId: identity.userId, deviceId: deviceId,
             record: { record in
@@ -69,6 +76,7 @@ struct GatewayConnection {
                     if let reason = Self.rejection(forClose: code) { metrics.rejected(reason) }
                 }
             },
+            queueFrame: queueFrame,
             output: { output in
                 switch output {
                 case .frame(let frame):
