@@ -28,8 +28,9 @@ public final class WireSession: Sendable {
     private let userId: String
     private let deviceId: String
     private let output: @Sendable (WireOutput) async -> Void
-    /// Queues a frame to send without waiting, if the network front can (see ``init``).
-    private let queueFrame: (@Sendable (WireFrame) -> Void)?
+    /// Queues a frame to send without waiting, if the network front can and has room (see
+    /// ``init``).
+    private let queueFrame: (@Sendable (WireFrame) -> Bool)?
     private let record: @Sendable (Record) -> Void
 
     /// What a session did, for a network front's metrics.
@@ -63,15 +64,17 @@ public final class WireSession: Sendable {
     /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
     /// session asks (it may be called from several tasks at once); `record` hears what it did.
     ///
-    /// `queueFrame`, when given, queues a frame to send without waiting (no backpressure: for
-    /// answers, which the client's own requests bound), in order with the frames `output`
-    /// sends; it may be called on any thread and must not block. With it, a request that finds
-    /// another running at the server's lock is queued there and answered from the thread that
-    /// runs it, without a task of its own; without it, every request gets a task.
+    /// `queueFrame`, when given, queues a frame to send without waiting if the front has room
+    /// for it, in order with the frames `output` sends, and returns whether it did (`false`:
+    /// the session sends it through `output`, which waits for room); it may be called on any
+    /// thread and must not block. With it, a request that finds another running at the
+    /// server's lock is queued there and answered from the thread that runs it, and a burst of
+    /// events is forwarded from the thread that queued them, without a task of their own;
+    /// without it, every request and every burst gets a task.
     public init(
         server: ChatServer, userId: String, deviceId: String,
         record: @escaping @Sendable (Record) -> Void = { _ in },
-        queueFrame: (@Sendable (WireFrame) -> Void)? = nil,
+        queueFrame: (@Sendable (WireFrame) -> Bool)? = nil,
         output: @escaping @Sendable (WireOutput) async -> Void
     ) {
         self.server = server
@@ -269,7 +272,11 @@ public final class WireSession: Sendable {
         // a transport let go disconnects its device.)
         transport.readEventsOnDemand { [weak self, weak transport] in
             guard let self, let transport else { return }
-            Task.detached { await self.forwardEvents(of: transport) }
+            if let queueFrame = self.queueFrame {
+                self.forwardEventsAtOnce(of: transport, queueFrame: queueFrame)
+            } else {
+                Task.detached { await self.forwardEvents(of: transport) }
+            }
         }
     }
 
@@ -291,6 +298,33 @@ public final class WireSession: Sendable {
                 await send(.event(envelope))
             case .event(.disconnected(let reason)):
                 await closeForEnd(reason)
+                return
+            case .empty, .end:
+                return
+            }
+        }
+    }
+
+    /// Forwards a burst of events from the thread that rang (it must not block): each queued
+    /// at once while the front has room; the first it has none for, and an end, are left to a
+    /// task — which sends that event (waiting for room) and forwards the rest, or closes — so
+    /// the events keep their order and a client that stops reading still fills its mailbox.
+    private func forwardEventsAtOnce(
+        of transport: ServerConnection, queueFrame: @escaping @Sendable (WireFrame) -> Bool
+    ) {
+        while true {
+            switch transport.takeEvent() {
+            case .event(.event(let envelope)):
+                record(.event)
+                let frame = WireFrame.event(envelope)
+                if queueFrame(frame) { continue }
+                Task.detached {
+                    await self.send(frame)
+                    await self.forwardEvents(of: transport)
+                }
+                return
+            case .event(.disconnected(let reason)):
+                Task.detached { await self.closeForEnd(reason) }
                 return
             case .empty, .end:
                 return
@@ -347,8 +381,9 @@ public final class WireSession: Sendable {
     /// changes must be written to the storage first, which a task then waits for.
     private func answerQueued(
         _ result: Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>, id: Int,
-        on transport: ServerConnection, queueFrame: @Sendable (WireFrame) -> Void
+        on transport: ServerConnection, queueFrame: @escaping @Sendable (WireFrame) -> Bool
     ) {
+        let frame: WireFrame?
         switch result {
         case .success(let (envelope, ticket)) where ticket > 0:
             Task.detached {
@@ -362,9 +397,17 @@ public final class WireSession: Sendable {
             }
             return
         case .success(let (envelope, _)):
-            queueFrame(.response(id: id, envelope: envelope))
+            frame = .response(id: id, envelope: envelope)
         case .failure(let error):
-            if let frame = failureFrame(id: id, error, on: transport) { queueFrame(frame) }
+            frame = failureFrame(id: id, error, on: transport)
+        }
+        if let frame, !queueFrame(frame) {
+            // No room: a task waits for it.
+            Task.detached {
+                await self.send(frame)
+                self.answered()
+            }
+            return
         }
         answered()
     }

@@ -12,13 +12,28 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct WireSessionQueuedAnswersTests {
     /// What the session sent, through `output` and through `queueFrame`, in order of each.
     final class Sent: Sendable {
-        private let state = Lock((output: [WireFrame](), queued: [WireFrame]()))
+        /// Frames sent each way, and how many more `queueFrame` takes (`nil`: any number).
+        private let state = Lock((output: [WireFrame](), queued: [WireFrame](), room: Int?.none))
         var output: [WireFrame] { state.withLock { $0.output } }
         var queued: [WireFrame] { state.withLock { $0.queued } }
+        /// The answers among the frames queued.
+        var queuedAnswers: [WireFrame] { queued.filter { $0.answerId != nil } }
+
+        init(room: Int? = nil) { state.withLock { $0.room = room } }
+
         func fromOutput(_ output: WireOutput) {
             if case .frame(let frame) = output { state.withLock { $0.output.append(frame) } }
         }
-        func fromQueue(_ frame: WireFrame) { state.withLock { $0.queued.append(frame) } }
+        func fromQueue(_ frame: WireFrame) -> Bool {
+            state.withLock { state in
+                if let room = state.room {
+                    guard room > 0 else { return false }
+                    state.room = room - 1
+                }
+                state.queued.append(frame)
+                return true
+            }
+        }
 
         /// Waits (bounded) until `output` holds an answer to request `id`.
         func outputAnswer(_ id: Int) async -> WireFrame? {
@@ -30,9 +45,9 @@ import Testing
         }
     }
 
-    private static func session(_ server: ChatServer, queueing: Bool) -> (WireSession, Sent) {
-        let sent = Sent()
-        let queueFrame: (@Sendable (WireFrame) -> Void)?
+    private static func session(_ server: ChatServer, queueing: Bool, room: Int? = nil) -> (WireSession, Sent) {
+        let sent = Sent(room: room)
+        let queueFrame: (@Sendable (WireFrame) -> Bool)?
         if queueing {
             queueFrame = { sent.fromQueue($0) }
         } else {
@@ -78,11 +93,11 @@ import Testing
             await session.receive(try Self.request(id, .sendMessage(MessageDraft(channelId: "c", text: "m\(id)"))))
         }
         await session.receive(try Self.request(15, .sendMessage(MessageDraft(channelId: "nowhere", text: "x"))))
-        #expect(sent.queued.isEmpty, "nothing runs before the combiner gets to the queue")
+        #expect(sent.queuedAnswers.isEmpty, "nothing runs before the combiner gets to the queue")
         #expect(server.channel("c")?.lastSequence == 0)
         requests.finishCombining()
 
-        let queued = sent.queued
+        let queued = sent.queuedAnswers
         #expect(queued.map(\.answerId) == [10, 11, 12, 13, 14, 15])
         for (index, frame) in queued.prefix(5).enumerated() {
             guard case .response(_, let envelope) = frame, case .message(let message) = envelope.response else {
@@ -110,7 +125,7 @@ import Testing
             Issue.record("no answer: \(sent.output)")
             return
         }
-        #expect(sent.queued.isEmpty)
+        #expect(sent.queuedAnswers.isEmpty)
         await session.end()
     }
 
@@ -128,7 +143,35 @@ import Testing
             return
         }
         #expect(message.text == "stored")
-        #expect(sent.queued.isEmpty)
+        #expect(sent.queuedAnswers.isEmpty)
+        await session.end()
+    }
+}
+
+extension WireSessionQueuedAnswersTests {
+    /// The device's events are forwarded from the thread that queued them while the front has
+    /// room: each event once, in order; once it has none, the rest go through `output`, still
+    /// in order (queued ones first), and nothing is lost.
+    @Test(arguments: [nil, 0, 3] as [Int?])
+    func eventsGoThroughTheQueueWhileItHasRoomThenThroughOutputInOrder(room: Int?) async throws {
+        let server = ChatServer(clock: ManualClock())
+        let (session, sent) = Self.session(server, queueing: true, room: room)
+        try await Self.open(session, sent)
+        for id in 2..<7 {
+            await session.receive(try Self.request(id, .sendMessage(MessageDraft(channelId: "c", text: "m\(id)"))))
+            _ = await sent.outputAnswer(id)
+        }
+        let last = server.lastEventSequence(userId: "alice", deviceId: "phone")
+        func sequences(_ frames: [WireFrame]) -> [Int] {
+            frames.compactMap { if case .event(let envelope) = $0 { envelope.sequence } else { nil } }
+        }
+        for _ in 0..<10_000 where sequences(sent.queued).count + sequences(sent.output).count < last {
+            await Task.yield()
+        }
+        let queued = sequences(sent.queued)
+        let output = sequences(sent.output)
+        #expect(queued + output == Array(1...last), "queued \(queued), output \(output)")
+        if let room { #expect(queued.count == min(room, last)) } else { #expect(output.isEmpty) }
         await session.end()
     }
 }

@@ -108,18 +108,20 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
         }
     }
 
-    /// Queues one text frame without waiting, however many are queued (no backpressure: for
-    /// frames something else bounds, such as the answers to a client's own requests). A frame
-    /// queued after ``close()`` is dropped.
+    /// Queues one text frame without waiting if fewer than `limit` are queued; `false` — the
+    /// frame not queued — when the queue is full (then ``send(_:)`` it, which waits for room).
+    /// A frame queued after ``close()`` is dropped (`true`).
     /// - Complexity: amortized O(1); the frame is encoded when its batch is written.
-    func enqueue(_ frame: Frame) {
-        let startsWriting = state.withLockedValue { state -> Bool in
-            guard !state.isClosed else { return false }
+    func sendIfRoom(_ frame: Frame) -> Bool {
+        let (queued, startsWriting) = state.withLockedValue { state -> (Bool, Bool) in
+            guard !state.isClosed else { return (true, false) }
+            guard state.queued.count < limit else { return (false, false) }
             state.queued.append(frame)
             defer { state.isWriting = true }
-            return !state.isWriting
+            return (true, !state.isWriting)
         }
         if startsWriting { eventLoop.execute { self.writeNextBatch() } }
+        return queued
     }
 
     /// Takes no more frames, and returns once every frame queued before has been written (or

@@ -55,10 +55,11 @@ struct GatewayConnection {
             onUnencodable.withLockedValue { $0 }?()
         }
         defer { onUnencodable.withLockedValue { $0 = nil } }
-        // Answers of requests run queued at the engine's lock, from the thread that ran them.
-        let queueFrame: (@Sendable (WireFrame) -> Void)?
+        // Frames sent from the engine's thread without waiting while the outbox has room (the
+        // answers of requests run queued at its lock, the events of a burst).
+        let queueFrame: (@Sendable (WireFrame) -> Bool)?
         if let outbox {
-            queueFrame = { frame in outbox.enqueue(frame) }
+            queueFrame = { frame in outbox.sendIfRoom(frame) }
         } else {
             queueFrame = nil
         }
