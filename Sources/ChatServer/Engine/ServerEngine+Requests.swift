@@ -69,9 +69,7 @@ extension ServerEngine {
     func handleAtOnce(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64)
         -> Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>?
     {
-        guard replica == nil, !requestFaultsArmed.load(), !request.mayAnswerInSteps, requests.tryCombining() else {
-            return nil
-        }
+        guard answersInOneHold(request), requests.tryCombining() else { return nil }
         let firstHold = Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId)
         }
         requests.finishCombining()
@@ -93,7 +91,7 @@ extension ServerEngine {
         _ request: ChatRequest, from device: DeviceKey, linkId: UInt64,
         done: @escaping @Sendable (Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>) -> Void
     ) -> Bool {
-        guard replica == nil, !requestFaultsArmed.load(), !request.mayAnswerInSteps else { return false }
+        guard answersInOneHold(request) else { return false }
         return requests.enqueueIfCombining { [self] in
             Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
         } done: { firstHold in
@@ -105,6 +103,13 @@ extension ServerEngine {
                     return (envelope, ticket)
                 })
         }
+    }
+
+    /// Whether `request` needs nothing but its turn at the lock to be answered: a single node
+    /// (no log to go through), no request fault armed, and not a channel or message query
+    /// (those may scan in steps or read stored history).
+    private func answersInOneHold(_ request: ChatRequest) -> Bool {
+        replica == nil && !requestFaultsArmed.load() && !request.mayAnswerInSteps
     }
 
     /// A request's first hold of the lock: all of it but a long scan's later steps.

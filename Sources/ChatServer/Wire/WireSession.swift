@@ -31,7 +31,7 @@ public final class WireSession: Sendable {
     /// Queues a frame to send without waiting, if the network front can and has room (see
     /// ``init``).
     private let queueFrame: (@Sendable (WireFrame) -> Bool)?
-    private let record: @Sendable (Record) -> Void
+    let record: @Sendable (Record) -> Void
 
     /// What a session did, for a network front's metrics.
     public enum Record: Sendable, Hashable {
@@ -55,7 +55,7 @@ public final class WireSession: Sendable {
     private let phase = Lock(Phase.awaitingHello, rank: .leaf)
     /// The requests being answered, whoever waits for them all to be, and whether new requests
     /// are ignored (the connection is closing for too many refusals). Lock order: a leaf.
-    private let answers = Lock(
+    let answers = Lock(
         (inFlight: 0, waiters: [CheckedContinuation<Void, Never>](), ignoring: false), rank: .leaf)
     /// The closes under way (at most one writes its frame; the others find the session closed),
     /// and who waits for them (``end()``). Lock order: a leaf.
@@ -226,7 +226,7 @@ public final class WireSession: Sendable {
 
     /// Hands `frame` to the network front, which encodes it as it writes it (see
     /// ``WireOutput/frame(_:)``).
-    private func send(_ frame: WireFrame) async {
+    func send(_ frame: WireFrame) async {
         await output(.frame(frame))
     }
 
@@ -349,99 +349,6 @@ public final class WireSession: Sendable {
             await close(code: WireCloseCode.rateLimited.rawValue, reason: "too many requests refused in a row")
         case .connectionLost(let error):
             await close(code: WireCloseCode.internalError.rawValue, reason: "connection lost: \(error)")
-        }
-    }
-
-    /// One request's answer was sent.
-    private func answered() {
-        let waiters = answers.withLock { answers -> [CheckedContinuation<Void, Never>] in
-            answers.inFlight -= 1
-            guard answers.inFlight == 0 else { return [] }
-            defer { answers.waiters = [] }
-            return answers.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Ignores requests from now on and returns once every request taken was answered.
-    private func answersSent() async {
-        await withCheckedContinuation { continuation in
-            let done = answers.withLock { answers -> Bool in
-                answers.ignoring = true
-                if answers.inFlight == 0 { return true }
-                answers.waiters.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
-        }
-    }
-
-    /// Answers a request that ran queued at the server's lock (``ServerConnection/sendWhenQueued(_:done:)``),
-    /// on the thread that ran it: as ``answer(_:id:on:)`` does, without waiting — unless its
-    /// changes must be written to the storage first, which a task then waits for.
-    private func answerQueued(
-        _ result: Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>, id: Int,
-        on transport: ServerConnection, queueFrame: @escaping @Sendable (WireFrame) -> Bool
-    ) {
-        let frame: WireFrame?
-        switch result {
-        case .success(let (envelope, ticket)) where ticket > 0:
-            Task.detached {
-                do throws(ChatError) {
-                    try await transport.written(ticket)
-                    await self.send(.response(id: id, envelope: envelope))
-                } catch {
-                    await self.fail(id: id, error, on: transport)
-                }
-                self.answered()
-            }
-            return
-        case .success(let (envelope, _)):
-            frame = .response(id: id, envelope: envelope)
-        case .failure(let error):
-            frame = failureFrame(id: id, error, on: transport)
-        }
-        if let frame, !queueFrame(frame) {
-            // No room: a task waits for it.
-            Task.detached {
-                await self.send(frame)
-                self.answered()
-            }
-            return
-        }
-        answered()
-    }
-
-    /// The failure frame of request `id` failing with `error` (recorded), or `nil` when its
-    /// answer is lost with the connection (dropped under the request: the client fails the
-    /// request when the socket closes, right after the events before the end).
-    private func failureFrame(id: Int, _ error: ChatError, on transport: ServerConnection) -> WireFrame? {
-        if case .unavailable = error, !transport.isCurrent { return nil }
-        record(.failure(error))
-        return .failure(id: id, error: error)
-    }
-
-    /// Sends the failure of request `id` (see ``failureFrame(id:_:on:)``).
-    private func fail(id: Int, _ error: ChatError, on transport: ServerConnection) async {
-        if let frame = failureFrame(id: id, error, on: transport) { await send(frame) }
-    }
-
-    private func answer(_ request: ChatRequest, id: Int, on transport: ServerConnection) async {
-        do {
-            let envelope: ResponseEnvelope
-            if let atOnce = transport.sendAtOnce(request) {
-                // Done on this thread, no frame of the transport's kept across a suspension.
-                let (answered, ticket) = try atOnce.get()
-                try await transport.written(ticket)
-                envelope = answered
-            } else {
-                envelope = try await transport.send(request)
-            }
-            await send(.response(id: id, envelope: envelope))
-        } catch let error as ChatError {
-            await fail(id: id, error, on: transport)
-        } catch {
-            await send(.failure(id: id, error: .unavailable("\(error)")))
         }
     }
 }
