@@ -160,6 +160,25 @@ import TestSupport
         #expect(try answered?.get() == 42)
     }
 
+    /// A read that answers well within its timeout is answered with what it read, every time:
+    /// stopping the timer once the read has answered never answers "did not answer" in its place
+    /// (the two raced once, and a restarted server's history reads failed at random).
+    @Test func aReadThatAnswersInTimeIsAnsweredEveryTime() async throws {
+        let database = MemoryDatabase()
+        // Each read answers from a thread of its own, as a database's connection does.
+        var timedOut = 0
+        for attempt in 0..<1_000 {
+            let result = await DatabaseServerStore.withTimeout(10) {
+                _ = try await database.messages(in: [ServerRow.MessageRange(channelId: "c", sequences: 1...2)])
+                return await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async { continuation.resume(returning: attempt) }
+                }
+            }
+            if (try? result?.get()) != attempt { timedOut += 1 }
+        }
+        #expect(timedOut == 0, "reads answered nil or another answer: \(timedOut) of 1,000")
+    }
+
     @Test func concurrentCallsShareCommits() async throws {
         let database = MemoryDatabase()
         let server = try await ChatServer(opening: .database(database))

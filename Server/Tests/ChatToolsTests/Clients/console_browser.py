@@ -19,7 +19,8 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.common.exceptions import (NoAlertPresentException, NoSuchElementException,
+                                        StaleElementReferenceException, TimeoutException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -116,10 +117,11 @@ def overview_of_a_cluster(nodes):
         WebDriverWait(driver, 60).until(
             EC.text_to_be_present_in_element((By.CSS_SELECTOR, "table.nodes caption"), f"{nodes} nodes"))
         # The page's own connection, made through the cluster's log, is counted by the node.
-        WebDriverWait(driver, 60).until(
+        waiting(driver, 60).until(
             lambda d: d.execute_script("return document.documentElement.dataset.live") == "true"
-            and d.find_element(By.ID, "figure-devices").text == "1")
-        listed = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, "table.nodes tbody td:first-child")]
+            and text_of(d, "#figure-devices") == "1")
+        listed = driver.execute_script(
+            "return [...document.querySelectorAll('table.nodes tbody td:first-child')].map(c => c.innerText)")
         shoot(driver, "overview-cluster.png")
         step(f"the overview lists {listed}")
     except Exception as error:  # noqa: BLE001 - reported with what the page showed
@@ -150,7 +152,7 @@ def main():
     step("scene ready: ann and eve connected, eve's message flagged")
 
     driver = browser()
-    wait = WebDriverWait(driver, 15)
+    wait = waiting(driver, 15)
     failures = []
     try:
         run(driver, wait, ann, eve, spam)
@@ -176,7 +178,17 @@ def main():
 
 
 def text_of(driver, css):
-    return driver.find_element(By.CSS_SELECTOR, css).text
+    """The text shown in the element `css` names, read in one step in the page: the overview
+    rebuilds its figures every 5 s, so an element found first and read after may be gone."""
+    text = driver.execute_script("const e = document.querySelector(arguments[0]); return e ? e.innerText : null", css)
+    if text is None:
+        raise NoSuchElementException(f"nothing on the page matches {css}")
+    return text
+
+
+def waiting(driver, seconds):
+    """A wait that tries again when the element it read was replaced while it read it."""
+    return WebDriverWait(driver, seconds, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException])
 
 
 def run(driver, wait, ann, eve, spam):
@@ -207,7 +219,7 @@ def run(driver, wait, ann, eve, spam):
         return next(line.split()[-1] for line in text.splitlines() if line.startswith(name + " "))
 
     wait.until(lambda d: d.execute_script("return document.documentElement.dataset.live") == "true")
-    WebDriverWait(driver, 15).until(
+    waiting(driver, 15).until(
         lambda d: float(text_of(d, "#figure-connections")) == float(metric("chat_connections")) == 3
         and text_of(d, "#figure-devices") == str(admin("GET", "/admin/v1/service")[1]["connectedDevices"]) == "3")
     shown = text_of(driver, "#figure-connections")

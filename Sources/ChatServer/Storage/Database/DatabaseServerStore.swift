@@ -173,20 +173,24 @@ final class DatabaseServerStore: ServerStore {
         }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>?, Never>) in
             answer.withLock { $0 = continuation }
-            let timer = Task {
-                try? await Task.sleep(for: .seconds(seconds))
-                take()?.resume(returning: nil)
+            // Whichever of the two takes the continuation first answers; the other finds it gone.
+            // The work takes it before it stops the timer: a cancelled timer answers nothing.
+            let timer = Task { () -> Bool in
+                do { try await Task.sleep(for: .seconds(seconds)) } catch { return false }
+                guard let continuation = take() else { return false }
+                continuation.resume(returning: nil)
+                return true
             }
             let work = Task {
                 let result: Result<Value, any Error>
                 do { result = .success(try await body()) } catch { result = .failure(error) }
+                let continuation = take()
                 timer.cancel()
-                take()?.resume(returning: result)
+                continuation?.resume(returning: result)
             }
             Task {
-                // The timer fired first: the read is abandoned.
-                _ = await timer.value
-                if !Task.isCancelled { work.cancel() }
+                // The timer answered first: the read is abandoned.
+                if await timer.value { work.cancel() }
             }
         }
     }
