@@ -141,6 +141,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Sources/Tools/chat-load"),
         // The tests, by product. Shared support (processes, harnesses, a throw-away PostgreSQL,

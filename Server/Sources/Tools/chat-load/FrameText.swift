@@ -15,67 +15,82 @@ enum FrameText {
     }
 
     /// The offset just past the first `needle` in `text`'s UTF-8, if any (`nil` for an empty
-    /// needle): the C library's `memchr` finds each candidate first byte and `memcmp` compares the
-    /// rest, both many bytes at a time (a byte-at-a-time loop here took 8% of the load
-    /// generator's samples in `chat-load requests`: `isAnswer`'s two failed searches over every
-    /// event frame). `memmem` would do both, but Glibc's module does not export it.
+    /// needle), as ``end(of:in:)-(_,UnsafeRawBufferPointer)`` finds it.
     static func end(of needle: String, in text: String) -> Int? {
         var text = text
+        return text.withUTF8 { end(of: needle, in: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The offset just past the first `needle` in `bytes`, if any (`nil` for an empty needle):
+    /// the C library's `memchr` finds each candidate first byte and `memcmp` compares the rest,
+    /// both many bytes at a time (a byte-at-a-time loop here took 8% of the load generator's
+    /// samples in `chat-load requests`: `isAnswer`'s two failed searches over every event frame).
+    /// `memmem` would do both, but Glibc's module does not export it.
+    static func end(of needle: String, in bytes: UnsafeRawBufferPointer) -> Int? {
         var needle = needle
-        return text.withUTF8 { haystack in
-            needle.withUTF8 { pattern -> Int? in
-                guard !pattern.isEmpty, haystack.count >= pattern.count, let base = haystack.baseAddress,
-                    let first = pattern.baseAddress
-                else { return nil }
-                let last = haystack.count - pattern.count  // the last offset a match can start at
-                var offset = 0
-                while offset <= last {
-                    guard let found = memchr(base + offset, Int32(first.pointee), last - offset + 1) else { return nil }
-                    let start = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                    if memcmp(base + start, first, pattern.count) == 0 { return start + pattern.count }
-                    offset = start + 1
-                }
-                return nil
+        return needle.withUTF8 { pattern -> Int? in
+            guard !pattern.isEmpty, bytes.count >= pattern.count, let base = bytes.baseAddress,
+                let first = pattern.baseAddress
+            else { return nil }
+            let last = bytes.count - pattern.count  // the last offset a match can start at
+            var offset = 0
+            while offset <= last {
+                guard let found = memchr(base + offset, Int32(first.pointee), last - offset + 1) else { return nil }
+                let start = base.distance(to: UnsafeRawPointer(found))
+                if memcmp(base + start, first, pattern.count) == 0 { return start + pattern.count }
+                offset = start + 1
             }
+            return nil
         }
     }
 
-    /// Whether `text` is an answer to a request (`response` or `failure` frame).
+    /// Whether `text` is an answer to a request (`response` or `failure` frame), told as
+    /// ``isAnswer(_:)-(UnsafeRawBufferPointer)`` tells it.
+    static func isAnswer(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isAnswer(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether the frame `bytes` is an answer to a request (`response` or `failure` frame).
     ///
     /// A frame whose first key is `"type"` (how the server's own writer starts every event and
     /// answer) is told by its first bytes; any other is searched whole.
-    /// - Complexity: O(1) for a frame that starts with its type, else O(length of `text`).
-    static func isAnswer(_ text: String) -> Bool {
-        if let kind = leadingKind(of: text) { return kind != .other }
-        return contains(text, "\"type\":\"response\"") || contains(text, "\"type\":\"failure\"")
+    /// - Complexity: O(1) for a frame that starts with its type, else O(length of `bytes`).
+    static func isAnswer(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let kind = leadingKind(of: bytes) { return kind != .other }
+        return end(of: "\"type\":\"response\"", in: bytes) != nil || end(of: "\"type\":\"failure\"", in: bytes) != nil
     }
 
     /// Whether `text` is a `response` frame (an acknowledged request), told as ``isAnswer(_:)``.
     static func isResponse(_ text: String) -> Bool {
-        if let kind = leadingKind(of: text) { return kind == .response }
-        return contains(text, "\"type\":\"response\"")
+        var text = text
+        return text.withUTF8 { isResponse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Whether the frame `bytes` is a `response` frame (an acknowledged request), told as
+    /// ``isAnswer(_:)``.
+    static func isResponse(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let kind = leadingKind(of: bytes) { return kind == .response }
+        return end(of: "\"type\":\"response\"", in: bytes) != nil
     }
 
     private enum Kind { case response, failure, other }
 
     /// The frame's kind read after a leading `{"type":"`; `nil` when it does not start so.
-    private static func leadingKind(of text: String) -> Kind? {
-        var text = text
-        return text.withUTF8 { bytes -> Kind? in
-            let prefix: StaticString = "{\"type\":\""
-            let count = prefix.utf8CodeUnitCount
-            guard bytes.count > count, memcmp(bytes.baseAddress!, prefix.utf8Start, count) == 0 else { return nil }
-            let rest = UnsafeBufferPointer(rebasing: bytes[count...])
-            // The type's letters, then the quote that ends them.
-            func starts(with type: StaticString) -> Bool {
-                rest.count > type.utf8CodeUnitCount
-                    && memcmp(rest.baseAddress!, type.utf8Start, type.utf8CodeUnitCount) == 0
-                    && rest[type.utf8CodeUnitCount] == UInt8(ascii: "\"")
-            }
-            if starts(with: "response") { return .response }
-            if starts(with: "failure") { return .failure }
-            return .other
+    private static func leadingKind(of bytes: UnsafeRawBufferPointer) -> Kind? {
+        let prefix: StaticString = "{\"type\":\""
+        let count = prefix.utf8CodeUnitCount
+        guard bytes.count > count, memcmp(bytes.baseAddress!, prefix.utf8Start, count) == 0 else { return nil }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[count...])
+        // The type's letters, then the quote that ends them.
+        func starts(with type: StaticString) -> Bool {
+            rest.count > type.utf8CodeUnitCount
+                && memcmp(rest.baseAddress!, type.utf8Start, type.utf8CodeUnitCount) == 0
+                && rest[type.utf8CodeUnitCount] == UInt8(ascii: "\"")
         }
+        if starts(with: "response") { return .response }
+        if starts(with: "failure") { return .failure }
+        return .other
     }
 
     /// The send stamp a latency frame carries after its first `t=`: the (possibly negative)
@@ -87,21 +102,25 @@ enum FrameText {
     /// The (possibly negative) integer right after the first `prefix` in `text`; `nil` without
     /// one.
     static func integer(after prefix: String, in text: String) -> Int? {
-        guard let start = end(of: prefix, in: text) else { return nil }
-        let bytes = text.utf8
-        var index = bytes.index(bytes.startIndex, offsetBy: start)
+        var text = text
+        return text.withUTF8 { integer(after: prefix, in: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The (possibly negative) integer right after the first `prefix` in the frame `bytes`; `nil`
+    /// without one.
+    static func integer(after prefix: String, in bytes: UnsafeRawBufferPointer) -> Int? {
+        guard var index = end(of: prefix, in: bytes) else { return nil }
         var sign = 1
-        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "-") {
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
             sign = -1
-            index = bytes.index(after: index)
+            index += 1
         }
         var value = 0
         var digits = 0
-        while index < bytes.endIndex, case let byte = bytes[index], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9")
-        {
+        while index < bytes.count, case let byte = bytes[index], byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
             value = value &* 10 &+ Int(byte - UInt8(ascii: "0"))
             digits += 1
-            index = bytes.index(after: index)
+            index += 1
         }
         return digits > 0 ? sign * value : nil
     }

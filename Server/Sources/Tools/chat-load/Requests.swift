@@ -2,7 +2,7 @@ import ArgumentParser
 import ChatAPI
 import Foundation
 import LiveChannels
-import LiveChannelsNIO
+import HTTPTypes
 import Synchronization
 
 /// `chat-load requests`: what one request and its answer cost over the wire. Senders (each
@@ -62,15 +62,15 @@ struct Requests: AsyncParsableCommand {
     private func measureFloor(senders: Int) async throws -> RequestRun {
         let process = try await ServerProcess(ServerProcess.product("chat-load"), ["idle", "--floor-server"])
         defer { process.stop() }
-        var connections: [any WebSocketConnection] = []
+        var connections: [LoadSocket] = []
         for _ in 0..<senders {
-            connections.append(try await NIOConnect.open("ws://127.0.0.1:\(process.port)/echo"))
+            connections.append(try await LoadSocket.open("ws://127.0.0.1:\(process.port)/echo"))
         }
         let run = try await RequestRun.measure(
             process: process, connections: connections, window: window, seconds: seconds,
             frame: { sender, id in try Self.sendFrame(sender: sender, id: id) }, isAnswer: { _ in true },
             isAcknowledged: { _ in true })
-        for connection in connections { await connection.close(code: 1000, reason: "") }
+        for connection in connections { await connection.close() }
         return run
     }
 
@@ -81,18 +81,29 @@ struct Requests: AsyncParsableCommand {
         let process = try await ServerProcess(
             ServerProcess.product("chat-server"), ["--dev", "--port", "0", "--no-limits"] + extra)
         defer { process.stop() }
-        var connections: [any WebSocketConnection] = []
+        var connections: [LoadSocket] = []
         for index in 0..<senders {
-            let client = try await RawClient.connect(port: process.port, user: "s\(index)")
-            _ = try await client.request(
-                .createChannel(ChannelDraft(type: channelType, channelId: "s\(index)", userIds: [])))
-            connections.append(client.connection)
+            let connection = try await LoadSocket.open(
+                "ws://127.0.0.1:\(process.port)/v1/connect?device=load",
+                headers: [.authorization: "Bearer dev:s\(index)"])
+            try await connection.send(WireCodec.encode(.hello(protocolVersion: 1, resumeAfter: nil)))
+            guard let welcome = await connection.nextText(), case .welcome = try WireCodec.decode(welcome) else {
+                throw ChatError.unavailable("no welcome for s\(index)")
+            }
+            try await connection.send(
+                WireCodec.encode(
+                    .request(
+                        id: 0,
+                        request: .createChannel(ChannelDraft(type: channelType, channelId: "s\(index)", userIds: [])))
+                ))
+            while let text = await connection.nextText(), !FrameText.isAnswer(text) {}
+            connections.append(connection)
         }
         let run = try await RequestRun.measure(
             process: process, connections: connections, window: window, seconds: seconds,
             frame: { sender, id in try Self.sendFrame(sender: sender, id: id) },
             isAnswer: FrameText.isAnswer, isAcknowledged: FrameText.isResponse)
-        for connection in connections { await connection.close(code: 1000, reason: "") }
+        for connection in connections { await connection.close() }
         return run
     }
 
@@ -125,9 +136,10 @@ struct RequestRun: Sendable {
     /// events — are skipped), their first `"id":` the request's; `isAcknowledged` tells the
     /// answers counted and timed.
     static func measure(
-        process: ServerProcess, connections: [any WebSocketConnection], window: Int, seconds: Double,
-        frame: @escaping @Sendable (Int, Int) throws -> String, isAnswer: @escaping @Sendable (String) -> Bool,
-        isAcknowledged: @escaping @Sendable (String) -> Bool
+        process: ServerProcess, connections: [LoadSocket], window: Int, seconds: Double,
+        frame: @escaping @Sendable (Int, Int) throws -> String,
+        isAnswer: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool,
+        isAcknowledged: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool
     ) async throws -> RequestRun {
         let clock = ContinuousClock()
         let cpuBefore = process.cpuSeconds
@@ -163,32 +175,29 @@ struct RequestRun: Sendable {
             p50: LoadStatistics.percentile(50, of: latencies), p99: LoadStatistics.percentile(99, of: latencies))
     }
 
+    /// Sends on `connection` with `window` requests in flight until `deadline`, then waits for the
+    /// last answers. The answers are read as they arrive, on the connection's reading task.
     private static func send(
-        on connection: any WebSocketConnection, window: Int, until deadline: ContinuousClock.Instant,
-        clock: ContinuousClock, isAnswer: @escaping @Sendable (String) -> Bool,
-        isAcknowledged: @escaping @Sendable (String) -> Bool, frame: (Int) throws -> String
+        on connection: LoadSocket, window: Int, until deadline: ContinuousClock.Instant,
+        clock: ContinuousClock, isAnswer: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool,
+        isAcknowledged: @escaping @Sendable (UnsafeRawBufferPointer) -> Bool, frame: (Int) throws -> String
     ) async throws -> (answers: Int, latencies: [Double], finished: ContinuousClock.Instant) {
         let free = Semaphore(window)
         let sentAt = Mutex<[ContinuousClock.Instant]>([])
-        let reading = Task { () -> (answers: Int, latencies: [Double]) in
-            var answers = 0
-            var latencies: [Double] = []
-            for await item in connection.inbound {
-                guard case .text(let text) = item, isAnswer(text),
-                    let id = FrameText.integer(after: "\"id\":", in: text)
-                else {
-                    continue
+        let tally = Mutex<(answers: Int, latencies: [Double])>((0, []))
+        connection.read { bytes in
+            guard isAnswer(bytes), let id = FrameText.integer(after: "\"id\":", in: bytes) else { return }
+            let now = clock.now
+            guard let sent = sentAt.withLock({ id >= 0 && id < $0.count ? $0[id] : nil }) else { return }
+            if isAcknowledged(bytes) {
+                tally.withLock { tally in
+                    tally.answers += 1
+                    tally.latencies.append(Storage.seconds(now - sent))
                 }
-                let now = clock.now
-                guard let sent = sentAt.withLock({ id >= 0 && id < $0.count ? $0[id] : nil }) else { continue }
-                if isAcknowledged(text) {
-                    answers += 1
-                    latencies.append(Storage.seconds(now - sent))
-                }
-                free.signal()
             }
-            return (answers, latencies)
+            free.signal()
         }
+        defer { connection.stopReading() }
         var id = 0
         while clock.now < deadline {
             await free.wait()
@@ -200,8 +209,7 @@ struct RequestRun: Sendable {
         // Every place of the window back: every request answered.
         for _ in 0..<window { await free.wait() }
         let finished = clock.now
-        reading.cancel()
-        let (answers, latencies) = await reading.value
+        let (answers, latencies) = tally.withLock { $0 }
         return (answers, latencies, finished)
     }
 }
