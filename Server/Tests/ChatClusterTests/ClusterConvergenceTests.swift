@@ -99,7 +99,7 @@ import TestSupport
                 }
             }
         }
-        defer { for node in nodes { node.process.terminate() } }
+        defer { Subprocess.stop(nodes) }
         func transport(_ user: String, _ device: String, node: Int) -> WebSocketTransport {
             WebSocketTransport(
                 url: URL(string: "ws://127.0.0.1:\(ports[node])/v1/connect")!, userId: user, deviceId: device,

@@ -22,7 +22,7 @@ import ServerTestSupport
             defer { postgres.stop() }
             let url = postgres.url(try postgres.createDatabase())
             let (first, port) = try await ChatServerProcess.start(["--postgres", url, "--node-id", "n0"])
-            defer { first.process.terminate() }
+            defer { first.stop() }
             let second = try Subprocess(
                 ChatServerProcess.executable, ["--port", "0", "--dev", "--postgres", url, "--node-id", "n0"])
             #expect(await second.exitStatus() == 2)
@@ -46,7 +46,7 @@ import ServerTestSupport
             defer { postgres.stop() }
             let url = postgres.url(try postgres.createDatabase())
             let (n0, port0) = try await ChatServerProcess.start(["--postgres", url, "--node-id", "n0"])
-            defer { n0.process.terminate() }
+            defer { n0.stop() }
             let (n1, port1) = try await ChatServerProcess.start(["--postgres", url, "--node-id", "n1"])
             let alice = ChatServerProcess.transport("alice", port: port0)
             _ = try await alice.connect(resumingAfter: nil)
@@ -62,7 +62,7 @@ import ServerTestSupport
             _ = await n1.exitStatus()
             let restarted = ContinuousClock.now
             let (again, _) = try await ChatServerProcess.start(["--postgres", url, "--node-id", "n1"])
-            defer { again.process.terminate() }
+            defer { again.stop() }
             // The restarted node logged its earlier run's devices offline before it listened:
             // n0 has applied it by the next read (a read waits for the log's head).
             #expect(try await daveIsOnline() == false)
@@ -79,7 +79,7 @@ import ServerTestSupport
             defer { postgres.stop() }
             let name = try postgres.createDatabase()
             let (node, port) = try await ChatServerProcess.start(["--postgres", postgres.url(name), "--node-id", "n0"])
-            defer { node.process.terminate() }
+            defer { node.stop() }
             func health() async throws -> (Int, String) {
                 let (body, response) = try await URLSession.shared.data(
                     from: URL(string: "http://127.0.0.1:\(port)/healthz")!)

@@ -48,7 +48,7 @@ import ServerTestSupport
             nodes.append(
                 try await ChatServerProcess.start(["--postgres", postgres.url(name), "--node-id", "n\(index)"]))
         }
-        defer { for node in nodes { node.process.process.terminate() } }
+        defer { Subprocess.stop(nodes.map(\.process)) }
 
         let alice = ChatServerProcess.transport("alice", port: nodes[0].port)
         let bob = ChatServerProcess.transport("bob", port: nodes[1].port)
@@ -114,7 +114,7 @@ extension ClusterProcessTests {
         let open = try postgres.createDatabase()
         let capped = try postgres.createDatabase()
         var nodes: [(process: Subprocess, port: Int)] = []
-        defer { for node in nodes { node.process.process.terminate() } }
+        defer { Subprocess.stop(nodes.map(\.process)) }
         for index in 0..<3 {
             nodes.append(
                 try await ChatServerProcess.start(["--postgres", postgres.url(open), "--node-id", "n\(index)"]))

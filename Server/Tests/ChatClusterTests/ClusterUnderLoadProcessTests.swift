@@ -74,7 +74,7 @@ import ServerTestSupport
             let postgres = try PostgresCluster.start()
             defer { postgres.stop() }
             let nodes = try await Self.threeNodes(postgres)
-            defer { for node in nodes { node.process.process.terminate() } }
+            defer { Subprocess.stop(nodes.map(\.process)) }
             let readers = try await Self.connectReaders(nodes)
             // 6,000 messages: one sender per node, 16 in flight each.
             let perSender = 2_000
@@ -128,7 +128,7 @@ import ServerTestSupport
             let postgres = try PostgresCluster.start()
             defer { postgres.stop() }
             let nodes = try await Self.threeNodes(postgres)
-            defer { for node in nodes { node.process.process.terminate() } }
+            defer { Subprocess.stop(nodes.map(\.process)) }
             var watchers: [WebSocketTransport] = []
             for (index, node) in nodes.enumerated() {
                 let watcher = ChatServerProcess.transport("watcher\(index)", port: node.port)
@@ -233,7 +233,7 @@ import ServerTestSupport
             let nodes = try await Self.threeNodes(postgres)
             defer {
                 kill(nodes[0].process.process.processIdentifier, SIGCONT)
-                for node in nodes { node.process.process.terminate() }
+                Subprocess.stop(nodes.map(\.process))
             }
             let readers = try await Self.connectReaders(nodes)
             var senders: [WebSocketTransport] = []

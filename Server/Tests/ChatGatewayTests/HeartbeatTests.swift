@@ -45,7 +45,7 @@ import ServerTestSupport
 
     @Test func theServerClosesWith4002AClientThatStopsAnsweringPings() async throws {
         let (server, port) = try await start(["--ping-interval", "0.3"])
-        defer { server.process.terminate() }
+        defer { server.stop() }
         // A client in a process of its own (Python, from Docs/Protocol.md), stopped once in: it
         // answers no ping. Let go again after the server dropped it, it reads what the server
         // sent before (the close frame waits in its socket's buffer) and prints the close code.
@@ -80,7 +80,7 @@ import ServerTestSupport
 
     private func stoppedReaderUnderLoad() async throws {
         let (server, port) = try await start(["--ping-interval", "2", "--no-limits"])
-        defer { server.process.terminate() }
+        defer { server.stop() }
         // A small receive buffer, so that a few megabytes fill what the kernel holds for it.
         var python = try PythonClient(port: port, user: "sleepy", smallReceiveBuffer: true, then: PythonClient.idle)
         defer { python.end() }
@@ -124,7 +124,7 @@ import ServerTestSupport
     /// A client that answers pings stays connected over many intervals.
     @Test func aClientThatAnswersStaysConnected() async throws {
         let (server, port) = try await start(["--ping-interval", "2"])
-        defer { server.process.terminate() }
+        defer { server.stop() }
         let transport = WebSocketTransport(
             url: URL(string: "ws://127.0.0.1:\(port)/v1/connect")!, userId: "alice", token: { "dev:alice" },
             connector: NIOWebSocketConnector(), pingInterval: .seconds(60))

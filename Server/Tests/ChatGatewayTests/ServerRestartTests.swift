@@ -70,7 +70,7 @@ import ServerTestSupport
         server.process.interrupt()
         #expect(await server.exitStatus() == 0)
         (server, _) = try await start(port: port)
-        defer { server.process.terminate() }
+        defer { server.stop() }
         // Both reconnect by themselves; alice creates #general again and both write.
         var created = false
         for _ in 0..<100 where !created {

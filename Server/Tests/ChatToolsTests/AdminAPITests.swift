@@ -38,7 +38,7 @@ import ServerTestSupport
 
     @Test func anAppsBackendManagesUsersChannelsAndMessages() async throws {
         let (server, port) = try await ChatServerProcess.start(["--admin", "boss"])
-        defer { server.process.terminate() }
+        defer { server.stop() }
         // Admins only.
         let anonymous = try await Self.call("GET", "/admin/v1/users/boss", port: port, token: nil)
         #expect(anonymous.status == 401)
@@ -232,7 +232,7 @@ import ServerTestSupport
         }
         #expect(examples.count >= 10, "the curl examples of Docs/Admin.md")
         let (server, port) = try await ChatServerProcess.start(["--admin", "boss"])
-        defer { server.process.terminate() }
+        defer { server.stop() }
         for example in examples {
             let command = example.command.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)")
             let curl = try Subprocess(URL(fileURLWithPath: "/bin/sh"), ["-c", command])
@@ -254,9 +254,9 @@ import ServerTestSupport
             let (first, port0) = try await ChatServerProcess.start([
                 "--postgres", url, "--node-id", "n0", "--admin", "boss",
             ])
-            defer { first.process.terminate() }
+            defer { first.stop() }
             let (second, port1) = try await ChatServerProcess.start(["--postgres", url, "--node-id", "n1"])
-            defer { second.process.terminate() }
+            defer { second.stop() }
             // Made through one node, read at once through the other.
             #expect(try await Self.call("POST", "/admin/v1/users", port: port0, body: ["userId": "ann"]).status == 201)
             let created = try await Self.call(

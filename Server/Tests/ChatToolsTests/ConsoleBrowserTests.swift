@@ -20,7 +20,7 @@ import Testing
     @Test func anOperatorUsesTheConsoleInChromium() async throws {
         let shots = try Self.screenshots()
         let (server, port) = try await ChatServerProcess.start(["--admin", "boss"])
-        defer { server.process.terminate() }
+        defer { server.stop() }
         try await Self.drive(["\(port)", shots])
         for page in ["sign-in", "overview", "user", "moderation", "channel"] {
             #expect(FileManager.default.fileExists(atPath: "\(shots)/\(page).png"), "no picture of \(page)")
@@ -34,7 +34,7 @@ import Testing
             defer { postgres.stop() }
             let url = postgres.url(try postgres.createDatabase())
             let nodes = try await ChatServerProcess.startNodes(3, postgres: url)
-            defer { for node in nodes { node.process.process.terminate() } }
+            defer { Subprocess.stop(nodes.map(\.process)) }
             let ports = nodes.map(\.port)
             let lines = try await Self.drive(["\(ports[2])", Self.screenshots(), "cluster", "3"])
             #expect(lines.contains("the overview lists ['n0', 'n1', 'n2']"), "\(lines)")

@@ -268,7 +268,7 @@ import ServerTestSupport
         try await Task.sleep(for: .milliseconds(500))
         let server = try Subprocess(
             chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
-        defer { server.process.terminate() }
+        defer { server.stop() }
         var serverLines = server.lines.makeAsyncIterator()
         let listening = await serverLines.next()
         #expect(listening?.hasPrefix("listening on") == true, "\(listening ?? "nothing")")

@@ -52,7 +52,7 @@ import Testing
         var receiver = try await Receiver(secret: "a shared secret\n")
         defer { receiver.finish() }
         let (server, port) = try await ChatServerProcess.start(["--admin", "boss"] + receiver.flags)
-        defer { server.process.terminate() }
+        defer { server.stop() }
 
         // bob (away), carol (her token is gone), dave (flaky service), erin (online) and ann,
         // the sender: members of one channel.
@@ -137,7 +137,7 @@ import Testing
             defer { postgres.stop() }
             let url = postgres.url(try postgres.createDatabase())
             let nodes = try await ChatServerProcess.startNodes(3, postgres: url) { _ in receiver.flags }
-            defer { for node in nodes { node.process.process.terminate() } }
+            defer { Subprocess.stop(nodes.map(\.process)) }
             let ports = nodes.map(\.port)
             let bob = try await Self.connected("bob", port: ports[1])
             _ = try await bob.send(.addPushDevice(.firebase(token: "bob-phone")))
@@ -180,7 +180,7 @@ import Testing
         var receiver = try await Receiver(secret: "terminal secret")
         defer { receiver.finish() }
         let (server, port) = try await ChatServerProcess.start(receiver.flags)
-        defer { server.process.terminate() }
+        defer { server.stop() }
         func terminal(as user: String, _ script: String) async throws -> String {
             let process = try Subprocess(
                 Subprocess.product("chat-terminal"), ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", user],

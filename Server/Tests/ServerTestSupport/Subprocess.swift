@@ -106,6 +106,38 @@ package final class Subprocess: @unchecked Sendable {
         if process.isRunning { process.terminate() }
     }
 
+    /// Asks the process to stop (SIGTERM) and waits, at most `seconds`, for it to exit: see
+    /// ``stop(_:within:)``.
+    @discardableResult
+    package func stop(within seconds: Double = 20) -> Bool { Self.stop([self], within: seconds) }
+
+    /// Asks every process of `processes` to stop (SIGTERM, all at once) and waits, at most
+    /// `seconds`, for them to exit. One still running then is killed (SIGKILL), and says so on
+    /// standard output with the end of its standard error. So a test that stops its nodes before
+    /// the PostgreSQL they use leaves no process behind it, even one whose shutdown hangs.
+    /// Blocks the calling thread (it is called from `defer`).
+    ///
+    /// - Returns: whether every one exited of itself within `seconds`.
+    @discardableResult
+    package static func stop(_ processes: [Subprocess], within seconds: Double = 20) -> Bool {
+        for subprocess in processes where subprocess.process.isRunning { subprocess.process.terminate() }
+        let deadline = Date().addingTimeInterval(seconds)
+        while processes.contains(where: { $0.process.isRunning }), Date() < deadline { usleep(5_000) }
+        var allStopped = true
+        for subprocess in processes where subprocess.process.isRunning {
+            allStopped = false
+            let process = subprocess.process
+            let tail = subprocess.standardError.split(separator: "\n").suffix(20).joined(separator: "\n")
+            print(
+                "\(process.executableURL?.lastPathComponent ?? "a process") \(process.processIdentifier) "
+                    + "\((process.arguments ?? []).joined(separator: " ")) did not stop within \(seconds) s of "
+                    + "SIGTERM: killed. The end of its standard error:\n\(tail)")
+            kill(process.processIdentifier, SIGKILL)
+            waitForExit(of: process)
+        }
+        return allStopped
+    }
+
     /// What the process wrote to standard error (its last 256 KB): after it exited, all of it;
     /// while it runs, what came so far.
     package var standardError: String {

@@ -146,9 +146,15 @@ extension PostgresServerDatabase {
         heldLease.withLockedValue { $0 = nil }
         lease.keeper?.cancel()
         guard let connection = lease.connection else { return }
-        // Unlocked before the session closes, so that the next run finds it free at once.
-        _ = try? await connection.query(
-            "SELECT pg_advisory_unlock(\(Self.leaseLockSpace)::int, hashtext(\(lease.node)))", logger: logger)
+        // Unlocked before the session closes, so that the next run finds it free at once; at
+        // most a second, as the fence's removal: a node that stops while PostgreSQL does not
+        // answer still ends (the session's end frees the lock anyway).
+        let (node, logger) = (lease.node, logger)
+        let unlock = Task {
+            _ = try await connection.query(
+                "SELECT pg_advisory_unlock(\(Self.leaseLockSpace)::int, hashtext(\(node)))", logger: logger)
+        }
+        try? await Self.result(of: unlock, within: .seconds(1)) { CancellationError() }
         try? await connection.close()
     }
 }
