@@ -14,7 +14,8 @@ import ServerTestSupport
 
 /// A cluster over a long life, with `chat-server` processes on a real PostgreSQL: one live
 /// process per node id, a node restarted under its id has its earlier devices offline at once,
-/// and a node that cannot read an entry of the log stops (and says where) rather than skip it.
+/// a node that cannot read an entry of the log stops (and says where) rather than skip it, and
+/// a node asked to stop while PostgreSQL does not answer still ends.
 @Suite(.serialized) struct ClusterLifetimeProcessTests {
     @Test func aSecondProcessWithALiveNodesIdIsRefusedNamingIt() async throws {
         try await HeavyTestGate.run {
@@ -108,6 +109,28 @@ import ServerTestSupport
             node.process.terminate()
             _ = await node.exitStatus()
             #expect(node.standardError.contains("this node stopped serving"), "the log says so")
+        }
+    }
+
+    /// SIGTERM ends a node whose PostgreSQL has stopped answering (its processes frozen: the
+    /// sockets stay open, nothing answers or resets). Closing waits for PostgreSQL a bounded time
+    /// at each step. Before, the node never ended: giving its lease back waited for good.
+    @Test func aNodeAskedToStopWhilePostgreSQLDoesNotAnswerEnds() async throws {
+        try await HeavyTestGate.run {
+            let postgres = try PostgresCluster.start()
+            defer { postgres.stop() }
+            let (node, _) = try await ChatServerProcess.start([
+                "--postgres", postgres.url(try postgres.createDatabase()), "--node-id", "n0",
+            ])
+            defer { node.stop() }
+            try postgres.freeze()
+            defer { try? postgres.thaw() }
+            node.process.terminate()
+            let start = ContinuousClock.now
+            while node.process.isRunning, ContinuousClock.now - start < .seconds(60) {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(!node.process.isRunning, "the node had not ended 60 s after SIGTERM")
         }
     }
 }

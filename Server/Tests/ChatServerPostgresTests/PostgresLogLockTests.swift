@@ -98,6 +98,40 @@ import ServerTestSupport
         await second.close()
     }
 
+    /// A new database of `cluster`, prepared, with `node`'s lease held.
+    private static func leasedDatabase(node: String, on cluster: PostgresCluster) async throws
+        -> PostgresServerDatabase
+    {
+        let database = PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(try cluster.createDatabase())))
+        try await database.prepare()
+        _ = try await database.lease(node: node)
+        return database
+    }
+
+    /// A node that closes while PostgreSQL does not answer at all (its processes stopped: the
+    /// sockets stay open, nothing is reset) still closes: giving its lease back and removing its
+    /// fence wait a second each, and the session's end frees the lease anyway. (Giving the lease
+    /// back once waited for an answer for good: `chat-server` then never ended after SIGTERM.)
+    @Test func aNodeClosesWhilePostgreSQLDoesNotAnswer() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let database = try await Self.leasedDatabase(node: "n0", on: cluster)
+        try cluster.freeze()
+        defer { try? cluster.thaw() }
+        let (outcome, report) = AsyncStream.makeStream(of: Bool.self)
+        Task {
+            await database.close()
+            report.yield(true)
+        }
+        Task {
+            try? await Task.sleep(for: .seconds(30))
+            report.yield(false)
+        }
+        var first = outcome.makeAsyncIterator()
+        let closed = await first.next()
+        #expect(closed == true, "close() had not returned 30 s after PostgreSQL stopped answering")
+    }
+
     @Test func aBeatRemovesWhatEveryLiveNodeAppliedAndTheTablesHold() async throws {
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }

@@ -89,6 +89,28 @@ package final class PostgresCluster: Sendable {
         return name
     }
 
+    /// Stops every process of the server (SIGSTOP to the postmaster and each of its children):
+    /// its sockets stay open and nothing answers, as a machine that froze or a network that
+    /// drops everything. ``thaw()`` lets it go on; ``stop()`` needs it thawed.
+    package func freeze() throws { try signalEveryProcess(SIGSTOP) }
+
+    /// Lets a server that ``freeze()`` stopped go on (SIGCONT).
+    package func thaw() throws { try signalEveryProcess(SIGCONT) }
+
+    private func signalEveryProcess(_ signal: Int32) throws {
+        let pidFile = directory.appendingPathComponent("data/postmaster.pid")
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8),
+            let postmaster = text.split(separator: "\n").first.flatMap({ Int32($0) })
+        else { throw PostgresUnavailable(reason: "no postmaster.pid in \(directory.path)") }
+        // The postmaster first, so that it starts no new child meanwhile; then its children.
+        var pids = [postmaster]
+        let children = try String(contentsOfFile: "/proc/\(postmaster)/task/\(postmaster)/children", encoding: .utf8)
+        pids += children.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        for pid in pids where processSignal(signal, to: pid) != 0 && errno != ESRCH {
+            throw PostgresUnavailable(reason: "signal \(signal) to PostgreSQL's process \(pid) failed: errno \(errno)")
+        }
+    }
+
     /// Stops the server at once (`pg_ctl -m immediate`: as a crash would), keeping its files.
     package func kill() throws { try stop(mode: "immediate") }
 
@@ -201,3 +223,6 @@ package struct PostgresUnavailable: Error, CustomStringConvertible {
     package init(reason: String) { self.reason = reason }
     package var description: String { "PostgreSQL for the tests: \(reason)" }
 }
+
+/// `kill(2)` (the cluster's own ``PostgresCluster/kill()`` hides the C function's name there).
+private func processSignal(_ signal: Int32, to pid: Int32) -> Int32 { kill(pid, signal) }
