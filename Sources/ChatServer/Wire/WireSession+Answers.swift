@@ -6,25 +6,17 @@ import ChatAPI
 extension WireSession {
     /// One request's answer was sent.
     func answered() {
-        let waiters = answers.withLock { answers -> [CheckedContinuation<Void, Never>] in
-            answers.inFlight -= 1
-            guard answers.inFlight == 0 else { return [] }
-            defer { answers.waiters = [] }
-            return answers.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        for waiter in answers.withLock({ $0.inFlight.finish() }) { waiter.resume() }
     }
 
     /// Ignores requests from now on and returns once every request taken was answered.
     func answersSent() async {
         await withCheckedContinuation { continuation in
-            let done = answers.withLock { answers -> Bool in
+            let waiting = answers.withLock { answers -> Bool in
                 answers.ignoring = true
-                if answers.inFlight == 0 { return true }
-                answers.waiters.append(continuation)
-                return false
+                return answers.inFlight.wait(continuation)
             }
-            if done { continuation.resume() }
+            if !waiting { continuation.resume() }
         }
     }
 

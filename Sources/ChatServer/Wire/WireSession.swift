@@ -55,11 +55,10 @@ public final class WireSession: Sendable {
     private let phase = Lock(Phase.awaitingHello, rank: .leaf)
     /// The requests being answered, whoever waits for them all to be, and whether new requests
     /// are ignored (the connection is closing for too many refusals). Lock order: a leaf.
-    let answers = Lock(
-        (inFlight: 0, waiters: [CheckedContinuation<Void, Never>](), ignoring: false), rank: .leaf)
+    let answers = Lock((inFlight: WorkInFlight(), ignoring: false), rank: .leaf)
     /// The closes under way (at most one writes its frame; the others find the session closed),
     /// and who waits for them (``end()``). Lock order: a leaf.
-    private let closing = Lock((writing: 0, waiters: [CheckedContinuation<Void, Never>]()), rank: .leaf)
+    private let closing = Lock(WorkInFlight(), rank: .leaf)
 
     /// A session for `userId` (already authenticated) on `deviceId`; `output` performs what the
     /// session asks (it may be called from several tasks at once); `record` hears what it did.
@@ -117,7 +116,7 @@ public final class WireSession: Sendable {
         case (.request(let id, let request), .open(let transport)):
             let taken = answers.withLock { answers -> Bool in
                 if answers.ignoring { return false }
-                answers.inFlight += 1
+                answers.inFlight.start()
                 return true
             }
             guard taken else { return }
@@ -167,12 +166,7 @@ public final class WireSession: Sendable {
     /// Returns once no close frame is being written.
     private func closeWritten() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let written = closing.withLock { closing -> Bool in
-                guard closing.writing > 0 else { return true }
-                closing.waiters.append(continuation)
-                return false
-            }
-            if written { continuation.resume() }
+            if !closing.withLock({ $0.wait(continuation) }) { continuation.resume() }
         }
     }
 
@@ -181,7 +175,7 @@ public final class WireSession: Sendable {
     public func close(code: Int, reason: String) async {
         // Marked as writing before the session is marked closed: whoever sees it closed (the
         // network front, then ``end()``) sees the close being written.
-        closing.withLock { $0.writing += 1 }
+        closing.withLock { $0.start() }
         let previous = markClosed()
         if case .closed = previous {
             closeFrameDone()
@@ -199,13 +193,7 @@ public final class WireSession: Sendable {
 
     /// The close frame is written (or another close wrote it): wakes whoever waits in ``end()``.
     private func closeFrameDone() {
-        let waiters = closing.withLock { closing -> [CheckedContinuation<Void, Never>] in
-            closing.writing -= 1
-            guard closing.writing == 0 else { return [] }
-            defer { closing.waiters = [] }
-            return closing.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        for waiter in closing.withLock({ $0.finish() }) { waiter.resume() }
     }
 
     /// Marks the session closed; returns what it was.

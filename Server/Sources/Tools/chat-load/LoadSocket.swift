@@ -32,7 +32,7 @@ final class LoadSocket: Sendable {
         var next: CheckedContinuation<String?, Never>?
         /// Why the connection ended, once it has.
         var ended: (any Error)?
-        var isEnded = false
+        var isEnded: Bool { ended != nil }
     }
 
     private let state = Mutex(State())
@@ -102,7 +102,6 @@ final class LoadSocket: Sendable {
 
     private func end(_ error: any Error) {
         let (opening, next) = state.withLock { state in
-            state.isEnded = true
             if state.ended == nil { state.ended = error }
             return (state.opening.take(), state.next.take())
         }
