@@ -257,7 +257,7 @@ extension ChatServer {
             }
             return (
                 core.state.users.entries.count, core.state.channels.entries.count, connected, nodes,
-                core.state.counters.nextMessageNumber - 1
+                core.state.messagesSent
             )
         }
         return ServiceSummary(

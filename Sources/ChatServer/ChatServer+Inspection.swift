@@ -123,15 +123,19 @@ extension ChatServer {
         public var subject: FlagReport.Subject
         /// The users who flagged it, sorted.
         public var flaggedBy: [String]
-        public init(channelId: String, subject: FlagReport.Subject, flaggedBy: [String]) {
+        /// The flagged message as it is now (a flagged member: `nil`), however old: the queue
+        /// shows its text and sender without reading the channel's newest messages.
+        public var message: Message?
+        public init(channelId: String, subject: FlagReport.Subject, flaggedBy: [String], message: Message? = nil) {
             self.channelId = channelId
             self.subject = subject
             self.flaggedBy = flaggedBy
+            self.message = message
         }
     }
 
-    /// Every flag report of every channel (messages, then members, per channel; channels by id):
-    /// what a moderation queue shows.
+    /// Every flag report of every channel (messages, then members, per channel; channels by id),
+    /// each flagged message with it: what a moderation queue shows, in one read.
     ///
     /// - Complexity: O(channels + reports).
     public func flagReports() -> [ChannelFlagReport] {
@@ -142,7 +146,12 @@ extension ChatServer {
                     let reports = try? state.flagReports(in: channelId, by: .console, now: now)
                 else { return [] }
                 return reports.map {
-                    ChannelFlagReport(channelId: channelId, subject: $0.subject, flaggedBy: $0.flaggedBy)
+                    var message: Message?
+                    if case .message(let messageId) = $0.subject, let location = state.messageLocations[messageId] {
+                        message = record.messages[sequence: location.sequence]
+                    }
+                    return ChannelFlagReport(
+                        channelId: channelId, subject: $0.subject, flaggedBy: $0.flaggedBy, message: message)
                 }
             }
         }

@@ -1,5 +1,9 @@
 import ChatAPI
 import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import LiveChannels
 import LiveChannelsNIO
 import Testing
@@ -29,7 +33,7 @@ import ServerTestSupport
             [
                 "-c",
                 "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv('/bin/bash', ['bash'] + sys.argv[1:])",
-                Self.script.path, "--nodes", "3", "--port", "\(port)",
+                Self.script.path, "--nodes", "3", "--port", "\(port)", "--", "--admin", "boss",
             ],
             environment: ["CHAT_SERVER_BIN": Subprocess.product("chat-server").path])
         var lines = cluster.lines.makeAsyncIterator()
@@ -54,6 +58,11 @@ import ServerTestSupport
         _ = try await alice.send(.sendMessage(MessageDraft(channelId: "general", text: "before")))
         let heardFirst = await first.value
         #expect(heardFirst != nil, "bob did not hear alice through the cluster")
+
+        // The console signs in through nginx: the same-origin check sees the Host the browser
+        // sent (nginx forwards it), so the console's own page is not taken for another site.
+        let signIn = try await Self.signInToTheConsole(port: port, token: "dev:boss")
+        #expect(signIn.status == 200, "signing in through nginx: \(signIn.status) \(signIn.body)")
 
         // A node dies. Whoever was on it reconnects through nginx to another node and goes on.
         kill(pids[0], SIGKILL)
@@ -81,5 +90,17 @@ import ServerTestSupport
         // The node killed is reported in words by the script, never by bash's job line.
         #expect(!said.contains("Killed"), "\(said)")
         for pid in pids { #expect(kill(pid, 0) != 0, "node pid \(pid) still runs after Ctrl-C") }
+    }
+
+    /// `POST /console/session` through the cluster's nginx, as the console's page sends it (its
+    /// `Origin` the address the browser opened): the status and the answer's text.
+    static func signInToTheConsole(port: Int, token: String) async throws -> (status: Int, body: String) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/console/session")!)
+        request.httpMethod = "POST"
+        request.setValue("http://127.0.0.1:\(port)", forHTTPHeaderField: "Origin")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["token": token])
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 }

@@ -69,6 +69,7 @@ extension ServerState {
         messageLocations[message.messageId] = MessageLocation(channelId: channelId, sequence: sequence)
         channels[channelId]!.messages.append(at: now) { _ in message }
         if !sends.isEmpty { channels[channelId]!.recentSends[userId] = sends }
+        messagesSent += 1
         modifyChannel(channelId) { info in
             info.lastSequence = sequence
             info.messageCount += 1

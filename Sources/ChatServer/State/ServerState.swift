@@ -77,6 +77,8 @@ struct ServerState: Sendable {
     var readingChanged: Set<DeviceKey> = []
     var nextChannelNumber = 1
     var nextMessageNumber = 1
+    /// Messages sent since the service began (``StoredCounters/messagesSent``).
+    var messagesSent = 0
     /// Changes not yet turned into events.
     var outbox: [Emission] = []
     /// The server-wide revision: it grows with every change, and each changed entity is stamped
@@ -99,7 +101,9 @@ struct ServerState: Sendable {
 
     /// The server-wide numbers that continue across restarts (the event ceiling is the hub's).
     var counters: StoredCounters {
-        StoredCounters(revision: revision, nextChannelNumber: nextChannelNumber, nextMessageNumber: nextMessageNumber)
+        StoredCounters(
+            revision: revision, nextChannelNumber: nextChannelNumber, nextMessageNumber: nextMessageNumber,
+            messagesSent: messagesSent)
     }
 
     /// Continues the numbering of a restored state.
@@ -107,6 +111,7 @@ struct ServerState: Sendable {
         revision = counters.revision
         nextChannelNumber = counters.nextChannelNumber
         nextMessageNumber = counters.nextMessageNumber
+        messagesSent = counters.messagesSent
         storedCounters = counters
     }
 

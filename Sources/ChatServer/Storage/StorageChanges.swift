@@ -67,6 +67,10 @@ struct StoredCounters: Sendable, Hashable {
     var revision = 0
     var nextChannelNumber = 1
     var nextMessageNumber = 1
+    /// Messages sent in the service since it began, whoever chose their ids (the overview's
+    /// "Messages sent"). A store written before it was counted starts it at the messages the
+    /// server numbered itself.
+    var messagesSent = 0
     /// Above every event sequence number any device was given: a restarted server numbers each
     /// device's events after it, so a device resuming across the restart is told to resync
     /// (``EventHub``) instead of missing events silently.

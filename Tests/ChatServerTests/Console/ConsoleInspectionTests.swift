@@ -27,6 +27,34 @@ import Testing
         #expect(server.findChannels(matching: "", tag: "none").isEmpty)
     }
 
+    /// The overview's "Messages sent" counts what clients send with ids they chose (the SDK's
+    /// outbox always chooses), not only the ids the server numbered; a repeat of a send is not
+    /// counted again, and the count continues after a restart from storage.
+    @Test func messagesSentCountsEveryMessageWhoeverChoseItsIdAndSurvivesARestart() async throws {
+        let directory = StoreDirectory()
+        defer { directory.remove() }
+        let server = try ChatServer(storage: .sqlite(directory.file))
+        try await server.registerUser(id: "bob")
+        var alice = TestDevice(server, "alice")
+        _ = try await alice.connect()
+        _ = try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "c", userIds: ["bob"])))
+        for index in 0..<7 {
+            _ = try await alice.send(
+                .sendMessage(MessageDraft(channelId: "c", text: "chosen \(index)", messageId: "alice-\(index)")))
+        }
+        // A resend of a message already stored answers it again: not a new message.
+        _ = try await alice.send(.sendMessage(MessageDraft(channelId: "c", text: "chosen 0", messageId: "alice-0")))
+        try await server.sendMessage(as: "bob", channelId: "c", text: "through the admin API")
+        #expect(server.serviceSummary().messagesSent == 8)
+        await server.close()
+
+        let reopened = try ChatServer(storage: .sqlite(directory.file))
+        #expect(reopened.serviceSummary().messagesSent == 8)
+        try await reopened.sendMessage(as: "bob", channelId: "c", text: "after the restart")
+        #expect(reopened.serviceSummary().messagesSent == 9)
+        await reopened.close()
+    }
+
     @Test func aUsersDevicesAndChannelsAndEveryChannelsFlags() async throws {
         let server = ChatServer()
         try await server.registerUser(id: "ann")
@@ -44,7 +72,12 @@ import Testing
         #expect(devices.first?.lastSequence == server.lastEventSequence(userId: "bob", deviceId: "phone"))
         #expect(
             server.flagReports()
-                == [.init(channelId: "d", subject: .message(messageId: message.messageId), flaggedBy: ["bob"])])
+                == [
+                    .init(
+                        channelId: "d", subject: .message(messageId: message.messageId), flaggedBy: ["bob"],
+                        message: server.messages(channelId: "d").last)
+                ])
+        #expect(server.flagReports().first?.message?.text == "spam")
         // Resolved: the report leaves the queue; a second dismissal finds nothing.
         try await server.dismissFlags(of: .message(messageId: message.messageId), in: "d")
         #expect(server.flagReports().isEmpty)

@@ -93,6 +93,7 @@ public struct ChatGateway: Sendable {
         }
         // The server-side API for an app's backend and the console: admins only.
         let admin = router.group("/admin/v1")
+            .add(middleware: AdminHeaders())
             .add(
                 middleware: AdminAuthentication(
                     authority: authority, sessions: authority.consoleSessions, server: server, metrics: metrics,
@@ -124,18 +125,18 @@ public struct ChatGateway: Sendable {
         }
         let refusals = UpgradeRefusals()
         let port = configuration.port
-        return Application(
-            router: router,
-            server: .http1WebSocketUpgrade(
-                configuration: .init(
-                    http1: .init(additionalChannelHandlers: [UpgradeRefusals.Rewriter(refusals)]),
-                    ws: .init(
-                        maxFrameSize: configuration.maximumFrameBytes,
-                        // The gateway pings itself (Heartbeat): the library's auto-ping closes
-                        // with 1001, where the protocol pins 4002.
-                        autoPing: .disabled,
-                        closeTimeout: configuration.closeTimeout))
-            ) { head, channel, _ in
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(additionalChannelHandlers: [UpgradeRefusals.Rewriter(refusals)]),
+            ws: .init(
+                maxFrameSize: configuration.maximumFrameBytes,
+                // The gateway pings itself (Heartbeat): the library's auto-ping closes
+                // with 1001, where the protocol pins 4002.
+                autoPing: .disabled,
+                closeTimeout: configuration.closeTimeout))
+        let shouldUpgrade:
+            @Sendable (HTTPRequest, any NIOCore.Channel, Logger) async throws -> ShouldUpgradeResult<
+                WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+            > = { head, channel, _ in
                 // The token is checked before the upgrade: a refusal is an HTTP answer
                 // (401 and {"error":…}), never a WebSocket.
                 let uri = URI(head.path ?? "")
@@ -156,6 +157,14 @@ public struct ChatGateway: Sendable {
                         inbound: inbound, outbound: outbound, channel: channel, identity: admitted.identity,
                         deviceId: admitted.deviceId)
                 }
+            }
+        return Application(
+            router: router,
+            // A connection's first request guarded: a malformed one is answered and closed.
+            server: HTTPServerBuilder { responder in
+                GuardedHTTPChannel(
+                    base: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, configuration: channelConfiguration, shouldUpgrade: shouldUpgrade))
             },
             configuration: .init(address: .hostname(configuration.host, port: port), serverName: "chat-server"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },

@@ -16,6 +16,7 @@ import threading
 import time
 import traceback
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -34,6 +35,13 @@ BASE = f"http://127.0.0.1:{PORT}"
 EVIL_NAME = '<script>alert("name")</script>'
 EVIL_CHANNEL = '"><img src=x onerror=alert(1)>'
 EVIL_TEXT = '<img src=x onerror=alert(2)> <a href="javascript:alert(3)">javascript:alert(3)</a>'
+# Ids an app may choose: an e-mail address, reserved characters and non-ASCII, the longest.
+MAIL_ID = "lena.k@example.com"
+ODD_ID = "zoë ü:?#&%/+"
+LONG_ID = "u" * 128
+LONG_NAME = "N" * 256
+TEAM = "team:design"
+LONG_TEXT = "x" * 10_000
 
 
 def step(text):
@@ -74,14 +82,21 @@ class Device:
         self.frames = []
 
     def request(self, request):
-        self.next_id += 1
-        self.ws.send(json.dumps({"type": "request", "id": self.next_id, "request": request}))
+        """Sends `request` and returns its response; a `rateLimited` failure (a burst of sends)
+        is sent again after the wait it names."""
         while True:
-            frame = json.loads(self.ws.recv(timeout=10))
-            if frame.get("id") == self.next_id:
+            self.next_id += 1
+            self.ws.send(json.dumps({"type": "request", "id": self.next_id, "request": request}))
+            while True:
+                frame = json.loads(self.ws.recv(timeout=10))
+                if frame.get("id") == self.next_id:
+                    break
+                self.frames.append(frame)
+            limited = frame["type"] == "failure" and "rateLimited" in frame.get("error", {})
+            if not limited:
                 assert frame["type"] == "response", frame
                 return frame["envelope"]["response"]
-            self.frames.append(frame)
+            time.sleep(frame["error"]["rateLimited"]["retryAfter"] + 0.01)
 
     def saw(self, predicate, seconds=10):
         """Whether a frame received (before or within `seconds`) satisfies `predicate`."""
@@ -146,10 +161,22 @@ def main():
     assert admin("POST", "/admin/v1/channels/news/messages", {"userId": "ann", "text": EVIL_TEXT})[0] == 201
     status, spam = admin("POST", "/admin/v1/channels/news/messages", {"userId": "eve", "text": "buy cheap pills"})
     assert status == 201
+    for user, name in [(MAIL_ID, "Lena"), (ODD_ID, "Zoë"), (LONG_ID, LONG_NAME)]:
+        assert admin("POST", "/admin/v1/users", {"userId": user, "displayName": name})[0] == 201
+    status, _ = admin("POST", "/admin/v1/channels", {"type": "community", "channelId": TEAM, "displayName": LONG_NAME,
+                                                     "userIds": ["ann", "eve", MAIL_ID, ODD_ID, LONG_ID]})
+    assert status == 201, status
     ann = Device("ann", "laptop")
     eve = Device("eve", "phone")
     ann.request({"flagMessage": {"channelId": "news", "messageId": spam["messageId"]}})
-    step("scene ready: ann and eve connected, eve's message flagged")
+    # Messages sent by clients, with ids they chose (as the SDK's outbox does).
+    for index in range(3):
+        sent = ann.request({"sendMessage": {"_0": {"channelId": "news", "text": f"from the SDK {index}",
+                                                   "messageId": f"ann-laptop-{index}"}}})
+        assert "sendMessage" in json.dumps(sent) or "message" in json.dumps(sent), sent
+    long = eve.request({"sendMessage": {"_0": {"channelId": TEAM, "text": LONG_TEXT, "messageId": "eve-long"}}})
+    ann.request({"flagMessage": {"channelId": TEAM, "messageId": "eve-long"}})
+    step(f"scene ready: ann and eve connected, eve's messages flagged ({json.dumps(long)[:60]}…)")
 
     driver = browser()
     wait = waiting(driver, 15)
@@ -225,8 +252,25 @@ def run(driver, wait, ann, eve, spam):
     shown = text_of(driver, "#figure-connections")
     assert text_of(driver, "#figure-users") == str(admin("GET", "/admin/v1/service")[1]["users"])
     assert len(driver.find_elements(By.CSS_SELECTOR, "svg.chart polyline")) == 2
+    # Messages sent: the two sent through the admin API, three ann's client sent with ids it
+    # chose, eve's long one.
+    waiting(driver, 15).until(lambda d: text_of(d, "#figure-messages") == "6")
+    assert admin("GET", "/admin/v1/service")[1]["messagesSent"] == 6
+    # The charts fill their cards: the axis spans nearly the chart's whole width.
+    spans = driver.execute_script(
+        "return [...document.querySelectorAll('svg.chart')].map(c => "
+        "c.querySelector('line').getBoundingClientRect().width / c.getBoundingClientRect().width)")
+    assert spans and all(span > 0.85 for span in spans), spans
     shoot(driver, "overview.png")
-    step(f"overview: {shown} connections, as /metrics says")
+    fits(driver, "the overview")
+    # On a phone, the nodes table's headers are words, not a letter a line.
+    driver.set_window_size(390, 844)
+    tallest = driver.execute_script(
+        "return Math.max(...[...document.querySelectorAll('table.nodes th')].map(h => h.getBoundingClientRect().height))")
+    line = driver.execute_script("return parseFloat(getComputedStyle(document.body).lineHeight)")
+    assert tallest < 2.5 * line, f"a header of the nodes table is {tallest} px high (a line: {line} px)"
+    driver.set_window_size(1280, 900)
+    step(f"overview: {shown} connections, as /metrics says; 6 messages sent, as clients sent them")
 
     # Users: found by name; eve's name is text; banned, her connection ends and she is refused.
     driver.find_element(By.LINK_TEXT, "Users").click()
@@ -255,11 +299,19 @@ def run(driver, wait, ann, eve, spam):
     driver.get(BASE + "/console/moderation")
     wait.until(EC.text_to_be_present_in_element((By.ID, "flag-queue"), "buy cheap pills"))
     shoot(driver, "moderation.png")
-    driver.find_element(By.XPATH, "//button[text()='Delete the message']").click()
-    wait.until(EC.text_to_be_present_in_element((By.ID, "flag-queue"), "Nothing is flagged."))
+    fits(driver, "the moderation queue with a 10,000-character message")
+    spam_report = "//li[contains(@class, 'report')][.//blockquote[text()='buy cheap pills']]"
+    driver.find_element(By.XPATH, spam_report + "//button[text()='Delete the message']").click()
+    # Asked first: nothing is deleted until the second click.
+    confirm = wait.until(EC.element_to_be_clickable((By.XPATH, spam_report + "//button[text()='Delete it for everyone']")))
+    assert not any(m["messageId"] == spam["messageId"] and m.get("isDeleted")
+                   for m in admin("GET", "/admin/v1/channels/news")[1]["messages"]), "deleted before it was confirmed"
+    confirm.click()
+    wait.until(lambda d: "buy cheap pills" not in d.find_element(By.ID, "flag-queue").text)
     assert ann.saw(lambda f: f.get("type") == "event" and spam["messageId"] in json.dumps(f)
                    and '"isDeleted": true' in json.dumps(f)), "ann was not told of the deletion"
-    step("moderation: the flagged message deleted from the queue; ann's client saw it deleted")
+    step("moderation: the flagged message deleted from the queue, once confirmed; ann's client saw it deleted")
+    moderation_at_its_edges(driver, wait, ann)
 
     # A channel: its evil name and texts are text; a message ann sends appears while it is open.
     driver.get(BASE + "/console/channels/news")
@@ -317,16 +369,114 @@ def run(driver, wait, ann, eve, spam):
 
     # Sign out: the session is gone.
     driver.get(BASE + "/console")
+    session = driver.get_cookie("chat_console")["value"]
     wait.until(EC.element_to_be_clickable((By.ID, "sign-out"))).click()
     wait.until(EC.visibility_of_element_located((By.ID, "token")))
     assert driver.get_cookie("chat_console") is None
-    step("signed out")
+    replayed = urllib.request.Request(BASE + "/admin/v1/service", headers={"Cookie": f"chat_console={session}"})
+    try:
+        urllib.request.urlopen(replayed, timeout=10)
+        raise AssertionError("the session signed out still opens the admin API")
+    except urllib.error.HTTPError as refusal:
+        assert refusal.code == 401, refusal.code
+    step("signed out: the session's cookie, replayed, is refused by the server")
 
     # Sign-in attempts are bounded per address: five refused a minute (the browser's first
     # attempt, eve's token, was one of them), then 429 whatever the token.
     codes = [sign_in_status("dev:eve") for _ in range(5)] + [sign_in_status("dev:boss")]
     assert codes == [403] * 4 + [429] * 2, codes
     step(f"sign-in attempts bounded: {codes}")
+
+
+def fits(driver, what):
+    """Nothing on the page is wider than the screen, at 1280 and at 390 px."""
+    for width, height in [(1280, 900), (390, 844)]:
+        driver.set_window_size(width, height)
+        time.sleep(0.3)
+        wide = driver.execute_script(
+            "return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert wide[0] <= wide[1], f"{what} is {wide[0]} px wide on a {wide[1]} px screen"
+    driver.set_window_size(1280, 900)
+
+
+def api_calls(driver):
+    """How many calls of the admin API the page made since it loaded."""
+    return driver.execute_script(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/admin/v1/')).length")
+
+
+def moderation_at_its_edges(driver, wait, ann):
+    """The queue with an id full of reserved characters, a 10,000-character message older than
+    the channel's 50 newest, and a burst of events; a deep link that is not an address; user
+    and channel pages of long and odd ids and names."""
+    driver.get(BASE + "/console/moderation")
+    driver.execute_script("performance.setResourceTimingBufferSize(100000)")
+    long_report = "//li[contains(@class, 'report')][.//blockquote[starts-with(text(), 'xxxx')]]"
+    wait.until(EC.presence_of_element_located((By.XPATH, long_report)))
+    before = api_calls(driver)
+    # 60 messages in the channel (48 of them by a client) while the queue is open: the page asks
+    # again a few times, not once per event.
+    for index in range(48):
+        ann.request({"sendMessage": {"_0": {"channelId": TEAM, "text": f"burst {index}"}}})
+    for index in range(12):
+        assert admin("POST", f"/admin/v1/channels/{quote(TEAM)}/messages", {"userId": MAIL_ID, "text": f"more {index}"})[0] == 201
+    time.sleep(3)
+    calls = api_calls(driver) - before
+    assert calls <= 8, f"the moderation page made {calls} API calls for 60 messages"
+    # The flagged message is now older than the channel's 50 newest: still shown whole, with
+    # its sender and a ban button.
+    report = driver.find_element(By.XPATH, long_report)
+    assert "from eve" in report.text, report.text[:200]
+    assert report.find_element(By.XPATH, ".//blockquote").text == LONG_TEXT
+    assert report.find_elements(By.XPATH, ".//button[text()='Ban the sender']")
+    fits(driver, "the moderation queue")
+    report.find_element(By.XPATH, ".//button[text()='Delete the message']").click()
+    wait.until(EC.element_to_be_clickable((By.XPATH, long_report + "//button[text()='Delete it for everyone']"))).click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "flag-queue"), "Nothing is flagged."))
+    assert admin("GET", f"/admin/v1/channels/{quote(TEAM)}")[1]["isDeleted"] is False
+    step(f"moderation: 60 messages cost {calls} API calls; a flag older than the 50 newest shown whole and "
+         f"deleted in '{TEAM}'")
+
+    # A deep link that is not percent-encoded UTF-8: a page saying so, still signed in.
+    driver.get(BASE + "/console/users/%E0%A4%A")
+    wait.until(EC.visibility_of_element_located((By.ID, "no-such-page")))
+    assert driver.find_element(By.ID, "nav").is_displayed() and not driver.find_elements(By.ID, "token")
+    step("a malformed deep link: 'No such page', still signed in")
+
+    # Users with an e-mail address, reserved characters and non-ASCII, the longest id and name:
+    # opened by deep link and by the links of the pages.
+    driver.get(BASE + "/console/users/" + quote(MAIL_ID))
+    wait.until(EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), f"User {MAIL_ID}"))
+    driver.get(BASE + "/console/channels/" + quote(TEAM))
+    wait.until(EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), LONG_NAME))
+    fits(driver, "a channel named with 256 characters, 128-character member ids")
+    driver.find_element(By.LINK_TEXT, ODD_ID).click()
+    wait.until(EC.text_to_be_present_in_element((By.TAG_NAME, "h1"), f"User {ODD_ID}"))
+    assert driver.current_url == BASE + "/console/users/" + quote(ODD_ID), driver.current_url
+    driver.get(BASE + "/console/users/" + LONG_ID)
+    wait.until(EC.text_to_be_present_in_element((By.TAG_NAME, "main"), LONG_NAME))
+    fits(driver, "a user with a 128-character id and a 256-character name")
+    step("ids with '@', ':', spaces, reserved characters and non-ASCII open; long ids and names fit")
+
+    # A channel's messages are deleted one at a time, each asked first.
+    driver.get(BASE + "/console/channels/" + quote(TEAM))
+    wait.until(EC.text_to_be_present_in_element((By.ID, "channel-messages"), "more 11"))
+    assert not driver.find_elements(By.CSS_SELECTOR, "#channel-messages button.danger"), "red one-click buttons"
+    newest = driver.find_element(By.XPATH, "//tr[.//span[text()='more 11']]")
+    newest.find_element(By.XPATH, ".//button[text()='Delete']").click()
+    newest.find_element(By.XPATH, ".//button[text()='Cancel']").click()
+    time.sleep(0.3)
+    assert not admin("GET", f"/admin/v1/channels/{quote(TEAM)}")[1]["messages"][-1]["isDeleted"], "deleted on Cancel"
+    newest = driver.find_element(By.XPATH, "//tr[.//span[text()='more 11']]")
+    newest.find_element(By.XPATH, ".//button[text()='Delete']").click()
+    wait.until(EC.element_to_be_clickable((By.XPATH, "//tr[.//span[text()='more 11']]//button[text()='Delete for everyone']"))).click()
+    WebDriverWait(driver, 10).until(lambda d: admin("GET", f"/admin/v1/channels/{quote(TEAM)}")[1]["messages"][-1]["isDeleted"])
+    step("channel: a message deleted after a confirmation; Cancel deletes nothing")
+
+
+def quote(text):
+    """`text` as one path segment, as the console's pages encode it (encodeURIComponent)."""
+    return urllib.parse.quote(text, safe="!'()*-._~")
 
 
 def sign_in_status(token):

@@ -191,6 +191,7 @@ extension DatabaseServerStore {
             batch.counters = [
                 "revision": counters.revision, "nextChannelNumber": counters.nextChannelNumber,
                 "nextMessageNumber": counters.nextMessageNumber, "eventSequenceCeiling": counters.eventSequenceCeiling,
+                "messagesSent": counters.messagesSent,
             ]
         }
         return batch

@@ -89,6 +89,8 @@ final class DatabaseServerStore: ServerStore {
         stored.counters.revision = contents.counters["revision"] ?? 0
         stored.counters.nextChannelNumber = contents.counters["nextChannelNumber"] ?? 1
         stored.counters.nextMessageNumber = contents.counters["nextMessageNumber"] ?? 1
+        stored.counters.messagesSent =
+            contents.counters["messagesSent"] ?? (stored.counters.nextMessageNumber - 1)
         stored.counters.eventSequenceCeiling = contents.counters["eventSequenceCeiling"] ?? 0
         stored.counters.logPosition = contents.counters["logPosition"] ?? 0
         for row in contents.connections {

@@ -32,6 +32,7 @@ extension SQLiteServerDatabase {
 
     private func readState(from connection: SQLiteConnection, messagesPerChannel: Int) throws -> StoredState {
         var stored = StoredState()
+        var messagesSent: Int?
         try connection.statement("SELECT key, value FROM meta").query { row in
             let value = row.int(at: 1)
             switch row.string(at: 0) {
@@ -39,9 +40,12 @@ extension SQLiteServerDatabase {
             case "nextChannelNumber": stored.counters.nextChannelNumber = value
             case "nextMessageNumber": stored.counters.nextMessageNumber = value
             case "eventSequenceCeiling": stored.counters.eventSequenceCeiling = value
+            case "messagesSent": messagesSent = value
             default: break
             }
         }
+        // A file written before messages were counted: those the server numbered itself.
+        stored.counters.messagesSent = messagesSent ?? (stored.counters.nextMessageNumber - 1)
         try connection.statement("SELECT id, value FROM users").query { row in
             stored.users.append(
                 try row.withBlob(at: 1) { try decode(StoredUser.self, $0, "user '\(row.string(at: 0))'") })

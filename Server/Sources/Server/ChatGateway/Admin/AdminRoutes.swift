@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatServer
+import Foundation
 import Hummingbird
 
 /// The server-side HTTP API under `/admin/v1/` (`Docs/Admin.md`), for an app's backend and the
@@ -68,6 +69,49 @@ struct AdminRoutes {
         return limit
     }
 
+    /// The path parameter `name`, percent-decoded: ids are any text (an e-mail address, `team:design`,
+    /// a space, non-ASCII), and the console and clients encode each path segment, so
+    /// `users/lena.k%40example.com` names the user `lena.k@example.com`.
+    ///
+    /// - Throws: `invalidArgument` for a segment that is not valid percent-encoded UTF-8.
+    static func parameter(_ name: String, of context: some RequestContext) throws(ChatError) -> String {
+        guard let raw = context.parameters.get(name) else {
+            throw .invalidArgument(field: name, reason: "is missing from the path")
+        }
+        guard let decoded = percentDecoded(raw) else {
+            throw .invalidArgument(field: name, reason: "is not valid percent-encoded UTF-8")
+        }
+        return decoded
+    }
+
+    /// `text` with each `%XX` replaced by its byte, or `nil` when a `%` is not followed by two
+    /// hex digits or the bytes are not UTF-8 (strict, where Foundation's decoding lets some pass).
+    ///
+    /// - Complexity: O(`text.utf8.count`).
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var input = text.utf8.makeIterator()
+        func hex(_ byte: UInt8?) -> UInt8? {
+            guard let byte else { return nil }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+        }
+        while let byte = input.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = hex(input.next()), let low = hex(input.next()) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     /// A user with their devices, channels, push tokens and service ban (`bannedAt`, `null` when
     /// not banned).
     static func userDetails(_ userId: String, on server: ChatServer) throws -> Response {
@@ -112,16 +156,16 @@ struct AdminRoutes {
         group.delete("flags/{channelId}/messages/{messageId}") { _, context in
             await AdminJSON.answer {
                 try await server.dismissFlags(
-                    of: .message(messageId: try context.parameters.require("messageId")),
-                    in: try context.parameters.require("channelId"))
+                    of: .message(messageId: try Self.parameter("messageId", of: context)),
+                    in: try Self.parameter("channelId", of: context))
                 return Response(status: .noContent)
             }
         }
         group.delete("flags/{channelId}/users/{userId}") { _, context in
             await AdminJSON.answer {
                 try await server.dismissFlags(
-                    of: .user(userId: try context.parameters.require("userId")),
-                    in: try context.parameters.require("channelId"))
+                    of: .user(userId: try Self.parameter("userId", of: context)),
+                    in: try Self.parameter("channelId", of: context))
                 return Response(status: .noContent)
             }
         }
@@ -133,21 +177,21 @@ struct AdminRoutes {
         }
         group.get("users/{userId}") { _, context in
             await AdminJSON.answer {
-                let userId = try context.parameters.require("userId")
+                let userId = try Self.parameter("userId", of: context)
                 try await server.catchUp()
                 return try Self.userDetails(userId, on: server)
             }
         }
         group.post("users/{userId}/ban") { _, context in
             await AdminJSON.answer {
-                let userId = try context.parameters.require("userId")
+                let userId = try Self.parameter("userId", of: context)
                 try await server.banUser(userId)
                 return try Self.userDetails(userId, on: server)
             }
         }
         group.delete("users/{userId}/ban") { _, context in
             await AdminJSON.answer {
-                try await server.unbanUser(try context.parameters.require("userId"))
+                try await server.unbanUser(try Self.parameter("userId", of: context))
                 return Response(status: .noContent)
             }
         }
@@ -164,14 +208,14 @@ struct AdminRoutes {
         group.delete("users/{userId}/devices/{deviceId}") { _, context in
             await AdminJSON.answer {
                 try await server.disconnect(
-                    userId: try context.parameters.require("userId"),
-                    deviceId: try context.parameters.require("deviceId"))
+                    userId: try Self.parameter("userId", of: context),
+                    deviceId: try Self.parameter("deviceId", of: context))
                 return Response(status: .noContent)
             }
         }
         group.get("channels/{channelId}") { _, context in
             await AdminJSON.answer {
-                let channelId = try context.parameters.require("channelId")
+                let channelId = try Self.parameter("channelId", of: context)
                 try await server.catchUp()
                 guard let channel = server.channel(channelId) else {
                     throw ChatError.notFound("channel '\(channelId)'")
@@ -198,20 +242,20 @@ struct AdminRoutes {
                 let body = try await AdminJSON.body(ChannelPatch.self, of: request)
                 let channel = try await server.updateChannel(
                     ChannelChanges(
-                        channelId: try context.parameters.require("channelId"), displayName: body.displayName,
+                        channelId: try Self.parameter("channelId", of: context), displayName: body.displayName,
                         avatarFileId: body.avatarFileId, tags: body.tags, metadata: body.metadata))
                 return try AdminJSON.response(channel)
             }
         }
         group.delete("channels/{channelId}") { _, context in
             await AdminJSON.answer {
-                try await server.deleteChannel(try context.parameters.require("channelId"))
+                try await server.deleteChannel(try Self.parameter("channelId", of: context))
                 return Response(status: .noContent)
             }
         }
         group.post("channels/{channelId}/members") { request, context in
             await AdminJSON.answer {
-                let channelId = try context.parameters.require("channelId")
+                let channelId = try Self.parameter("channelId", of: context)
                 let body = try await AdminJSON.body(NewMembers.self, of: request)
                 try await server.addMembers(body.userIds, to: channelId)
                 try await server.catchUp()
@@ -221,13 +265,13 @@ struct AdminRoutes {
         group.delete("channels/{channelId}/members/{userId}") { _, context in
             await AdminJSON.answer {
                 try await server.removeMembers(
-                    [try context.parameters.require("userId")], from: try context.parameters.require("channelId"))
+                    [try Self.parameter("userId", of: context)], from: try Self.parameter("channelId", of: context))
                 return Response(status: .noContent)
             }
         }
         group.post("channels/{channelId}/bans") { request, context in
             await AdminJSON.answer {
-                let channelId = try context.parameters.require("channelId")
+                let channelId = try Self.parameter("channelId", of: context)
                 let body = try await AdminJSON.body(NewMembers.self, of: request)
                 try await server.banMembers(body.userIds, in: channelId)
                 return try AdminJSON.response(server.members(channelId: channelId))
@@ -236,13 +280,13 @@ struct AdminRoutes {
         group.delete("channels/{channelId}/bans/{userId}") { _, context in
             await AdminJSON.answer {
                 try await server.unbanMembers(
-                    [try context.parameters.require("userId")], in: try context.parameters.require("channelId"))
+                    [try Self.parameter("userId", of: context)], in: try Self.parameter("channelId", of: context))
                 return Response(status: .noContent)
             }
         }
         group.post("channels/{channelId}/mutes") { request, context in
             await AdminJSON.answer {
-                let channelId = try context.parameters.require("channelId")
+                let channelId = try Self.parameter("channelId", of: context)
                 let body = try await AdminJSON.body(NewMutes.self, of: request)
                 try await server.muteMembers(body.userIds, in: channelId, for: body.period)
                 return try AdminJSON.response(server.members(channelId: channelId))
@@ -251,7 +295,7 @@ struct AdminRoutes {
         group.delete("channels/{channelId}/mutes/{userId}") { _, context in
             await AdminJSON.answer {
                 try await server.muteMembers(
-                    [try context.parameters.require("userId")], in: try context.parameters.require("channelId"),
+                    [try Self.parameter("userId", of: context)], in: try Self.parameter("channelId", of: context),
                     for: nil)
                 return Response(status: .noContent)
             }
@@ -260,26 +304,26 @@ struct AdminRoutes {
             await AdminJSON.answer {
                 try await server.catchUp()
                 return try AdminJSON.response(
-                    server.moderationSettings(of: try context.parameters.require("channelId")))
+                    server.moderationSettings(of: try Self.parameter("channelId", of: context)))
             }
         }
         group.put("channels/{channelId}/moderation") { request, context in
             await AdminJSON.answer {
                 let settings = try await AdminJSON.body(ModerationSettings.self, of: request)
                 return try AdminJSON.response(
-                    try await server.setModerationSettings(settings, of: try context.parameters.require("channelId")))
+                    try await server.setModerationSettings(settings, of: try Self.parameter("channelId", of: context)))
             }
         }
         group.delete("channels/{channelId}/messages/{messageId}") { _, context in
             await AdminJSON.answer {
                 let message = try await server.deleteMessage(
-                    try context.parameters.require("messageId"), in: try context.parameters.require("channelId"))
+                    try Self.parameter("messageId", of: context), in: try Self.parameter("channelId", of: context))
                 return try AdminJSON.response(message)
             }
         }
         group.post("channels/{channelId}/messages") { request, context in
             await AdminJSON.answer {
-                let channelId = try context.parameters.require("channelId")
+                let channelId = try Self.parameter("channelId", of: context)
                 let body = try await AdminJSON.body(NewMessage.self, of: request)
                 let message = try await server.sendMessage(
                     as: body.userId, channelId: channelId, text: body.text,

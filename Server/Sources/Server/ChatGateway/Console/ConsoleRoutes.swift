@@ -17,7 +17,8 @@ import NIOCore
 ///   why), 429 after ``SignInLimiter/attempts`` refused attempts from one address in a minute,
 ///   403 from another origin;
 /// - `GET /console/session`: who is signed in (401 when nobody);
-/// - `DELETE /console/session`: signs out (the cookie is cleared).
+/// - `DELETE /console/session`: signs out: the session ends on the server (this node refuses it
+///   from then on) and the cookie is cleared.
 struct ConsoleRoutes {
     let authority: TokenAuthority
     let sessions: ConsoleSessions
@@ -65,6 +66,9 @@ struct ConsoleRoutes {
         group.delete("session") { request, _ in
             guard SameOrigin.check(request.head) else {
                 return AdminJSON.refusal(.forbidden("signing out must come from the console's own page"))
+            }
+            if let value = ConsoleSessions.value(inCookieHeader: request.headers[.cookie]) {
+                await sessions.end(value)
             }
             var response = Response(status: .noContent)
             response.headers[.setCookie] = ConsoleSessions.setCookie(nil, expiresAt: nil)

@@ -9,6 +9,11 @@ import JWTKit
 /// when it has one (every node of a cluster sharing the secret accepts the sessions of the
 /// others), else drawn at start (`--dev` without a secret: a session lasts as long as the
 /// process, on that node only).
+///
+/// Signing out ends a session on the server, not only in the browser (``end(_:)``): each session
+/// carries an id of its own (`jti`), and an ended one is refused until it would have ended by
+/// itself. The list of ended sessions is this node's (on a cluster, another node still takes
+/// the cookie until its `exp`; the browser has dropped it either way).
 struct ConsoleSessions: Sendable {
     /// The cookie that carries a session.
     static let cookieName = "chat_console"
@@ -19,6 +24,7 @@ struct ConsoleSessions: Sendable {
 
     private let keys: JWTKeyCollection
     private let now: @Sendable () -> Date
+    private let ended = EndedSessions()
 
     /// Sessions signed with a key derived from `secret` (or a random one without it).
     init(secret: [UInt8]?, now: @escaping @Sendable () -> Date = { Date() }) async {
@@ -33,6 +39,8 @@ struct ConsoleSessions: Sendable {
         var sub: SubjectClaim
         var exp: ExpirationClaim
         var aud: AudienceClaim
+        /// The session's own id, by which signing out ends it.
+        var jti: IDClaim?
 
         func verify(using algorithm: some JWTAlgorithm) throws {}
     }
@@ -42,7 +50,7 @@ struct ConsoleSessions: Sendable {
         let expiresAt = Date(timeIntervalSince1970: (now().timeIntervalSince1970 + Self.lifetime).rounded(.down))
         let claims = Claims(
             sub: SubjectClaim(value: userId), exp: ExpirationClaim(value: expiresAt),
-            aud: AudienceClaim(value: [Self.audience]))
+            aud: AudienceClaim(value: [Self.audience]), jti: IDClaim(value: UUID().uuidString))
         return (try await keys.sign(claims), expiresAt)
     }
 
@@ -55,10 +63,26 @@ struct ConsoleSessions: Sendable {
     /// Who a session cookie's value signs in and until when, or `nil` for a value that is not a
     /// session of this service, or one that ended.
     func identity(of value: String) async -> TokenAuthority.Identity? {
-        guard let claims = try? await keys.verify(value, as: Claims.self),
-            claims.aud.value.contains(Self.audience), now() < claims.exp.value, !claims.sub.value.isEmpty
-        else { return nil }
+        guard let claims = await liveClaims(of: value) else { return nil }
         return TokenAuthority.Identity(userId: claims.sub.value, expiresAt: claims.exp.value)
+    }
+
+    /// Ends the session whose cookie's value is `value` (signing out): from now on this node
+    /// refuses it. A value that is no live session changes nothing.
+    ///
+    /// - Complexity: O(sessions ended and not yet expired), to forget the expired ones.
+    func end(_ value: String) async {
+        guard let claims = await liveClaims(of: value), let id = claims.jti?.value else { return }
+        ended.insert(id, until: claims.exp.value, now: now())
+    }
+
+    /// The claims of a session that is this service's, not expired and not ended.
+    private func liveClaims(of value: String) async -> Claims? {
+        guard let claims = try? await keys.verify(value, as: Claims.self),
+            claims.aud.value.contains(Self.audience), now() < claims.exp.value, !claims.sub.value.isEmpty,
+            !ended.contains(claims.jti?.value)
+        else { return nil }
+        return claims
     }
 
     /// The session cookie's value in a `Cookie` header, if there is one.

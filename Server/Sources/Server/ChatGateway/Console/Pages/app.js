@@ -14,7 +14,12 @@ let stopPage = null;
 
 /** The section and its arguments named by the address. */
 function route() {
-  const parts = location.pathname.split("/").filter(Boolean).slice(1).map(decodeURIComponent);
+  let parts;
+  try {
+    parts = location.pathname.split("/").filter(Boolean).slice(1).map(decodeURIComponent);
+  } catch {
+    return [missing, []];  // a deep link that is not percent-encoded UTF-8
+  }
   switch (parts[0]) {
     case "users": return [users, parts.slice(1)];
     case "channels": return [channels, parts.slice(1)];
@@ -22,6 +27,14 @@ function route() {
     default: return [overview, []];
   }
 }
+
+/** The page of an address the console has no page for. */
+const missing = {
+  render(main) {
+    replace(main, el("h1", {}, "No such page"),
+      el("p", { id: "no-such-page" }, "The address names no page of the console. Pick a section above."));
+  },
+};
 
 async function show() {
   if (stopPage) stopPage();

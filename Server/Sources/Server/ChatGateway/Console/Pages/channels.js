@@ -2,7 +2,7 @@
 // messages, kept current while the page is open (refreshed at each event about the channel that
 // the page's connection receives); a message deleted, a member muted or banned.
 import { api, path } from "./api.js";
-import { el, link, replace, say, table, time } from "./dom.js";
+import { coalesced, confirmed, el, link, replace, say, table, time } from "./dom.js";
 import { channelOf, isLive, onEvent } from "./live.js";
 
 export async function render(main, args) {
@@ -63,25 +63,18 @@ async function renderChannel(main, channelId) {
               : el("button", { type: "button", className: "secondary", onclick: () => act("POST", path("channels", channelId, "mutes"), { userIds: [m.userId], period: 3600 }, `${m.userId} muted for an hour.`) }, `Mute ${m.userId}`),
             m.membership === "banned"
               ? el("button", { type: "button", className: "secondary", onclick: () => act("DELETE", path("channels", channelId, "bans", m.userId), undefined, `${m.userId} unbanned.`) }, `Unban ${m.userId}`)
-              : el("button", { type: "button", className: "danger", onclick: () => act("POST", path("channels", channelId, "bans"), { userIds: [m.userId] }, `${m.userId} banned from the channel.`) }, `Ban ${m.userId}`))]), "keep"));
+              : confirmed(`Ban ${m.userId}`, `Ban ${m.userId} from the channel`, () => act("POST", path("channels", channelId, "bans"), { userIds: [m.userId] }, `${m.userId} banned from the channel.`)))]), "keep"));
     const list = channel.messages.slice().reverse();
     replace(messages, el("h2", { id: "messages" }, "Newest messages"),
       el("p", { className: "muted" }, "Newest first; new ones appear as they are sent."),
       table(`${list.length} messages`, ["From", "Message", "Sent", ""],
         list.map((m) => [m.userId, el("span", { className: m.isDeleted ? "message-text deleted" : "message-text", "data-message-id": m.messageId }, m.isDeleted ? "(deleted)" : m.text),
           time(m.createdAt),
-          m.isDeleted ? "" : el("button", { type: "button", className: "danger", onclick: () => act("DELETE", path("channels", channelId, "messages", m.messageId), undefined, "Message deleted.") }, "Delete")]), "keep"));
+          m.isDeleted ? "" : confirmed("Delete", "Delete for everyone", () => act("DELETE", path("channels", channelId, "messages", m.messageId), undefined, "Message deleted."), { "aria-label": `Delete the message from ${m.userId}` })]), "keep"));
   }
   await refresh();
-  // One refresh at a time; events arriving meanwhile ask for one more.
-  let running = null, again = false;
-  const update = async () => {
-    if (running) { again = true; return; }
-    running = refresh().catch(() => {});
-    await running;
-    running = null;
-    if (again) { again = false; update(); }
-  };
+  // One refresh at a time, at most a few a second; events arriving meanwhile ask for one more.
+  const update = coalesced(refresh, 250);
   const stopEvents = onEvent((event) => { if (channelOf(event) === channelId) update(); });
   // Without a connection (it is being opened again), ask every 10 s.
   const timer = setInterval(() => { if (!isLive()) update(); }, 10000);
