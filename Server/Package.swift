@@ -214,8 +214,10 @@ let package = Package(
         .testTarget(
             name: "ChatToolsTests",
             dependencies: [
-                "ServerTestSupport", "chat-server", "chat-terminal", "chat-load",
+                "ServerTestSupport", "chat-server", "chat-terminal", "chat-load", "ChatGateway",
                 .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
                 // The APNs and FCM stand-ins: HTTP/2 over TLS, JWTs checked with the keys' public
                 // halves, certificates made by the test.

@@ -1,11 +1,16 @@
+import AsyncHTTPClient
 import ChatAPI
+import ChatServer
 import Crypto
 import Foundation
 import LiveChannels
 import NIOConcurrencyHelpers
+import NIOSSL
 import ServerTestSupport
 import Testing
 import _CryptoExtras
+
+@testable import ChatGateway
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -22,6 +27,10 @@ import _CryptoExtras
         let standIn: PushProviderStandIn
         let taken = NIOLockedValueBox<[PushProviderStandIn.Taken]>([])
         var flags: [String]
+        /// The APNs auth key (PEM), the service account's key file, the stand-in's authority (PEM).
+        let apnsKeyPEM: String
+        let accountJSON: Data
+        let authorityPEM: String
 
         init() async throws {
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-\(UUID().uuidString)")
@@ -34,14 +43,17 @@ import _CryptoExtras
                 teamId: "TEAM123456", topic: "com.example.chat",
                 accountPublicKeyPEM: accountKey.publicKey.pemRepresentation, accountKeyId: "account-key-1",
                 clientEmail: "chat-server@example-project.iam.gserviceaccount.com", projectId: "example-project")
+            apnsKeyPEM = apnsKey.pemRepresentation
+            authorityPEM = authority.authorityPEM
             let keyFile = folder.appendingPathComponent("AuthKey_KEY1234567.p8")
             try Data(apnsKey.pemRepresentation.utf8).write(to: keyFile)
             let account = folder.appendingPathComponent("service-account.json")
-            try JSONSerialization.data(withJSONObject: [
+            accountJSON = try JSONSerialization.data(withJSONObject: [
                 "type": "service_account", "project_id": standIn.projectId, "private_key_id": "account-key-1",
                 "private_key": accountKey.pkcs8PEMRepresentation, "client_email": standIn.clientEmail,
                 "token_uri": standIn.tokenURI,
-            ]).write(to: account)
+            ])
+            try accountJSON.write(to: account)
             let authorityFile = folder.appendingPathComponent("stand-in-ca.pem")
             try Data(authority.authorityPEM.utf8).write(to: authorityFile)
             flags = [
@@ -71,6 +83,135 @@ import _CryptoExtras
             standIn.stop()
             try? FileManager.default.removeItem(at: folder)
         }
+
+        /// An HTTP client that trusts the stand-in's authority (what `--push-ca-file` makes).
+        func httpClient() throws -> HTTPClient {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(authorityPEM.utf8)))]
+            var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+            configuration.httpVersion = .automatic
+            return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        }
+    }
+
+    /// APNs and FCM providers against the stand-in, each answer read as Apple and Google
+    /// document it: FCM's `Retry-After`, `THIRD_PARTY_AUTH_ERROR` (no new access token),
+    /// `INVALID_ARGUMENT` of the token (gone) and of a message too big (failed); APNs' 5xx
+    /// (failed, not retried) and 413 `PayloadTooLarge`; a message of 200 family emoji cut to
+    /// each limit and taken.
+    @Test func providersReadEachAnswerAsAppleAndGoogleDocumentIt() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let client = try setup.httpClient()
+        do {
+            try await Self.answersAsDocumented(setup: setup, client: client)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    static func answersAsDocumented(setup: Setup, client: HTTPClient) async throws {
+        let standIn = setup.standIn
+        standIn.retryAfter("3")
+        standIn.answer { token, _ in
+            switch token {
+            case "busy": (503, PushProviderStandIn.fcmUnavailable)
+            case "kim": (401, PushProviderStandIn.fcmThirdPartyAuthError)
+            case "cut": (400, PushProviderStandIn.fcmInvalidToken)
+            case "a0a0": (500, PushProviderStandIn.apnsError("InternalServerError"))
+            case "a1a1": (503, PushProviderStandIn.apnsError("ServiceUnavailable"))
+            default: nil
+            }
+        }
+        func push(_ device: PushDevice, body: String = "ann: hi") -> PushNotification {
+            PushNotification(
+                userId: "bob", device: device, title: "Ops", body: body, badge: 1, channelId: "ops", messageId: "m1")
+        }
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}"
+        let emoji = String("ann: \(String(repeating: family, count: 200))".prefix(200))
+
+        let fcm = try await FCMPushProvider(
+            account: try FCMPushProvider.ServiceAccount(json: setup.accountJSON), baseURL: standIn.url, client: client)
+        #expect(
+            await fcm.deliver(push(.firebase(token: "busy")))
+                == PushResult(.retry, reason: "UNAVAILABLE", status: 503, retryAfter: .seconds(3)))
+        #expect(
+            await fcm.deliver(push(.firebase(token: "kim")))
+                == PushResult(.failed, reason: "THIRD_PARTY_AUTH_ERROR", status: 401))
+        #expect(
+            await fcm.deliver(push(.firebase(token: "cut")))
+                == PushResult(.gone, reason: "INVALID_ARGUMENT", status: 400))
+        #expect(await fcm.deliver(push(.firebase(token: "bob-android"), body: emoji)).outcome == .sent)
+        var whole = fcm
+        whole.bodyLimit = .max
+        #expect(
+            await whole.deliver(push(.firebase(token: "bob-android"), body: emoji))
+                == PushResult(.failed, reason: "INVALID_ARGUMENT", status: 400), "too big: failed, the token kept")
+
+        let apns = try await APNsPushProvider(
+            keyPEM: setup.apnsKeyPEM, keyId: "KEY1234567", teamId: "TEAM123456", topic: "com.example.chat",
+            baseURL: standIn.url, client: client)
+        #expect(
+            await apns.deliver(push(.apn(token: Data([0xa0, 0xa0]))))
+                == PushResult(.failed, reason: "InternalServerError", status: 500))
+        #expect(
+            await apns.deliver(push(.apn(token: Data([0xa1, 0xa1]))))
+                == PushResult(.failed, reason: "ServiceUnavailable", status: 503))
+        #expect(await apns.deliver(push(.apn(token: Data([0xb0, 0xb0])), body: emoji)).outcome == .sent)
+        var wholeAPNs = apns
+        wholeAPNs.bodyLimit = .max
+        #expect(
+            await wholeAPNs.deliver(push(.apn(token: Data([0xb0, 0xb0])), body: emoji))
+                == PushResult(.failed, reason: "PayloadTooLarge", status: 413))
+
+        let taken = try await setup.waitUntil { $0.count >= 10 }
+        #expect(taken.allSatisfy { $0.problems.isEmpty }, "\(taken.filter { !$0.problems.isEmpty })")
+        #expect(taken.filter { $0.kind == "oauth" }.count == 1, "THIRD_PARTY_AUTH_ERROR asks for no new access token")
+        let cut = taken.filter { $0.status == 200 && $0.deviceToken != "" }
+        #expect(
+            cut.count == 2 && cut.allSatisfy { $0.body?.hasSuffix("…") == true && emoji.hasPrefix($0.body!.dropLast()) }
+        )
+    }
+
+    /// APNs beside a webhook that takes connections and never answers: every push to APNs goes
+    /// through (the webhook's pushes hold the webhook's slots only; sharing 16 slots, the 17th
+    /// APNs push waited a minute behind the webhook's tries).
+    @Test func aWebhookThatStopsAnsweringLetsAPNsPushesThrough() async throws {
+        let setup = try await Setup()
+        defer { setup.finish() }
+        let silent = try Subprocess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "python3", "-c",
+                "import socket, time\ns = socket.socket()\ns.bind(('127.0.0.1', 0))\ns.listen(1024)\n"
+                    + "print('listening', s.getsockname()[1], flush=True)\ntime.sleep(600)\n",
+            ])
+        defer { silent.process.terminate() }
+        var lines = silent.lines.makeAsyncIterator()
+        let listening = try #require(await lines.next(), "the silent listener did not start")
+        let secret = setup.folder.appendingPathComponent("webhook.secret")
+        try Data("secret".utf8).write(to: secret)
+        let webhook = "http://127.0.0.1:\(listening.split(separator: " ").last ?? "")/push"
+        let (server, port) = try await ChatServerProcess.start(
+            ["--admin", "boss", "--push-webhook", webhook, "--push-webhook-secret-file", secret.path] + setup.flags)
+        defer { Self.stop(server) }
+        let bob = try await PushWebhookTests.connected("bob", port: port)
+        _ = try await bob.send(.addPushDevice(.apn(token: Data([0xb0, 0xb0]))))
+        await bob.disconnect()
+        #expect(
+            try await AdminAPITests.call(
+                "POST", "/admin/v1/channels", port: port,
+                body: ["type": "community", "channelId": "ops", "userIds": ["ann", "bob"]]
+            ).status == 201)
+        for index in 0..<40 {
+            let sent = try await AdminAPITests.call(
+                "POST", "/admin/v1/channels/ops/messages", port: port, body: ["userId": "ann", "text": "m\(index)"])
+            #expect(sent.status == 201)
+        }
+        let taken = try await setup.waitUntil { $0.filter { $0.kind == "apns" && $0.status == 200 }.count >= 40 }
+        #expect(taken.filter { $0.kind == "apns" && $0.status == 200 }.count == 40, "every APNs push went through")
     }
 
     @Test func awayMembersArePushedThroughAPNsAndFCMAsTheyDocumentIt() async throws {
@@ -82,7 +223,9 @@ import _CryptoExtras
             case _ where token.hasPrefix("dead"): (410, PushProviderStandIn.apnsError("Unregistered"))
             case _ where token.hasPrefix("bad0"): (400, PushProviderStandIn.apnsError("BadDeviceToken"))
             case "gone-dave": (404, PushProviderStandIn.fcmUnregistered)
-            case _ where token.hasPrefix("f1a2") && attempt <= 2:
+            case "cut-jo": (400, PushProviderStandIn.fcmInvalidToken)
+            case "kim-iphone-via-firebase": (401, PushProviderStandIn.fcmThirdPartyAuthError)
+            case _ where token.hasPrefix("f1a2") && attempt == 1:
                 (500, PushProviderStandIn.apnsError("InternalServerError"))
             case "busy-gina" where attempt == 1: (429, #"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}"#)
             default: nil
@@ -92,7 +235,7 @@ import _CryptoExtras
         // Stopped before the stand-in: no push arrives while it stops.
         defer { Self.stop(server) }
         do {
-            try await Self.pushesThroughAPNsAndFCM(setup: setup, port: port)
+            try await Self.pushesThroughAPNsAndFCM(setup: setup, port: port, server: server)
         } catch {
             Issue.record("chat-server's standard error: \(server.standardError.suffix(4_000))")
             throw error
@@ -100,20 +243,25 @@ import _CryptoExtras
     }
 
     /// The body of the test above, on chat-server at `port`.
-    static func pushesThroughAPNsAndFCM(setup: Setup, port: Int) async throws {
+    static func pushesThroughAPNsAndFCM(setup: Setup, port: Int, server: Subprocess) async throws {
         let standIn = setup.standIn
         // bob: an iPhone and an Android phone; carol's iPhone is gone (410), ivy's token is bad
-        // (400); dave's Android is unregistered (404); frank's pushes fail twice (500), gina's
-        // once (429); erin is online; hank turned the channel's notifications off; ann sends.
+        // (400); dave's Android is unregistered (404), jo's token is not one (400
+        // INVALID_ARGUMENT of message.token); kim's iPhone through Firebase meets
+        // THIRD_PARTY_AUTH_ERROR (401: Firebase's APNs key is wrong); frank's first push fails
+        // (APNs 500: not retried), gina's once (429, retried); erin is online; hank turned the
+        // channel's notifications off; ann sends.
         let devices: [(String, PushDevice)] = [
             ("bob", .apn(token: Data([0xb0, 0xb0, 0xb0, 0xb0]))), ("bob", .firebase(token: "bob-android")),
             ("carol", .apn(token: Data([0xde, 0xad, 0x00, 0x01]))),
             ("ivy", .apn(token: Data([0xba, 0xd0, 0x00, 0x01]))),
-            ("dave", .firebase(token: "gone-dave")), ("frank", .apn(token: Data([0xf1, 0xa2, 0x00, 0x01]))),
+            ("dave", .firebase(token: "gone-dave")), ("jo", .firebase(token: "cut-jo")),
+            ("kim", .firebase(token: "kim-iphone-via-firebase")),
+            ("frank", .apn(token: Data([0xf1, 0xa2, 0x00, 0x01]))),
             ("gina", .firebase(token: "busy-gina")), ("erin", .apn(token: Data([0xe1, 0xe1]))),
             ("hank", .apn(token: Data([0x4a, 0x4a]))), ("ann", .apn(token: Data([0xa0, 0xa0]))),
         ]
-        let members = ["ann", "bob", "carol", "ivy", "dave", "frank", "gina", "erin", "hank"]
+        let members = ["ann", "bob", "carol", "ivy", "dave", "jo", "kim", "frank", "gina", "erin", "hank"]
         #expect(
             try await AdminAPITests.call(
                 "POST", "/admin/v1/channels", port: port,
@@ -132,8 +280,9 @@ import _CryptoExtras
             "POST", "/admin/v1/channels/ops/messages", port: port, body: ["userId": "ann", "text": "Deploy at 5?"])
         let firstId = try #require(first.object["messageId"] as? String)
 
-        // bob twice (APNs, FCM), carol, ivy, dave once (gone), frank 3 times, gina twice, one
-        // access token for all the FCM pushes; nothing for erin, hank or ann.
+        // bob twice (APNs, FCM), carol, ivy, dave, jo once (gone), kim once (failed), frank once
+        // (failed), gina twice, one access token for all the FCM pushes (THIRD_PARTY_AUTH_ERROR
+        // asks for none); nothing for erin, hank or ann.
         var taken = try await setup.waitUntil { $0.filter { $0.messageId == firstId }.count >= 10 }
         try await Task.sleep(for: .milliseconds(500))
         taken = setup.taken.withLockedValue { $0 }
@@ -141,9 +290,9 @@ import _CryptoExtras
         let pushes = taken.filter { $0.messageId == firstId }
         #expect(
             pushes.map { "\($0.kind) \($0.deviceToken) \($0.status)" }.sorted() == [
-                "apns b0b0b0b0 200", "apns bad00001 400", "apns dead0001 410", "apns f1a20001 200",
-                "apns f1a20001 500", "apns f1a20001 500", "fcm bob-android 200", "fcm busy-gina 200",
-                "fcm busy-gina 429", "fcm gone-dave 404",
+                "apns b0b0b0b0 200", "apns bad00001 400", "apns dead0001 410", "apns f1a20001 500",
+                "fcm bob-android 200", "fcm busy-gina 200", "fcm busy-gina 429", "fcm cut-jo 400", "fcm gone-dave 404",
+                "fcm kim-iphone-via-firebase 401",
             ])
         #expect(taken.filter { $0.kind == "oauth" }.count == 1, "one access token serves every push")
         #expect(Set(pushes.filter { $0.kind == "apns" }.map(\.credential)).count == 1, "one provider token, reused")
@@ -153,7 +302,7 @@ import _CryptoExtras
         #expect(bobAndroid.title == "Ops" && bobAndroid.body == "ann: Deploy at 5?" && bobAndroid.badge == 1)
 
         // The devices the providers called gone are removed; the others stay.
-        for (user, count) in [("carol", 0), ("ivy", 0), ("dave", 0), ("bob", 2), ("frank", 1)] {
+        for (user, count) in [("carol", 0), ("ivy", 0), ("dave", 0), ("jo", 0), ("bob", 2), ("frank", 1), ("kim", 1)] {
             var devices: Int?
             for _ in 0..<50 {
                 devices =
@@ -197,22 +346,55 @@ import _CryptoExtras
 
         let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
         let text = String(decoding: metrics, as: UTF8.self)
+        // Each outcome under the provider's reason.
         for line in [
-            #"chat_push_sent_total{provider="apns",result="sent"} 4"#,
-            #"chat_push_sent_total{provider="apns",result="gone"} 2"#,
-            #"chat_push_sent_total{provider="fcm",result="sent"} 4"#,
-            #"chat_push_sent_total{provider="fcm",result="gone"} 1"#, "chat_push_queue_depth 0",
+            #"chat_push_sent_total{provider="apns",result="sent",reason="ok"} 3"#,
+            #"chat_push_sent_total{provider="apns",result="gone",reason="Unregistered"} 1"#,
+            #"chat_push_sent_total{provider="apns",result="gone",reason="BadDeviceToken"} 1"#,
+            #"chat_push_sent_total{provider="apns",result="failed",reason="InternalServerError"} 1"#,
+            #"chat_push_sent_total{provider="fcm",result="sent",reason="ok"} 4"#,
+            #"chat_push_sent_total{provider="fcm",result="gone",reason="UNREGISTERED"} 1"#,
+            #"chat_push_sent_total{provider="fcm",result="gone",reason="INVALID_ARGUMENT"} 1"#,
+            #"chat_push_sent_total{provider="fcm",result="failed",reason="THIRD_PARTY_AUTH_ERROR"} 2"#,
+            "chat_push_queue_depth 0",
         ] {
             #expect(text.contains(line), "\(line) in \(text.split(separator: "\n").filter { $0.contains("push") })")
+        }
+
+        // A message of 200 family emoji (25 bytes each: 5,000 bytes of body) reaches bob's
+        // iPhone and Android phone, cut to the providers' 4,096 bytes on a character boundary.
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}\u{200D}\u{1F466}"
+        let emoji = try await AdminAPITests.call(
+            "POST", "/admin/v1/channels/ops/messages", port: port,
+            body: ["userId": "ann", "text": String(repeating: family, count: 200)])
+        let emojiId = try #require(emoji.object["messageId"] as? String)
+        taken = try await setup.waitUntil {
+            Set($0.filter { $0.messageId == emojiId && $0.status == 200 }.map(\.deviceToken))
+                .isSuperset(of: ["b0b0b0b0", "bob-android"])
+        }
+        let cut = taken.filter { $0.messageId == emojiId }
+        #expect(!cut.contains { $0.status == 413 || ($0.kind == "fcm" && $0.status == 400) }, "\(cut)")
+        for device in ["b0b0b0b0", "bob-android"] {
+            let body = try #require(cut.first { $0.deviceToken == device && $0.status == 200 }?.body)
+            #expect(body.hasSuffix("…") && "ann: \(String(repeating: family, count: 200))".hasPrefix(body.dropLast()))
+            #expect(body.count > 100, "\(device): \(body.count) characters")
+        }
+
+        // Each failure is logged with its reason and what it means, never with a credential.
+        let log = server.standardError
+        #expect(log.contains("push failed") && log.contains("reason=THIRD_PARTY_AUTH_ERROR"), "\(log.suffix(3_000))")
+        #expect(log.contains("reason=InternalServerError"))
+        for credential in Set(taken.map(\.credential)) where !credential.isEmpty {
+            #expect(!log.contains(credential), "a credential in the log")
         }
         await boss.disconnect()
         for transport in online { await transport.disconnect() }
     }
 
-    /// APNs down (503 to everything) for 30 s while a member sends 400 messages a second, each
-    /// pushing to one member who is away: every send is acknowledged, the queue stays within its
+    /// FCM down (503 to everything, which FCM's pushes retry; APNs' 5xx fails at once) for 30 s
+    /// while a member sends 400 messages a second, each pushing to one member who is away: every send is acknowledged, the queue stays within its
     /// bound (what does not fit is dropped and counted), the server's memory grows no more than
-    /// in the same run without pushes, and once APNs is back a new message is pushed. The send
+    /// in the same run without pushes, and once FCM is back the queue's pushes go through. The send
     /// latencies of both runs are printed side by side (figures, not assertions).
     @Test func aProviderDownForHalfAMinuteNeitherSlowsSendsNorGrowsMemory() async throws {
         try await HeavyTestGate.run {
@@ -230,18 +412,18 @@ import _CryptoExtras
             #expect(pushing.unanswered == 0 && quiet.unanswered == 0)
             #expect(
                 pushing.residentGrowth - quiet.residentGrowth < 32 << 20,
-                "memory: +\(pushing.residentGrowth >> 20) MB with APNs down, +\(quiet.residentGrowth >> 20) MB without pushes"
+                "memory: +\(pushing.residentGrowth >> 20) MB with FCM down, +\(quiet.residentGrowth >> 20) MB without pushes"
             )
             print(
                 """
-                APNs down for 30 s, \(pushing.latencies.count) sends at 400/s, each pushing to one away member: \
+                FCM down for 30 s, \(pushing.latencies.count) sends at 400/s, each pushing to one away member: \
                 p50 \(Self.percentile(pushing.latencies, 0.5)) ms, p99 \(Self.percentile(pushing.latencies, 0.99)) ms, \
                 memory +\(pushing.residentGrowth >> 20) MB, queue \(depth), dropped \(dropped); the same run without \
                 pushes: p50 \(Self.percentile(quiet.latencies, 0.5)) ms, p99 \(Self.percentile(quiet.latencies, 0.99)) ms, \
                 memory +\(quiet.residentGrowth >> 20) MB
                 """)
 
-            // APNs is back: the queue drains, a push at a time going through.
+            // FCM is back: the queue drains, a push at a time going through.
             let before = setup.taken.withLockedValue { $0.count }
             setup.standIn.isDown = false
             let after = try await setup.waitUntil { $0.dropFirst(before).filter { $0.status == 200 }.count >= 100 }
@@ -267,11 +449,11 @@ import _CryptoExtras
     }
 
     /// Starts chat-server with `flags`; ann sends into a channel whose other member, bob, is away
-    /// with an iPhone registered, 4 messages every 10 ms for 30 s.
+    /// with an Android phone registered, 4 messages every 10 ms for 30 s.
     static func sendForHalfAMinute(_ flags: [String]) async throws -> LoadRun {
         let (server, port) = try await ChatServerProcess.start(flags)
         let bob = try await PushWebhookTests.connected("bob", port: port)
-        _ = try await bob.send(.addPushDevice(.apn(token: Data([0xb0, 0xb0]))))
+        _ = try await bob.send(.addPushDevice(.firebase(token: "bob-phone")))
         await bob.disconnect()
         let ann = try await PushWebhookTests.connected("ann", port: port)
         _ = try await ann.send(.createChannel(ChannelDraft(type: .community, channelId: "load", userIds: ["bob"])))

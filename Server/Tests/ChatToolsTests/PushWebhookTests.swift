@@ -9,7 +9,8 @@ import Testing
 #endif
 
 /// `chat-server --push-webhook URL --push-webhook-secret-file F` against an operator's push
-/// service (`Clients/push_receiver.py`, which checks every signature): a member who is away
+/// service (`Clients/push_receiver.py`, which checks every signature, the timed one's age, and
+/// each delivery id): a member who is away
 /// gets one push per device with the pinned fields; an online member and the sender none; a
 /// device the service says is gone (410) is removed; a 500 is retried until it goes through;
 /// `/metrics` counts each outcome. A missing secret file stops the server with status 2.
@@ -79,7 +80,18 @@ import Testing
             received.append(try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]))
         }
         #expect(received.allSatisfy { $0["valid"] as? Bool == true }, "every push carries a valid signature")
+        #expect(received.allSatisfy { $0["timed"] as? Bool == true }, "and a valid timed one, of now: \(received)")
         let pushes = received.compactMap { $0["push"] as? [String: Any] }
+        // One delivery id per push, the same on each of its attempts, in the header and the body:
+        // dave's three attempts share one; bob's, carol's and dave's differ.
+        #expect(
+            received.allSatisfy {
+                ($0["push"] as? [String: Any])?["deliveryId"] as? String == $0["delivery"] as? String
+            })
+        let deliveries = Dictionary(grouping: pushes) { $0["deviceToken"] as? String ?? "" }
+            .mapValues { Set($0.compactMap { $0["deliveryId"] as? String }) }
+        #expect(deliveries.values.allSatisfy { $0.count == 1 } && Set(deliveries.values.flatMap { $0 }).count == 3)
+        #expect(received.allSatisfy { $0["duplicate"] as? Bool == false }, "no push answered 2xx came again")
         #expect(
             pushes.map { $0["deviceToken"] as? String ?? "" }.sorted()
                 == ["bob-1", "flaky-dave", "flaky-dave", "flaky-dave", "gone-carol"])
@@ -105,8 +117,8 @@ import Testing
 
         let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
         let text = String(decoding: metrics, as: UTF8.self)
-        #expect(text.contains(#"chat_push_sent_total{provider="webhook",result="sent"} 2"#), "\(text)")
-        #expect(text.contains(#"chat_push_sent_total{provider="webhook",result="gone"} 1"#))
+        #expect(text.contains(#"chat_push_sent_total{provider="webhook",result="sent",reason="ok"} 2"#), "\(text)")
+        #expect(text.contains(#"chat_push_sent_total{provider="webhook",result="gone",reason="http410"} 1"#))
         #expect(text.contains("chat_push_queue_depth 0"))
         await erin?.disconnect()
     }
@@ -166,7 +178,7 @@ import Testing
             for port in ports {
                 let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
                 let line = String(decoding: metrics, as: UTF8.self).split(separator: "\n")
-                    .first { $0.hasPrefix(#"chat_push_sent_total{provider="webhook",result="sent"}"#) }
+                    .first { $0.hasPrefix(#"chat_push_sent_total{provider="webhook",result="sent",reason="ok"}"#) }
                 sentByNodes += line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
             }
             #expect(sentByNodes == 12)

@@ -31,7 +31,7 @@ public struct ChatGateway: Sendable {
     private let history: ServiceHistory
     private let signIns = SignInLimiter()
     /// The pushes waiting for the providers (`nil` without providers).
-    private let pushes: PushQueue?
+    private let pushes: PushLanes?
 
     /// A gateway in front of `server`.
     public init(
@@ -44,7 +44,7 @@ public struct ChatGateway: Sendable {
         self.metrics = metrics
         self.logger = logger
         history = ServiceHistory(server: server)
-        pushes = configuration.pushProviders.isEmpty ? nil : PushQueue()
+        pushes = configuration.pushProviders.isEmpty ? nil : PushLanes(providers: configuration.pushProviders)
         if let pushes { server.deliverPushes(to: pushes) }
     }
 
@@ -58,8 +58,8 @@ public struct ChatGateway: Sendable {
         if let pushes {
             services.append(
                 PushDelivery(
-                    queue: pushes, providers: configuration.pushProviders, server: server, metrics: metrics,
-                    logger: logger))
+                    lanes: pushes, removeDevice: { [server] in try await server.removePushDevice($0, of: $1) },
+                    metrics: metrics, logger: logger))
         }
         return services
     }

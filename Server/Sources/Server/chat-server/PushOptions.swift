@@ -26,7 +26,10 @@ struct PushOptions: ParsableArguments {
         String?
     @Option(help: "Push every message to members who are away by POSTing it to URL (an operator's own push service).")
     var pushWebhook: String?
-    @Option(help: "A file holding the secret that signs the webhook's pushes (X-Chat-Signature: sha256=HMAC).")
+    @Option(
+        help:
+            "A file holding the secret that signs the webhook's pushes (X-Chat-Webhook-Signature: t=TIME,v1=HMAC of TIME.BODY; X-Chat-Signature: sha256=HMAC of the body)."
+    )
     var pushWebhookSecretFile: String?
     @Option(help: "A PEM file of certificate authorities trusted for the providers' TLS, besides the system's.")
     var pushCaFile: String?

@@ -26,8 +26,12 @@ import NIOCore
 ///   body, `data.channelId`, `data.messageId`.
 ///
 /// Answers 200, except as ``answer`` says (410 Unregistered, 400 BadDeviceToken, 404
-/// UNREGISTERED, 429, 500), 403 `ExpiredProviderToken` for an APNs token the test revoked,
-/// 401 for an FCM access token it revoked, and 503 to everything while ``isDown``.
+/// UNREGISTERED, 400 INVALID_ARGUMENT of a token, 401 THIRD_PARTY_AUTH_ERROR, 429, 500, 503),
+/// with the `Retry-After` of ``retryAfter(_:)`` on those; 403 `ExpiredProviderToken` for an APNs
+/// token the test revoked, 401 for an FCM access token it revoked, 503 to everything while
+/// ``isDown``; and as Apple and Google refuse a payload over their limit: APNs 413
+/// `PayloadTooLarge` for a body over 4,096 bytes, FCM 400 `INVALID_ARGUMENT` for a message over
+/// 4,096 bytes.
 final class PushProviderStandIn: Sendable {
     /// One request as the stand-in took it.
     struct Taken: Sendable, CustomStringConvertible {
@@ -70,6 +74,7 @@ final class PushProviderStandIn: Sendable {
         var revoked: Set<String> = []
         var isDown = false
         var answer: Answer?
+        var retryAfter: String?
     }
     private let state = NIOLockedValueBox(State())
     private let server: Task<Void, any Error>
@@ -139,6 +144,9 @@ final class PushProviderStandIn: Sendable {
 
     /// How pushes are answered (`nil`: 200 to all).
     func answer(_ answer: Answer?) { state.withLockedValue { $0.answer = answer } }
+
+    /// The `Retry-After` header of the answers ``answer(_:)`` gives (`nil`: none).
+    func retryAfter(_ value: String?) { state.withLockedValue { $0.retryAfter = value } }
 
     /// Refuses `credential` from now on (APNs: 403 `ExpiredProviderToken`; FCM: 401).
     func revoke(_ credential: String) { _ = state.withLockedValue { $0.revoked.insert(credential) } }
@@ -232,9 +240,13 @@ final class PushProviderStandIn: Sendable {
             taken.status = 403
             return reply(taken, #"{"reason":"ExpiredProviderToken"}"#)
         }
+        if body.count > Self.payloadLimit {
+            taken.status = 413
+            return reply(taken, #"{"reason":"PayloadTooLarge"}"#)
+        }
         if let (status, error) = answerFor(token) {
             taken.status = status
-            return reply(taken, error)
+            return reply(taken, error, retryAfter: state.withLockedValue { $0.retryAfter })
         }
         return reply(taken, "")
     }
@@ -312,20 +324,29 @@ final class PushProviderStandIn: Sendable {
             taken.status = 400
             return reply(taken, #"{"error":{"code":400,"status":"INVALID_ARGUMENT"}}"#)
         }
+        if body.count > Self.payloadLimit {
+            taken.status = 400
+            return reply(taken, Self.fcmTooBig)
+        }
         if let (status, error) = answerFor(taken.deviceToken) {
             taken.status = status
-            return reply(taken, error)
+            return reply(taken, error, retryAfter: state.withLockedValue { $0.retryAfter })
         }
         return reply(taken, #"{"name":"projects/\#(projectId)/messages/1"}"#)
     }
 
-    /// Reports `taken` and answers its status with `body`.
-    private func reply(_ taken: Taken, _ body: String) -> Response {
+    /// Reports `taken` and answers its status with `body` (and `Retry-After`, when given).
+    private func reply(_ taken: Taken, _ body: String, retryAfter: String? = nil) -> Response {
         report.yield(taken)
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let retryAfter { headers[.retryAfter] = retryAfter }
         return Response(
-            status: .init(code: taken.status), headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(string: body)))
+            status: .init(code: taken.status), headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
+
+    /// The most bytes of body either provider takes (APNs' payload; FCM's message, counted here
+    /// as its whole request body).
+    static let payloadLimit = 4_096
 
     /// Whether each of `names` in `claims` is a whole number of seconds, as the providers
     /// document (`1712345678`, not `1712345678.25`).
@@ -346,6 +367,26 @@ final class PushProviderStandIn: Sendable {
 
     /// An APNs error answer: `{"reason":…}`.
     static func apnsError(_ reason: String) -> String { #"{"reason":"\#(reason)"}"# }
+
+    /// FCM's answer for a token that is not a registration token (as it answers a truncated one).
+    static let fcmInvalidToken = #"""
+        {"error":{"code":400,"message":"The registration token is not a valid FCM registration token","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"},{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.token","description":"Invalid registration token"}]}]}}
+        """#
+
+    /// FCM's answer for a message over its size limit.
+    static let fcmTooBig = #"""
+        {"error":{"code":400,"message":"Message is too big","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"}]}}
+        """#
+
+    /// FCM's answer when Firebase cannot reach APNs with the project's APNs key or certificate.
+    static let fcmThirdPartyAuthError = #"""
+        {"error":{"code":401,"message":"Auth error from APNS or Web Push Service","status":"UNAUTHENTICATED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"THIRD_PARTY_AUTH_ERROR"}]}}
+        """#
+
+    /// FCM's answer when it is overloaded (with a `Retry-After` set by ``retryAfter(_:)``).
+    static let fcmUnavailable = #"""
+        {"error":{"code":503,"message":"The service is currently unavailable.","status":"UNAVAILABLE","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNAVAILABLE"}]}}
+        """#
 
     /// FCM's answer for a token that is no longer registered.
     static let fcmUnregistered = #"""

@@ -104,12 +104,13 @@ public struct GatewayMetrics: Sendable {
     }
 
     /// Counts a push's outcome with a provider (`sent`, `gone`, `retry` after the last attempt,
-    /// `failed`).
-    func pushSent(provider: String, result: String) {
+    /// `failed`) and its reason (``PushResult/reason``: a bounded set).
+    func pushSent(provider: String, result: String, reason: String) {
         registry.makeCounter(
             descriptor: .init(
-                metricName: "chat_push_sent", unitName: "total", helpText: "Pushes handed to a provider, by outcome"),
-            labels: [("provider", provider), ("result", result)]
+                metricName: "chat_push_sent", unitName: "total",
+                helpText: "Pushes handed to a provider, by outcome and the provider's reason"),
+            labels: [("provider", provider), ("result", result), ("reason", reason)]
         ).increment()
     }
 

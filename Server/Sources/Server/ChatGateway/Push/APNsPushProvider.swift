@@ -15,22 +15,44 @@ import NIOCore
 /// key's id), claims `iss` (the team id) and `iat` — and is reused for 50 minutes (Apple
 /// refuses one older than an hour, and one made more often than every 20 minutes).
 ///
+/// The payload is cut to Apple's 4,096 bytes (``payloadLimit``): the body, then the title, on a
+/// character boundary ending in "…" (``PushPayload``).
+///
 /// Answers: 200 sent; 410, or 400 `BadDeviceToken`/`Unregistered`: the device is gone;
-/// 403 `ExpiredProviderToken`: a new token, then retried; 429 and 5xx: retried; other answers
-/// fail (403 `InvalidProviderToken` among them: the key, its id or the team is wrong). Handles `.apn` devices only.
+/// 403 `ExpiredProviderToken`: a new token, then retried; 429: retried; 5xx: failed for this
+/// push (Apple asks to wait 15 minutes before trying again, when the message is old news: the
+/// app shows it once opened); other answers fail (403 `InvalidProviderToken` among them: the
+/// key, its id or the team is wrong). Each result carries Apple's `reason` when it is one Apple
+/// documents (``reasons``). Handles `.apn` devices only.
 public struct APNsPushProvider: PushProvider {
     public let name = "apns"
     /// Apple's production endpoint.
     public static let productionURL = "https://api.push.apple.com"
     /// Apple's development (sandbox) endpoint, for apps signed for development.
     public static let sandboxURL = "https://api.sandbox.push.apple.com"
-    /// How long one provider token is used.
+    /// How long one provider token is used: Apple refuses one older than an hour, and answers
+    /// `TooManyProviderTokenUpdates` to tokens made more often than every 20 minutes.
     static let tokenLifetime: TimeInterval = 50 * 60
+    /// The most bytes of payload Apple takes for an alert (413 `PayloadTooLarge` above).
+    static let payloadLimit = 4_096
+    /// The `reason`s Apple documents for its answers: the values a result's reason may take
+    /// besides ``PushResult``'s own.
+    static let reasons: Set<String> = [
+        "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
+        "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
+        "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadCertificate", "BadCertificateEnvironment",
+        "ExpiredProviderToken", "Forbidden", "InvalidProviderToken", "MissingProviderToken",
+        "UnrelatedKeyIdInToken", "BadEnvironmentKeyInToken", "BadPath", "MethodNotAllowed", "ExpiredToken",
+        "Unregistered", "PayloadTooLarge", "TooManyProviderTokenUpdates", "TooManyRequests", "InternalServerError",
+        "ServiceUnavailable", "Shutdown",
+    ]
 
     let baseURL: String
     let topic: String
     let client: HTTPClient
     let credential: PushCredential
+    /// The most bytes of body sent (``payloadLimit``; tests send more, to see the provider refuse it).
+    var bodyLimit = Self.payloadLimit
 
     /// What is wrong with a key file.
     public struct KeyError: Error, CustomStringConvertible {
@@ -73,8 +95,13 @@ public struct APNsPushProvider: PushProvider {
 
     public func handles(_ device: PushDevice) -> Bool { device.provider == .apn }
 
-    /// The body APNs gets for `notification`.
-    static func body(of notification: PushNotification) throws -> Data {
+    /// The body APNs gets for `notification`: at most `limit` bytes when it can be cut to that.
+    static func body(of notification: PushNotification, limit: Int) throws -> Data {
+        try PushPayload.fitting(notification, limit: limit, encode: encoded)
+    }
+
+    /// `notification`'s body for APNs, whole.
+    static func encoded(_ notification: PushNotification) throws -> Data {
         struct Alert: Encodable {
             var title: String
             var body: String
@@ -103,25 +130,38 @@ public struct APNsPushProvider: PushProvider {
     }
 
     public func send(_ notification: PushNotification) async -> PushOutcome {
+        await deliver(notification).outcome
+    }
+
+    public func deliver(_ notification: PushNotification) async -> PushResult {
+        let token: String
         do {
-            let token = try await credential.value()
-            let (status, answer) = try await client.post(
+            token = try await credential.value()
+        } catch {
+            return PushResult(.failed, reason: PushResult.credential)
+        }
+        let answer: ProviderAnswer
+        do {
+            answer = try await client.post(
                 "\(baseURL)/3/device/\(notification.device.id)",
                 headers: [
                     ("authorization", "bearer \(token)"), ("apns-topic", topic), ("apns-push-type", "alert"),
                     ("apns-priority", "10"),
-                ], body: try Self.body(of: notification))
-            switch (status, Self.reason(in: answer)) {
-            case (200..<300, _): return .sent
-            case (410, _), (400, "BadDeviceToken"), (400, "Unregistered"): return .gone
-            case (403, "ExpiredProviderToken"):
-                await credential.refused(token)
-                return .retry
-            case (429, _), (500..<600, _): return .retry
-            default: return .failed
-            }
+                ], body: try Self.body(of: notification, limit: bodyLimit))
         } catch {
-            return .retry
+            return PushResult(.retry, reason: PushResult.noAnswer)
+        }
+        let reason = Self.reason(in: answer.body)
+        let label = PushResult.known(reason, in: Self.reasons) ?? PushResult.http(answer.status)
+        switch (answer.status, reason) {
+        case (200..<300, _): return PushResult(.sent, reason: PushResult.ok, status: answer.status)
+        case (410, _), (400, "BadDeviceToken"), (400, "Unregistered"):
+            return PushResult(.gone, reason: label, status: answer.status)
+        case (403, "ExpiredProviderToken"):
+            await credential.refused(token)
+            return PushResult(.retry, reason: label, status: answer.status)
+        case (429, _): return PushResult(.retry, reason: label, status: answer.status, retryAfter: answer.retryAfter)
+        default: return PushResult(.failed, reason: label, status: answer.status)
         }
     }
 

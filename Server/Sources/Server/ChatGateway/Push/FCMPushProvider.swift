@@ -19,16 +19,32 @@ import NIOCore
 /// `{"message":{"token","notification":{"title","body"},"data":{"channelId","messageId","badge"},
 /// "android":{"notification":{"tag","notification_count"}},"apns":{"payload":{"aps":{"badge","thread-id"}}}}}`.
 ///
-/// Answers: 200 sent; 404 `UNREGISTERED` (or any answer whose error says `UNREGISTERED`): the
-/// device is gone; 401: a new access token, then retried; 429 and 5xx: retried; other answers
-/// fail, and so does a push when the token endpoint refuses the account (4xx). Handles
-/// `.firebase` devices only.
+/// The request's body is cut to 4,096 bytes (``messageLimit``): the notification's body, then its
+/// title, on a character boundary ending in "…" (``PushPayload``).
+///
+/// Answers: 200 sent; any answer whose error says `UNREGISTERED`, or `INVALID_ARGUMENT` about the
+/// token (a field violation of `message.token`, or a message about the registration token): the
+/// device is gone; 401 `THIRD_PARTY_AUTH_ERROR`: failed (Firebase's APNs key or certificate is
+/// wrong: a new access token would not help); another 401: a new access token, then retried; 429
+/// and 5xx: retried, after the `Retry-After` they give; other answers fail, and so does a push
+/// when the token endpoint refuses the account (4xx). Each result carries FCM's `errorCode` (else
+/// its `status`) when it is one FCM documents (``reasons``). Handles `.firebase` devices only.
 public struct FCMPushProvider: PushProvider {
     public let name = "fcm"
     /// Google's endpoint.
     public static let productionURL = "https://fcm.googleapis.com"
     /// What FCM's access token is asked for.
     static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+    /// The most bytes of request body sent: FCM refuses a message over 4,096 bytes of payload
+    /// (400 `INVALID_ARGUMENT`), and the whole body is kept within that.
+    static let messageLimit = 4_096
+    /// The `errorCode`s (`FcmError`) and `status`es FCM documents: the values a result's reason
+    /// may take besides ``PushResult``'s own.
+    static let reasons: Set<String> = [
+        "UNSPECIFIED_ERROR", "INVALID_ARGUMENT", "UNREGISTERED", "SENDER_ID_MISMATCH", "QUOTA_EXCEEDED",
+        "UNAVAILABLE", "INTERNAL", "THIRD_PARTY_AUTH_ERROR", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND",
+        "RESOURCE_EXHAUSTED",
+    ]
 
     /// The fields of a service account's JSON key file that the provider reads.
     public struct ServiceAccount: Decodable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -80,6 +96,8 @@ public struct FCMPushProvider: PushProvider {
     let projectId: String
     let client: HTTPClient
     let credential: PushCredential
+    /// The most bytes of body sent (``messageLimit``; tests send more, to see the provider refuse it).
+    var bodyLimit = Self.messageLimit
 
     /// A provider sending as `account`, through `client`.
     /// - Throws: ``AccountError`` when the account's `private_key` is not an RSA key in PEM.
@@ -122,8 +140,9 @@ public struct FCMPushProvider: PushProvider {
                 exp: ExpirationClaim(value: now.addingTimeInterval(3_600))),
             kid: account.privateKeyId.map { JWKIdentifier(string: $0) })
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
-        let (status, body) = try await client.post(
+        let reply = try await client.post(
             account.tokenURI, headers: [], contentType: "application/x-www-form-urlencoded", body: Data(form.utf8))
+        let (status, body) = (reply.status, reply.body)
         struct Answer: Decodable {
             var access_token: String
             var expires_in: Double?
@@ -141,8 +160,13 @@ public struct FCMPushProvider: PushProvider {
 
     public func handles(_ device: PushDevice) -> Bool { device.provider == .firebase }
 
-    /// The body FCM gets for `notification`.
-    static func body(of notification: PushNotification) throws -> Data {
+    /// The body FCM gets for `notification`: at most `limit` bytes when it can be cut to that.
+    static func body(of notification: PushNotification, limit: Int) throws -> Data {
+        try PushPayload.fitting(notification, limit: limit, encode: encoded)
+    }
+
+    /// `notification`'s body for FCM, whole.
+    static func encoded(_ notification: PushNotification) throws -> Data {
         let message: [String: Any] = [
             "token": notification.device.id,
             "notification": ["title": notification.title, "body": notification.body],
@@ -157,41 +181,89 @@ public struct FCMPushProvider: PushProvider {
     }
 
     public func send(_ notification: PushNotification) async -> PushOutcome {
+        await deliver(notification).outcome
+    }
+
+    public func deliver(_ notification: PushNotification) async -> PushResult {
+        let token: String
         do {
-            let token = try await credential.value()
-            let (status, answer) = try await client.post(
-                "\(baseURL)/v1/projects/\(projectId)/messages:send",
-                headers: [("authorization", "Bearer \(token)")], body: try Self.body(of: notification))
-            switch status {
-            case 200..<300: return .sent
-            case _ where Self.saysUnregistered(answer): return .gone
-            case 401:
-                await credential.refused(token)
-                return .retry
-            case 429, 500..<600: return .retry
-            default: return .failed
-            }
+            token = try await credential.value()
         } catch let refused as TokenRefused where refused.status != 429 && refused.status < 500 {
             // The token endpoint refused the account (a revoked key, a wrong clock): trying again
             // soon would not help.
-            return .failed
+            return PushResult(.failed, reason: PushResult.credential, status: refused.status)
         } catch {
-            return .retry
+            return PushResult(.retry, reason: PushResult.credential)
+        }
+        let answer: ProviderAnswer
+        do {
+            answer = try await client.post(
+                "\(baseURL)/v1/projects/\(projectId)/messages:send",
+                headers: [("authorization", "Bearer \(token)")], body: try Self.body(of: notification, limit: bodyLimit)
+            )
+        } catch {
+            return PushResult(.retry, reason: PushResult.noAnswer)
+        }
+        let status = answer.status
+        if (200..<300).contains(status) { return PushResult(.sent, reason: PushResult.ok, status: status) }
+        let error = Failure(answer.body)
+        let label =
+            PushResult.known(error.errorCode ?? error.status, in: Self.reasons) ?? PushResult.http(status)
+        if error.errorCodes.contains("UNREGISTERED") || error.isAboutTheToken {
+            return PushResult(.gone, reason: label, status: status)
+        }
+        switch status {
+        case 401 where error.errorCodes.contains("THIRD_PARTY_AUTH_ERROR"):
+            // Firebase could not reach APNs with the project's key or certificate: the access
+            // token is fine, and stays.
+            return PushResult(.failed, reason: label, status: status)
+        case 401:
+            await credential.refused(token)
+            return PushResult(.retry, reason: label, status: status)
+        case 429, 500..<600: return PushResult(.retry, reason: label, status: status, retryAfter: answer.retryAfter)
+        default: return PushResult(.failed, reason: label, status: status)
         }
     }
 
-    /// Whether an FCM error body says the token is no longer registered
-    /// (`error.details[].errorCode == "UNREGISTERED"`).
-    static func saysUnregistered(_ body: Data) -> Bool {
-        struct Answer: Decodable {
-            struct Failure: Decodable {
-                struct Detail: Decodable { var errorCode: String? }
-                var status: String?
-                var details: [Detail]?
-            }
-            var error: Failure?
+    /// What an FCM error body says: `{"error":{"code","message","status","details":[{"@type",
+    /// "errorCode"} or {"@type","fieldViolations":[{"field","description"}]}]}}`.
+    struct Failure {
+        var status: String?
+        var message: String?
+        var errorCodes: [String] = []
+        var fields: [String] = []
+
+        /// The first `errorCode` of the details.
+        var errorCode: String? { errorCodes.first }
+
+        /// Whether it is an `INVALID_ARGUMENT` about the device token: a field violation of
+        /// `message.token`, or a message about the registration token (what FCM answers a token
+        /// that never was one, or was truncated).
+        var isAboutTheToken: Bool {
+            guard errorCodes.contains("INVALID_ARGUMENT") || status == "INVALID_ARGUMENT" else { return false }
+            return fields.contains("message.token")
+                || message?.range(of: "registration token", options: .caseInsensitive) != nil
         }
-        guard let error = (try? JSONDecoder().decode(Answer.self, from: body))?.error else { return false }
-        return error.details?.contains { $0.errorCode == "UNREGISTERED" } == true
+
+        init(_ body: Data) {
+            struct Answer: Decodable {
+                struct Body: Decodable {
+                    struct Detail: Decodable {
+                        struct Violation: Decodable { var field: String? }
+                        var errorCode: String?
+                        var fieldViolations: [Violation]?
+                    }
+                    var status: String?
+                    var message: String?
+                    var details: [Detail]?
+                }
+                var error: Body?
+            }
+            guard let error = (try? JSONDecoder().decode(Answer.self, from: body))?.error else { return }
+            status = error.status
+            message = error.message
+            errorCodes = error.details?.compactMap(\.errorCode) ?? []
+            fields = error.details?.flatMap { $0.fieldViolations?.compactMap(\.field) ?? [] } ?? []
+        }
     }
 }

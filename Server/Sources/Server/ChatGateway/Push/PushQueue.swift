@@ -1,17 +1,18 @@
 import ChatServer
 import NIOConcurrencyHelpers
+import NIOCore
 
-/// The bounded queue between the engine and the push providers: the server hands it each
-/// message's pushes while it holds its lock (``PushSink``), so taking them is an append under a
-/// lock of its own; a full queue drops what does not fit (counted), so a provider that is down
-/// or slow never slows a send and never grows memory past ``capacity`` pushes.
+/// The bounded queue between the engine and one push provider (``PushLanes`` holds one per
+/// provider): the server hands it each message's pushes while it holds its lock (``PushSink``),
+/// so taking them is an append under a lock of its own; a full queue drops its oldest pushes to
+/// take the new ones (counted: the push that waited longest is the stalest news), so a provider
+/// that is down or slow never slows a send and never grows memory past ``capacity`` pushes.
 final class PushQueue: PushSink, Sendable {
     /// The most pushes waiting at once.
     let capacity: Int
 
     private struct State {
-        var waiting: [PushNotification] = []
-        var next = 0
+        var waiting = CircularBuffer<PushNotification>()
         var dropped = 0
         var waiter: CheckedContinuation<Void, Never>?
         var isFinished = false
@@ -19,14 +20,23 @@ final class PushQueue: PushSink, Sendable {
     private let state = NIOLockedValueBox(State())
 
     init(capacity: Int = 10_000) {
-        self.capacity = capacity
+        self.capacity = max(1, capacity)
     }
 
+    /// Appends `notifications`, dropping as many of the oldest waiting as they need room for
+    /// (and, of more than ``capacity`` at once, all but the newest ``capacity``).
+    ///
+    /// - Complexity: O(`notifications`).
     func enqueue(_ notifications: [PushNotification]) {
         let waiter = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
-            let room = max(0, capacity - (state.waiting.count - state.next))
-            state.waiting += notifications.prefix(room)
-            state.dropped += max(0, notifications.count - room)
+            let taken = notifications.suffix(capacity)
+            state.dropped += notifications.count - taken.count
+            let overflow = state.waiting.count + taken.count - capacity
+            if overflow > 0 {
+                state.waiting.removeFirst(overflow)
+                state.dropped += overflow
+            }
+            state.waiting.append(contentsOf: taken)
             defer { state.waiter = nil }
             return state.waiter
         }
@@ -34,8 +44,8 @@ final class PushQueue: PushSink, Sendable {
     }
 
     /// How many pushes wait.
-    var depth: Int { state.withLockedValue { $0.waiting.count - $0.next } }
-    /// How many were dropped because the queue was full.
+    var depth: Int { state.withLockedValue { $0.waiting.count } }
+    /// How many were dropped because the queue was full (the oldest waiting, when newer came).
     var dropped: Int { state.withLockedValue { $0.dropped } }
 
     /// The next push, waiting for one; `nil` once ``finish()`` was called (what still waits is
@@ -44,21 +54,13 @@ final class PushQueue: PushSink, Sendable {
         while true {
             let taken = state.withLockedValue { state -> PushNotification?? in
                 if state.isFinished { return .some(nil) }
-                if state.next < state.waiting.count {
-                    let push = state.waiting[state.next]
-                    state.next += 1
-                    if state.next > 1_024 && state.next * 2 > state.waiting.count {
-                        state.waiting.removeFirst(state.next)
-                        state.next = 0
-                    }
-                    return .some(push)
-                }
+                if let push = state.waiting.popFirst() { return .some(push) }
                 return nil
             }
             if let taken { return taken }
             await withCheckedContinuation { continuation in
                 let ready = state.withLockedValue { state -> Bool in
-                    if state.next < state.waiting.count || state.isFinished { return true }
+                    if !state.waiting.isEmpty || state.isFinished { return true }
                     state.waiter = continuation
                     return false
                 }
