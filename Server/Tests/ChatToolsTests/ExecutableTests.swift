@@ -216,7 +216,7 @@ import ServerTestSupport
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("chat.sqlite").path
         for run in 0..<2 {
-            let (server, port) = try await ChatServerProcess.start(["--data", file])
+            let (server, port) = try await ChatServerProcess.start(["--data", file, "--no-limits"])
             let transport = ChatServerProcess.transport("alice", port: port)
             _ = try await transport.connect(resumingAfter: nil)
             if run == 0 {
@@ -353,6 +353,60 @@ import ServerTestSupport
 
     /// `--data PATH`: what a client did comes back after SIGTERM and a restart on the same
     /// file; a file that is not a server store is refused (exit 2) and left as it was.
+    /// Operating.md's backup of a running server: `sqlite3 chat.sqlite "VACUUM INTO 'copy'"`,
+    /// taken while a client sends, succeeds (the server held the file with an exclusive lock
+    /// and it failed with "database is locked"); a server started on the copy serves every
+    /// message acknowledged before the backup began. A second server on the live file is still
+    /// refused.
+    @Test func aBackupTakenWhileTheServerWritesIsRestoredAndServed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "chat-server-backup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("chat.sqlite").path
+        let copy = directory.appendingPathComponent("copy.sqlite").path
+        let (server, port) = try await ChatServerProcess.start(["--data", file, "--no-limits"])
+        defer { server.stop() }
+        let alice = ChatServerProcess.transport("alice", port: port)
+        _ = try await alice.connect(resumingAfter: nil)
+        _ = try await alice.send(.createChannel(ChannelDraft(type: .community, channelId: "kept", userIds: [])))
+        for index in 0..<200 {
+            _ = try await alice.send(.sendMessage(MessageDraft(channelId: "kept", text: "before \(index)")))
+        }
+        // The client goes on sending while the backup is taken.
+        let writer = Task {
+            var index = 0
+            while !Task.isCancelled, index < 5_000 {
+                _ = try? await alice.send(.sendMessage(MessageDraft(channelId: "kept", text: "during \(index)")))
+                index += 1
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let backup = try Subprocess(
+            URL(fileURLWithPath: "/usr/bin/env"), ["sqlite3", file, "VACUUM INTO '\(copy)'"], environment: [:])
+        let status = await backup.exitStatus()
+        writer.cancel()
+        _ = await writer.value
+        #expect(status == 0, "sqlite3's backup failed: \(backup.standardError)")
+        let second = try Subprocess(chatServer, ["--port", "0", "--dev", "--data", file], environment: [:])
+        #expect(await second.exitStatus() == 2)
+        #expect(second.standardError.contains("in use by another server"), "\(second.standardError)")
+        await alice.disconnect()
+
+        let (restored, restoredPort) = try await ChatServerProcess.start(["--data", copy])
+        defer { restored.stop() }
+        let reader = ChatServerProcess.transport("alice", port: restoredPort)
+        _ = try await reader.connect(resumingAfter: nil)
+        var texts: [String] = []
+        for after in [0, 100] {
+            let query = MessagePageQuery(channelId: "kept", position: .after(sequence: after), limit: 100)
+            let page = try #require(try await reader.send(.queryMessages(query)).response.messagesValue)
+            texts += page.messages.map(\.text)
+        }
+        #expect(Array(texts.prefix(200)) == (0..<200).map { "before \($0)" })
+        await reader.disconnect()
+    }
+
     @Test func itKeepsItsStateInTheDataFileAcrossARestart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "chat-server-data-\(UUID().uuidString)")

@@ -10,8 +10,9 @@ import SQLiteSupport
 /// like PostgreSQL's, so the same ``DatabaseServerStore`` — one group-commit writer, one reader
 /// of old history — serves both. The file's layout is ``ServerStoreSchema``.
 ///
-/// One connection, kept by this database alone (`locking_mode = EXCLUSIVE`: a second server on
-/// the same file is refused). WAL journal; `synchronous = NORMAL` (a killed process loses no
+/// One connection, kept by this database alone (``ServerFileLock``: a second server on the same
+/// file is refused, while a backup — `sqlite3 FILE "VACUUM INTO 'COPY'"` — reads it as the
+/// server writes; SQLite's locking mode stays the normal one). WAL journal; `synchronous = NORMAL` (a killed process loses no
 /// commit) or `FULL` (nor does a power loss) by ``StorageDurability``. Every statement runs on
 /// the database's own serial queue, never on a thread of Swift's cooperative pool, and never
 /// under the engine's lock.
@@ -34,6 +35,8 @@ final class SQLiteServerDatabase: LocalServerDatabase {
     /// Lock order: `LockRank.storeConnection`, innermost but for leaves.
     let connection: Lock<SQLiteConnection?>
     private let queue = DispatchQueue(label: "LiveChannels.SQLiteServerDatabase")
+    /// This server's hold on the file, released by ``close()``.
+    private let fileLock: Lock<ServerFileLock?>
 
     /// Opens (creating if needed) the file at `url`, migrating an older schema; with
     /// `startsNewEpoch`, the history is declared another one.
@@ -43,15 +46,17 @@ final class SQLiteServerDatabase: LocalServerDatabase {
     ///   server holds; `ChatError.unavailable` when the file cannot be opened or created.
     init(url: URL, durability: StorageDurability, startsNewEpoch: Bool = false) throws(ChatError) {
         path = url.path
-        let (opened, epoch) = try Self.open(path: url.path, durability: durability, startsNewEpoch: startsNewEpoch)
+        let (opened, epoch, held) = try Self.open(
+            path: url.path, durability: durability, startsNewEpoch: startsNewEpoch)
         epochValue = Lock(ServerEpoch.text(epoch), rank: .leaf)
         connection = Lock(opened, rank: .storeConnection)
+        fileLock = Lock(held, rank: .leaf)
     }
 
     /// Opens the file and returns it with its epoch number (drawn and stored now if the file
     /// has none: a new store, or one written before epochs).
     private static func open(path: String, durability: StorageDurability, startsNewEpoch: Bool) throws(ChatError) -> (
-        SQLiteConnection, Int
+        SQLiteConnection, Int, ServerFileLock
     ) {
         // A file that is not an SQLite database is refused before SQLite touches it.
         if let handle = FileHandle(forReadingAtPath: path) {
@@ -81,18 +86,22 @@ final class SQLiteServerDatabase: LocalServerDatabase {
                         "'\(path)' was written by a newer version (schema \(version), this build reads up to \(ServerStoreSchema.version)); it was left untouched"
                 )
             }
-            try connection.execute("PRAGMA locking_mode = EXCLUSIVE")
+            guard let held = try ServerFileLock(path: path) else {
+                throw ChatError.invalidArgument(field: "storage", reason: "'\(path)' is in use by another server")
+            }
+            // A reader opening the file (a backup) may hold SQLite's locks for a moment.
+            try connection.execute("PRAGMA busy_timeout = 5000")
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.execute("PRAGMA synchronous = \(durability == .powerLoss ? "FULL" : "NORMAL")")
             if version < ServerStoreSchema.version { try ServerStoreSchema.migrate(connection, from: version) }
-            // Takes the exclusive lock now, which this locking mode keeps until the store closes.
+            // Writable now (a read-only directory or a full disk is told at start).
             try connection.execute("BEGIN IMMEDIATE; COMMIT")
             var epoch = try connection.integer("SELECT value FROM meta WHERE key = 'epoch'")
             if epoch <= 0 || startsNewEpoch {
                 epoch = ServerEpoch.random()
                 try storeEpoch(epoch, in: connection)
             }
-            return (connection, epoch)
+            return (connection, epoch, held)
         } catch let error as ChatError {
             throw error
         } catch let error as SQLiteError where error.isBusy {
@@ -251,6 +260,7 @@ final class SQLiteServerDatabase: LocalServerDatabase {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async {
                 self.connection.withLock { $0 = nil }
+                self.fileLock.withLock { $0 = nil }
                 done.resume()
             }
         }
