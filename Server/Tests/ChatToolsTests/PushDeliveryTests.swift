@@ -130,7 +130,7 @@ import Testing
             #expect(provider.calls.withLockedValue { $0 } == 5)
             #expect(
                 String(decoding: metrics.exposition(), as: UTF8.self)
-                    .contains(#"chat_push_sent_total{provider="fcm",result="retry",reason="UNAVAILABLE"} 1"#))
+                    .contains(#"chat_push_reasons_total{provider="fcm",result="retry",reason="UNAVAILABLE"} 1"#))
         }
     }
 
@@ -171,7 +171,8 @@ import Testing
             .deliver(Self.push(device: .firebase(token: token), userId: "kim"), through: provider)
         let text = String(decoding: metrics.exposition(), as: UTF8.self)
         #expect(
-            text.contains(#"chat_push_sent_total{provider="fcm",result="failed",reason="THIRD_PARTY_AUTH_ERROR"} 1"#))
+            text.contains(#"chat_push_reasons_total{provider="fcm",result="failed",reason="THIRD_PARTY_AUTH_ERROR"} 1"#)
+        )
         let line = lines.withLockedValue { $0 }.first { $0.contains("push failed") } ?? ""
         for field in [
             "reason=THIRD_PARTY_AUTH_ERROR", "provider=fcm", "status=401", "user=kim", "device=firebase:kim-ipho…",

@@ -117,8 +117,8 @@ import Testing
 
         let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
         let text = String(decoding: metrics, as: UTF8.self)
-        #expect(text.contains(#"chat_push_sent_total{provider="webhook",result="sent",reason="ok"} 2"#), "\(text)")
-        #expect(text.contains(#"chat_push_sent_total{provider="webhook",result="gone",reason="http410"} 1"#))
+        #expect(text.contains(#"chat_push_reasons_total{provider="webhook",result="sent",reason="ok"} 2"#), "\(text)")
+        #expect(text.contains(#"chat_push_reasons_total{provider="webhook",result="gone",reason="http410"} 1"#))
         #expect(text.contains("chat_push_queue_depth 0"))
         await erin?.disconnect()
     }
@@ -178,7 +178,7 @@ import Testing
             for port in ports {
                 let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
                 let line = String(decoding: metrics, as: UTF8.self).split(separator: "\n")
-                    .first { $0.hasPrefix(#"chat_push_sent_total{provider="webhook",result="sent",reason="ok"}"#) }
+                    .first { $0.hasPrefix(#"chat_push_reasons_total{provider="webhook",result="sent",reason="ok"}"#) }
                 sentByNodes += line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
             }
             #expect(sentByNodes == 12)

@@ -104,11 +104,18 @@ public struct GatewayMetrics: Sendable {
     }
 
     /// Counts a push's outcome with a provider (`sent`, `gone`, `retry` after the last attempt,
-    /// `failed`) and its reason (``PushResult/reason``: a bounded set).
+    /// `failed`): in `chat_push_sent_total{provider,result}` (its labels as API.md pins them) and,
+    /// with the reason (``PushResult/reason``: a bounded set), in
+    /// `chat_push_reasons_total{provider,result,reason}` — where an operator sees why pushes fail.
     func pushSent(provider: String, result: String, reason: String) {
         registry.makeCounter(
             descriptor: .init(
-                metricName: "chat_push_sent", unitName: "total",
+                metricName: "chat_push_sent", unitName: "total", helpText: "Pushes handed to a provider, by outcome"),
+            labels: [("provider", provider), ("result", result)]
+        ).increment()
+        registry.makeCounter(
+            descriptor: .init(
+                metricName: "chat_push_reasons", unitName: "total",
                 helpText: "Pushes handed to a provider, by outcome and the provider's reason"),
             labels: [("provider", provider), ("result", result), ("reason", reason)]
         ).increment()

@@ -19,9 +19,10 @@ import NIOCore
 /// character boundary ending in "…" (``PushPayload``).
 ///
 /// Answers: 200 sent; 410, or 400 `BadDeviceToken`/`Unregistered`: the device is gone;
-/// 403 `ExpiredProviderToken`: a new token, then retried; 429: retried; 5xx: failed for this
-/// push (Apple asks to wait 15 minutes before trying again, when the message is old news: the
-/// app shows it once opened); other answers fail (403 `InvalidProviderToken` among them: the
+/// 403 `ExpiredProviderToken`: a new token, then retried; 429 and 5xx: retried with the
+/// delivery's backoff (jittered, a few seconds in all), waiting Apple's `Retry-After` when it
+/// sends one (one over a minute ends the tries: a push that late is old news, and the app shows
+/// the message once opened); other answers fail (403 `InvalidProviderToken` among them: the
 /// key, its id or the team is wrong). Each result carries Apple's `reason` when it is one Apple
 /// documents (``reasons``). Handles `.apn` devices only.
 public struct APNsPushProvider: PushProvider {
@@ -160,7 +161,8 @@ public struct APNsPushProvider: PushProvider {
         case (403, "ExpiredProviderToken"):
             await credential.refused(token)
             return PushResult(.retry, reason: label, status: answer.status)
-        case (429, _): return PushResult(.retry, reason: label, status: answer.status, retryAfter: answer.retryAfter)
+        case (429, _), (500..<600, _):
+            return PushResult(.retry, reason: label, status: answer.status, retryAfter: answer.retryAfter)
         default: return PushResult(.failed, reason: label, status: answer.status)
         }
     }

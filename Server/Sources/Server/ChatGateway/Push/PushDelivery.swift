@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// A device the provider says is gone is removed through the log
 /// (``ChatServer/removePushDevice(_:of:)``), so every node agrees.
 ///
-/// Counted in `/metrics`: `chat_push_sent_total{provider,result,reason}` (``PushResult/reason``),
+/// Counted in `/metrics`: `chat_push_reasons_total{provider,result,reason}` (``PushResult/reason``),
 /// `chat_push_queue_depth`, `chat_push_dropped_total`. A push that fails (refused, or still
 /// failing after its last try) is logged at `warning` with its provider, reason, status and
 /// what it means, the user and the first characters of the device token (never a credential);

@@ -39,7 +39,7 @@ public enum PushOutcome: Sendable, Hashable {
 }
 
 /// How a push went with a provider, and why: what ``PushDelivery`` counts
-/// (`chat_push_sent_total{provider,result,reason}`), logs and waits for.
+/// (`chat_push_reasons_total{provider,result,reason}`), logs and waits for.
 public struct PushResult: Sendable, Hashable {
     public var outcome: PushOutcome
     /// Why, as a value of a bounded set (it labels a metric): the provider's own reason when it
