@@ -72,6 +72,21 @@ public final class Playground {
             _ = try await ChannelRepository(client: participants[0].client).joinChannel(channelId: "general")
         }
         for participant in participants { open("general", for: participant) }
+        await resendWhatWaitedFor("general")
+    }
+
+    /// Sends again the messages typed for `channelId` before it existed — before the server was
+    /// up, the outbox kept them; on connect it sent them ahead of the channel's creation and the
+    /// server answered `notFound`. Each user's messages of the channel still sending are waited
+    /// for first (at most 5 s each), so that no refusal arrives after this looked.
+    func resendWhatWaitedFor(_ channelId: String) async {
+        for participant in participants {
+            let messages = MessageRepository(client: participant.client)
+            for message in messages.unsentMessages where message.channelId == channelId {
+                guard case .failed(.notFound) = await outcome(of: message, for: participant) else { continue }
+                try? await messages.resendMessage(channelId: channelId, messageId: message.messageId)
+            }
+        }
     }
 
     /// Tries to connect `participant` every second until it connects (or the user takes over

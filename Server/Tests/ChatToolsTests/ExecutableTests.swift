@@ -264,7 +264,8 @@ import ServerTestSupport
         terminal.standardError = output
         try terminal.run()
         try await Task.sleep(for: .seconds(2))
-        try input.fileHandleForWriting.write(contentsOf: Data("show\n".utf8))
+        // A message typed while the server is not up: kept, and sent once #general exists.
+        try input.fileHandleForWriting.write(contentsOf: Data("show\nsend general typed early\n".utf8))
         try await Task.sleep(for: .milliseconds(500))
         let server = try Subprocess(
             chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
@@ -283,8 +284,10 @@ import ServerTestSupport
         let shows = screens.filter { $0.hasPrefix("alice> show") }
         #expect(shows.first?.contains("alice (offline: the server cannot be reached)") == true, "\(shows)")
         #expect(shows.last?.contains("alice (online)") == true && shows.last?.contains("#general") == true, "\(shows)")
-        let send = screens.first { $0.hasPrefix("alice> send general") } ?? ""
+        let send = screens.first { $0.hasPrefix("alice> send general hello") } ?? ""
         #expect(send.contains("alice → #general: hello"), "\(send)")
+        #expect(shows.last?.contains("alice: typed early") == true, "\(shows)")
+        #expect(!(shows.last ?? "").contains("(not sent)"), "\(shows)")
         for jargon in ["SingleConnectionFailure", "errno", "connect()", "retry when"] {
             #expect(!text.contains(jargon), "\(jargon) in: \(text)")
         }
