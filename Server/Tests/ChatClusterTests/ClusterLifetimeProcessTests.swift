@@ -82,7 +82,7 @@ import ServerTestSupport
             let (node, port) = try await ChatServerProcess.start(["--postgres", postgres.url(name), "--node-id", "n0"])
             defer { node.stop() }
             func health() async throws -> (Int, String) {
-                let (body, response) = try await URLSession.shared.data(
+                let (body, response) = try await URLSession.cookieless.data(
                     from: URL(string: "http://127.0.0.1:\(port)/healthz")!)
                 return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: body, as: UTF8.self))
             }

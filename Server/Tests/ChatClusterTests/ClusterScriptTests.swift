@@ -100,7 +100,7 @@ import ServerTestSupport
         request.setValue("http://127.0.0.1:\(port)", forHTTPHeaderField: "Origin")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try JSONSerialization.data(withJSONObject: ["token": token])
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.cookieless.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 }

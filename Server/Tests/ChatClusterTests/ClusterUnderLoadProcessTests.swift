@@ -45,7 +45,7 @@ import ServerTestSupport
 
     /// `chat_log_entries` of the node on `port` (as of its last beat).
     private static func logEntries(port: Int) async throws -> Int? {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        let (data, _) = try await URLSession.cookieless.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n")
         where line.hasPrefix("chat_log_entries ") {
             return Int(Double(line.split(separator: " ").last ?? "") ?? -1)

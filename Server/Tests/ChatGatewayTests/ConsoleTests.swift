@@ -21,12 +21,7 @@ import Testing
     }
 
     /// A session that keeps no cookies: each call sends only the headers it is given.
-    static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        return URLSession(configuration: configuration)
-    }()
+    static let session = URLSession.cookieless
 
     static func call(
         _ method: String, _ port: Int, _ path: String, body: String? = nil, headers: [String: String] = [:]

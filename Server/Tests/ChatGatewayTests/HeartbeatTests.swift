@@ -150,7 +150,7 @@ import ServerTestSupport
 
     /// The server's `/metrics` text.
     private func metricsText(port: Int) async throws -> String {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
+        let (data, _) = try await URLSession.cookieless.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!)
         return String(decoding: data, as: UTF8.self)
     }
 }

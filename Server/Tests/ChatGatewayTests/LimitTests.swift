@@ -19,7 +19,8 @@ import ServerTestSupport
     private static let hello = #"{"type":"hello","protocol":1,"resumeAfter":null}"#
 
     private func metrics(_ harness: GatewayHarness) async throws -> String {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
+        let (data, _) = try await URLSession.cookieless.data(
+            from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -35,7 +36,7 @@ import ServerTestSupport
             ] {
                 request.setValue(value, forHTTPHeaderField: name)
             }
-            let (data, response) = try await URLSession.shared.data(for: request)
+            let (data, response) = try await URLSession.cookieless.data(for: request)
             #expect((response as? HTTPURLResponse)?.statusCode == 429)
             struct Refusal: Decodable { var error: ChatError }
             let refusal = try JSONDecoder().decode(Refusal.self, from: data)
@@ -46,7 +47,7 @@ import ServerTestSupport
             // Without the upgrade headers, the same answer.
             var plain = URLRequest(url: URL(string: "http://127.0.0.1:\(harness.port)/v1/connect?device=web")!)
             plain.setValue("Bearer dev:alice", forHTTPHeaderField: "Authorization")
-            let (_, plainResponse) = try await URLSession.shared.data(for: plain)
+            let (_, plainResponse) = try await URLSession.cookieless.data(for: plain)
             #expect((plainResponse as? HTTPURLResponse)?.statusCode == 429)
             // Another user, and the same device again, are fine.
             _ = try await harness.client("bob", deviceId: "web")

@@ -119,7 +119,7 @@ import ServerTestSupport
                 harness, send: [Self.hello], afterWelcome: [String(repeating: "x", count: 1_048_577)])
             #expect(tooBig.closeCode == 1009, "\(String(describing: tooBig.closeCode))")
             // Every one counted, the frame the WebSocket layer refused itself too.
-            let (metrics, _) = try await URLSession.shared.data(
+            let (metrics, _) = try await URLSession.cookieless.data(
                 from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
             let text = String(decoding: metrics, as: UTF8.self)
             #expect(text.contains("chat_rejections_total{reason=\"protocol\"} 6"), "\(text)")
@@ -152,7 +152,7 @@ import ServerTestSupport
             request.setValue(value, forHTTPHeaderField: name)
         }
         if let authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.cookieless.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
     }
 
@@ -186,7 +186,7 @@ import ServerTestSupport
     @Test func healthAndMetricsOverHTTP() async throws {
         try await GatewayHarness.run { harness in
             // Before anything happened, every pinned series is there.
-            let (fresh, _) = try await URLSession.shared.data(
+            let (fresh, _) = try await URLSession.cookieless.data(
                 from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
             let freshText = String(decoding: fresh, as: UTF8.self)
             for line in ["chat_connections 0", "chat_requests_total 0", "chat_events_delivered_total 0"] {
@@ -200,11 +200,11 @@ import ServerTestSupport
             _ = try? await exchange(harness, token: "", send: [Self.hello])  // a refusal, counted
             let client = try await harness.client("alice")
             _ = try await UserRepository(client: client).getUser(userId: "alice")
-            let (health, healthResponse) = try await URLSession.shared.data(
+            let (health, healthResponse) = try await URLSession.cookieless.data(
                 from: URL(string: "http://127.0.0.1:\(harness.port)/healthz")!)
             #expect((healthResponse as? HTTPURLResponse)?.statusCode == 200)
             #expect(String(decoding: health, as: UTF8.self) == "ok")
-            let (metrics, _) = try await URLSession.shared.data(
+            let (metrics, _) = try await URLSession.cookieless.data(
                 from: URL(string: "http://127.0.0.1:\(harness.port)/metrics")!)
             let text = String(decoding: metrics, as: UTF8.self)
             #expect(text.contains("chat_connections 1"))

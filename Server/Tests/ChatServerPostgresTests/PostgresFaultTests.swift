@@ -197,7 +197,7 @@ import TestSupport
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         try await GatewayHarness.run(server: server) { harness in
             func health() async throws -> Int {
-                let (_, response) = try await URLSession.shared.data(
+                let (_, response) = try await URLSession.cookieless.data(
                     from: URL(string: "http://127.0.0.1:\(harness.port)/healthz")!)
                 return (response as? HTTPURLResponse)?.statusCode ?? 0
             }

@@ -31,7 +31,7 @@ import ServerTestSupport
             request.httpBody = try JSONSerialization.data(withJSONObject: body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.cookieless.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         return Answer(status: status, json: data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data))
     }

@@ -126,10 +126,9 @@ import Testing
     ) async throws -> (status: Int, headers: [String: String]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
-        request.httpShouldHandleCookies = false
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = body
-        let (_, response) = try await URLSession.shared.data(for: request)
+        let (_, response) = try await URLSession.cookieless.data(for: request)
         let http = response as? HTTPURLResponse
         var fields: [String: String] = [:]
         for (name, value) in http?.allHeaderFields ?? [:] { fields["\(name)"] = "\(value)" }

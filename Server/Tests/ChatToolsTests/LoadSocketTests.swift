@@ -32,15 +32,17 @@ import Testing
             let (done, finish) = AsyncStream.makeStream(of: Void.self)
             socket.read { bytes in
                 let isAnswer = FrameText.isAnswer(bytes)
-                let answered = seen.withLock { seen -> Int in
+                // Done once every send is answered and its own messageNew came: answers and events
+                // are separate frames, and an answer may come before the event it caused.
+                let complete = seen.withLock { seen -> Bool in
                     if isAnswer, FrameText.isResponse(bytes), let id = FrameText.integer(after: "\"id\":", in: bytes) {
                         seen.answers.append(id)
                     } else if !isAnswer, let sequence = FrameText.integer(after: "\"sequence\":", in: bytes) {
                         seen.events.append(sequence)
                     }
-                    return seen.answers.count
+                    return seen.answers.count == count && seen.events.count >= count
                 }
-                if answered == count { finish.finish() }
+                if complete { finish.finish() }
             }
             for id in 1...count {
                 try await socket.send(

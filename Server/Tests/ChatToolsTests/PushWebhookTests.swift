@@ -115,7 +115,7 @@ import Testing
             (try await AdminAPITests.call("GET", "/admin/v1/users/bob", port: port).object["pushDevices"] as? [Any])?
                 .count == 1)
 
-        let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
+        let metrics = try await URLSession.cookieless.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
         let text = String(decoding: metrics, as: UTF8.self)
         #expect(text.contains(#"chat_push_reasons_total{provider="webhook",result="sent",reason="ok"} 2"#), "\(text)")
         #expect(text.contains(#"chat_push_reasons_total{provider="webhook",result="gone",reason="http410"} 1"#))
@@ -176,7 +176,9 @@ import Testing
             try await Task.sleep(for: .seconds(1))
             var sentByNodes = 0
             for port in ports {
-                let metrics = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/metrics")!).0
+                let metrics = try await URLSession.cookieless.data(
+                    from: URL(string: "http://127.0.0.1:\(port)/metrics")!
+                ).0
                 let line = String(decoding: metrics, as: UTF8.self).split(separator: "\n")
                     .first { $0.hasPrefix(#"chat_push_reasons_total{provider="webhook",result="sent",reason="ok"}"#) }
                 sentByNodes += line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
