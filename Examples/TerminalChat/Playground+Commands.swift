@@ -130,7 +130,10 @@ extension Playground {
             _ = try await ChannelModeration(client: me.client, channelId: id).banMembers([user])
             return "\(me.id) banned \(user) in #\(id)"
         case .unban(let id, let user):
+            // Said as it is: unbanning someone who is not banned changes nothing.
+            let wasBanned = await Self.isListed(user, in: id, filter: .ban, for: me)
             _ = try await ChannelModeration(client: me.client, channelId: id).unbanMembers([user])
+            if wasBanned == false { return "\(user) is not banned from #\(id); nothing changed" }
             return "\(me.id) unbanned \(user) in #\(id)"
         case .mute(let id, let user, let seconds):
             _ = try await ChannelModeration(client: me.client, channelId: id).muteMembers(
@@ -143,7 +146,9 @@ extension Playground {
             _ = try await ChannelModeration(client: me.client, channelId: id).addRole("moderator", userIds: [user])
             return "\(me.id) made \(user) a moderator of #\(id)"
         case .demote(let id, let user):
+            let wasModerator = await Self.isListed(user, in: id, filter: .all, roles: ["moderator"], for: me)
             _ = try await ChannelModeration(client: me.client, channelId: id).removeRole("moderator", userIds: [user])
+            if wasModerator == false { return "\(user) is no moderator of #\(id); nothing changed" }
             return "\(me.id) made \(user) a member of #\(id) again"
         case .push(let token):
             let token = token ?? Self.madeUpPushToken(for: me.id)
@@ -190,6 +195,22 @@ extension Playground {
             if !name.isEmpty, !names.contains(name) { names.append(name) }
         }
         return names
+    }
+
+    /// Whether `user` is among the members of `channelId` that `filter` and `roles` select, as
+    /// `participant` can see them; `nil` when that cannot be told (the list failed, or its first
+    /// page is full without them).
+    static func isListed(
+        _ user: String, in channelId: String, filter: MemberFilter, roles: [String] = [], for participant: Participant
+    ) async -> Bool? {
+        let pageSize = ChannelListQuery.maximumPageSize
+        let list = ChannelParticipation(client: participant.client, channelId: channelId).getMembers(
+            filter: filter, roles: roles, pageSize: pageSize)
+        for await update in list.updates where update.loadingStatus != .loading { break }
+        guard list.error == nil else { return nil }
+        let members = list.snapshots
+        if members.contains(where: { $0.userId == user }) { return true }
+        return members.count < pageSize ? false : nil
     }
 
     /// A message as the message pane and `history` show it; `@` marks one that mentions `viewer`.

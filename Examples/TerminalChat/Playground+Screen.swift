@@ -72,7 +72,8 @@ extension Playground {
         }
         var output = interactive ? "\u{1B}[2J\u{1B}[H" : ""
         if interactive {
-            output += bold("LiveChannels playground") + " — each pane is that user's own client. Type help.\n\n"
+            let hint = participants.count == 1 ? "" : " — each pane is that user's own client"
+            output += bold(title) + hint + ". Type help.\n\n"
         }
         let height = panes.map(\.count).max() ?? 0
         for row in 0..<height {

@@ -36,10 +36,23 @@ extension Playground {
         case .alreadyExists(let what): return "\(what) exists already"
         case .notAllowed(let reason): return "not allowed: \(reason)"
         case .forbidden(let reason): return "not permitted: \(reason)"
-        case .invalidArgument(let field, let reason): return "\(field) \(reason)"
+        case .invalidArgument(let field, let reason): return invalid(field, reason)
         case .limitExceeded(let what): return "too much: \(what)"
         case .rateLimited(let seconds):
             return "too fast; try again in \(seconds.isFinite ? Int(max(1, min(seconds.rounded(.up), 3_600))) : 1) s"
         }
+    }
+
+    /// What was wrong with a value, in a person's words: the field named by what it is to the
+    /// person (`text` is "the message"), or not at all where the reason says it already
+    /// (`userIds`: "'dave' is not a member of channel 'team'").
+    static func invalid(_ field: String, _ reason: String) -> String {
+        let nouns = [
+            "text": "the message", "messageId": "the message id", "channelId": "the channel id",
+            "displayName": "the name", "period": "the period", "deviceToken": "the push token", "metadata": "the data",
+            "blockedWords": "the blocked words", "pageSize": "the count",
+        ]
+        if let noun = nouns[field] { return "\(noun) \(reason)" }
+        return reason
     }
 }

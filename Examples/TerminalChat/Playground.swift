@@ -21,6 +21,9 @@ public final class Playground {
     var previous: [String: PaneScreen] = [:]
     var redrawScheduled = false
     var lastMessage = ""
+    /// The first line of an interactive screen: what this is ("LiveChannels playground"; the
+    /// terminal chat names its user and server).
+    public var title = "LiveChannels playground"
 
     /// A playground acting as `userIds`, each with its own client on `transport(userId)`: the
     /// embedded server's connection (`swift run Playground`) or a `WebSocketTransport` to a

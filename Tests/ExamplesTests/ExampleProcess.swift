@@ -182,6 +182,13 @@ struct ExampleMissing: Error, CustomStringConvertible {
             history general 2
             as bob
             send general still here?
+            as alice
+            unban general carol
+            demote general bob
+            create team dave
+            ban general bob
+            unban general bob
+            demote general carol
             quit
             """
         let (status, output) = try runExample("Playground", input: script + "\n")
@@ -219,6 +226,15 @@ struct ExampleMissing: Error, CustomStringConvertible {
         let typo = screen(after: "alice> mute general bob abc")
         #expect(typo.contains("usage: mute <ch> <user> [secs] — [secs]: 'abc' is not a number of seconds"), "\(typo)")
         #expect(screen(after: "bob> send general not muted").contains("bob → #general: not muted"))
+        // Said as it is: undoing what was never done changes nothing and says so; a refusal
+        // names no field of the protocol.
+        #expect(
+            screen(after: "alice> unban general carol").contains("carol is not banned from #general; nothing changed"))
+        #expect(screen(after: "alice> demote general bob").contains("bob is no moderator of #general; nothing changed"))
+        let unknown = screen(after: "alice> create team dave")
+        #expect(unknown.contains("! unknown user 'dave'") && !unknown.contains("userIds"), "\(unknown)")
+        #expect(screen(after: "alice> unban general bob").contains("alice unbanned bob in #general"))
+        #expect(screen(after: "alice> demote general carol").contains("alice made carol a member of #general again"))
     }
 
     @Test func colorFlagHighlightsWithANSI() throws {

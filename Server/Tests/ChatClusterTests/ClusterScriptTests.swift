@@ -13,8 +13,9 @@ import ServerTestSupport
     import Glibc
 #endif
 
-/// `scripts/cluster`, as README shows it: one URL in front of three nodes; two people chat
-/// through it while a node is SIGKILLed; Ctrl-C stops everything.
+/// `scripts/cluster`, as README shows it: one URL in front of three nodes; an operator uses the
+/// console through it in Chromium; two people chat through it while a node is SIGKILLed; Ctrl-C
+/// stops everything.
 @Suite(.serialized) struct ClusterScriptTests {
     static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -46,6 +47,12 @@ import ServerTestSupport
         }
         let connectURL = try #require(url, "scripts/cluster printed no URL: \(cluster.standardError)")
         #expect(connectURL.absoluteString == "ws://127.0.0.1:\(port)/v1/connect")
+
+        // An operator opens the console through nginx in Chromium: signs in, and the page's
+        // calls and its WebSocket, spread over the nodes, are all taken (the nodes share the
+        // secret their sessions are signed with); the overview lists the three nodes.
+        let console = try await ConsoleBrowser.drive(["\(port)", ConsoleBrowser.screenshots(), "cluster", "3"])
+        #expect(console.contains("the overview lists ['node1', 'node2', 'node3']"), "\(console)")
         func transport(_ user: String) -> WebSocketTransport {
             WebSocketTransport(
                 url: connectURL, userId: user, token: { "dev:\(user)" }, connector: NIOWebSocketConnector())

@@ -13,7 +13,7 @@ import Testing
 /// with every reserved character and non-ASCII opened through percent-encoded paths, answers no
 /// cache keeps nor browser sniffs, a signed-out session refused by the server, and malformed HTTP
 /// answered and closed instead of held open.
-@Suite(.timeLimit(.minutes(5))) struct AdminEdgeTests {
+@Suite(.timeLimit(.minutes(10))) struct AdminEdgeTests {
     /// Ids an app may use (an e-mail address, a namespaced channel, spaces, reserved characters,
     /// non-ASCII): each is found by its percent-encoded path, and a flagged message in
     /// `team:design` is deleted and its flags dismissed.
@@ -90,6 +90,43 @@ import Testing
         #expect(again == 200)
         let second = try #require(newHeaders["Set-Cookie"]?.split(separator: ";").first.map(String.init))
         #expect(try await Self.fetch("GET", "/admin/v1/service", port: port, headers: ["Cookie": second]).status == 200)
+    }
+
+    /// On a cluster, signing out on one node ends the session on every node (each node kept its
+    /// own list of ended sessions: another node took the cookie for its remaining hours).
+    @Test func signingOutOnOneNodeEndsTheSessionOnEveryNode() async throws {
+        try await HeavyTestGate.run {
+            let postgres = try PostgresCluster.start()
+            defer { postgres.stop() }
+            let url = postgres.url(try postgres.createDatabase())
+            let secretFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "secret-\(UUID().uuidString)")
+            try Data(String(repeating: "5ec2e7", count: 8).utf8).write(to: secretFile)
+            defer { try? FileManager.default.removeItem(at: secretFile) }
+            let nodes = try await ChatServerProcess.startNodes(2, postgres: url) { _ in
+                ["--secret-file", secretFile.path]
+            }
+            defer { Subprocess.stop(nodes.map(\.process)) }
+            let (first, second) = (nodes[0].port, nodes[1].port)
+            let origin = ["Origin": "http://127.0.0.1:\(first)", "Content-Type": "application/json"]
+            let (signedIn, headers) = try await Self.fetch(
+                "POST", "/console/session", port: first, headers: origin, body: Data(#"{"token":"dev:boss"}"#.utf8))
+            #expect(signedIn == 200)
+            let cookie = try #require(headers["Set-Cookie"]?.split(separator: ";").first.map(String.init))
+            for port in [first, second] {
+                #expect(
+                    try await Self.fetch("GET", "/admin/v1/service", port: port, headers: ["Cookie": cookie]).status
+                        == 200, "node on \(port) takes the session")
+            }
+            let (signedOut, _) = try await Self.fetch(
+                "DELETE", "/console/session", port: first, headers: origin.merging(["Cookie": cookie]) { $1 })
+            #expect(signedOut == 204)
+            for port in [second, first] {
+                #expect(
+                    try await Self.fetch("GET", "/admin/v1/service", port: port, headers: ["Cookie": cookie]).status
+                        == 401, "node on \(port) refuses the ended session")
+            }
+        }
     }
 
     /// Malformed HTTP over a raw socket is answered (400, 414, 431) and the connection closed at

@@ -14,14 +14,11 @@ import Testing
 /// The pages' pictures go to `CONSOLE_SCREENSHOTS` when it names a folder (`Docs/Console` holds
 /// the ones Operating.md shows), else to a temporary folder.
 @Suite(.timeLimit(.minutes(10))) struct ConsoleBrowserTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Clients/console_browser.py")
-
     @Test func anOperatorUsesTheConsoleInChromium() async throws {
-        let shots = try Self.screenshots()
+        let shots = try ConsoleBrowser.screenshots()
         let (server, port) = try await ChatServerProcess.start(["--admin", "boss"])
         defer { server.stop() }
-        try await Self.drive(["\(port)", shots])
+        try await ConsoleBrowser.drive(["\(port)", shots])
         for page in ["sign-in", "overview", "user", "moderation", "channel"] {
             #expect(FileManager.default.fileExists(atPath: "\(shots)/\(page).png"), "no picture of \(page)")
         }
@@ -36,38 +33,8 @@ import Testing
             let nodes = try await ChatServerProcess.startNodes(3, postgres: url)
             defer { Subprocess.stop(nodes.map(\.process)) }
             let ports = nodes.map(\.port)
-            let lines = try await Self.drive(["\(ports[2])", Self.screenshots(), "cluster", "3"])
+            let lines = try await ConsoleBrowser.drive(["\(ports[2])", ConsoleBrowser.screenshots(), "cluster", "3"])
             #expect(lines.contains("the overview lists ['n0', 'n1', 'n2']"), "\(lines)")
         }
-    }
-
-    /// Runs `console_browser.py` with `arguments` to its end and expects its `OK`; the lines it
-    /// printed.
-    @discardableResult
-    static func drive(_ arguments: [String]) async throws -> [String] {
-        for tool in ["/usr/bin/chromium", "/usr/bin/chromedriver"] {
-            try #require(
-                FileManager.default.isExecutableFile(atPath: tool),
-                "\(tool) is missing: scripts/system-packages installs Debian's chromium and chromium-driver")
-        }
-        let python = try Subprocess(
-            URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path] + arguments,
-            environment: try PythonEnvironment.environment())
-        var lines: [String] = []
-        for await line in python.lines { lines.append(line) }
-        let status = await python.exitStatus()
-        #expect(
-            status == 0 && lines.last == "OK",
-            "exit \(status):\n\(lines.joined(separator: "\n"))\n\(python.standardError)")
-        return lines
-    }
-
-    /// Where the pages' pictures go.
-    static func screenshots() throws -> String {
-        let folder =
-            ProcessInfo.processInfo.environment["CONSOLE_SCREENSHOTS"]
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("console-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
     }
 }

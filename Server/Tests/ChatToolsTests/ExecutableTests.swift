@@ -64,6 +64,7 @@ import ServerTestSupport
             (["--requests-per-second", "nan"], "--requests-per-second"),
             (["--max-frame-bytes", "0"], "--max-frame-bytes"),
             (["--durable-on-power-loss"], "--durable-on-power-loss"),
+            (["--data", FileManager.default.temporaryDirectory.path], "--data"), (["--host", "999.1.1.1"], "--host"),
         ] {
             let process = try Subprocess(chatServer, ["--dev"] + arguments, environment: [:])
             #expect(await process.exitStatus() == 2, "\(arguments)")

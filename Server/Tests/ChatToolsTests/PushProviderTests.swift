@@ -394,6 +394,38 @@ import _CryptoExtras
         for transport in online { await transport.disconnect() }
     }
 
+    /// Three nodes on one PostgreSQL send APNs one provider token between them (each signing
+    /// its own, three nodes made a new token three times as often as Apple allows); when Apple
+    /// answers that it expired, one node replaces it and every node then sends the new one.
+    @Test func aClustersNodesSendOneAPNsProviderToken() async throws {
+        try await HeavyTestGate.run {
+            let setup = try await Setup()
+            defer { setup.finish() }
+            let postgres = try PostgresCluster.start()
+            defer { postgres.stop() }
+            let url = postgres.url(try postgres.createDatabase())
+            let nodes = try await ChatServerProcess.startNodes(3, postgres: url) { _ in setup.flags }
+            defer { Subprocess.stop(nodes.map(\.process)) }
+            let ports = nodes.map(\.port)
+            try await PushWebhookTests.awayMember(.apn(token: Data([0xb0, 0xb0, 0x00, 0x01])), onCluster: ports)
+            func delivered(_ taken: [PushProviderStandIn.Taken]) -> [PushProviderStandIn.Taken] {
+                taken.filter { $0.kind == "apns" && $0.status == 200 }
+            }
+            try await PushWebhookTests.send(0..<12, spreadOver: ports)
+            let before = delivered(try await setup.waitUntil { delivered($0).count >= 12 })
+            let tokens = Set(before.map(\.credential))
+            #expect(before.count == 12 && tokens.count == 1, "provider tokens sent: \(tokens.count)")
+
+            // Apple answers 403 ExpiredProviderToken to it from now on.
+            setup.standIn.revoke(try #require(tokens.first))
+            try await PushWebhookTests.send(12..<24, spreadOver: ports)
+            let after = delivered(try await setup.waitUntil { delivered($0).count >= 24 }).dropFirst(before.count)
+            let renewed = Set(after.map(\.credential))
+            #expect(after.count == 12 && renewed.count == 1 && renewed != tokens, "tokens after: \(renewed.count)")
+            #expect(Set(after.compactMap(\.body)).count == 12, "each message pushed once")
+        }
+    }
+
     /// FCM down (503 to everything, which pushes retry) for 30 s
     /// while a member sends 400 messages a second, each pushing to one member who is away: every send is acknowledged, the queue stays within its
     /// bound (what does not fit is dropped and counted), the server's memory grows no more than

@@ -139,6 +139,30 @@ import Testing
         }
     }
 
+    /// On the cluster of the nodes at `ports`: bob registers `device` through the second node
+    /// and leaves; ann (made by the admin API) and bob are the members of community channel `c`.
+    static func awayMember(_ device: PushDevice, onCluster ports: [Int]) async throws {
+        let bob = try await connected("bob", port: ports[1])
+        _ = try await bob.send(.addPushDevice(device))
+        await bob.disconnect()
+        #expect(
+            try await AdminAPITests.call(
+                "POST", "/admin/v1/channels", port: ports[0],
+                body: ["type": "community", "channelId": "c", "userIds": ["ann", "bob"]]
+            ).status == 201)
+    }
+
+    /// Ann's messages `m<number>` to `c`, each through the next node of `ports` in turn (each
+    /// node pushes the messages it took).
+    static func send(_ numbers: Range<Int>, spreadOver ports: [Int]) async throws {
+        for number in numbers {
+            let sent = try await AdminAPITests.call(
+                "POST", "/admin/v1/channels/c/messages", port: ports[number % ports.count],
+                body: ["userId": "ann", "text": "m\(number)"])
+            #expect(sent.status == 201)
+        }
+    }
+
     /// Three nodes on one PostgreSQL, each with the webhook: every message sent through any of
     /// them pushes once to the member who is away, never once per node.
     @Test func aClusterPushesEachMessageOnce() async throws {
@@ -151,20 +175,8 @@ import Testing
             let nodes = try await ChatServerProcess.startNodes(3, postgres: url) { _ in receiver.flags }
             defer { Subprocess.stop(nodes.map(\.process)) }
             let ports = nodes.map(\.port)
-            let bob = try await Self.connected("bob", port: ports[1])
-            _ = try await bob.send(.addPushDevice(.firebase(token: "bob-phone")))
-            await bob.disconnect()
-            #expect(
-                try await AdminAPITests.call(
-                    "POST", "/admin/v1/channels", port: ports[0],
-                    body: ["type": "community", "channelId": "c", "userIds": ["ann", "bob"]]
-                ).status == 201)
-            for index in 0..<12 {
-                let sent = try await AdminAPITests.call(
-                    "POST", "/admin/v1/channels/c/messages", port: ports[index % 3],
-                    body: ["userId": "ann", "text": "m\(index)"])
-                #expect(sent.status == 201)
-            }
+            try await Self.awayMember(.firebase(token: "bob-phone"), onCluster: ports)
+            try await Self.send(0..<12, spreadOver: ports)
             var messageIds: [String] = []
             while messageIds.count < 12, let line = await receiver.lines.next() {
                 let push = (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["push"]

@@ -38,6 +38,7 @@ struct ChatTerminal: AsyncParsableCommand {
             WebSocketTransport(
                 url: url, userId: id, deviceId: "terminal", token: { token }, connector: NIOWebSocketConnector())
         }
+        playground.title = "LiveChannels chat — \(user) on \(url.absoluteString)"
         try await playground.start()
         await playground.runCommandsFromStandardInput()
     }

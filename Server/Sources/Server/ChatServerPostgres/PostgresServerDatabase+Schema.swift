@@ -164,7 +164,7 @@ extension PostgresServerDatabase {
     /// The schema's migrations, step by step: the one at index N takes version N to N + 1, as
     /// the SQLite store's `user_version` migrations do. Never edit a step that has shipped; add one.
     static let migrations: [[String]] = [
-        createVersion1, createVersion2, createVersion3, createVersion4, createVersion5,
+        createVersion1, createVersion2, createVersion3, createVersion4, createVersion5, createVersion6,
     ]
 
     /// Version 1 of the schema.
@@ -217,5 +217,12 @@ extension PostgresServerDatabase {
         ON CONFLICT (key) DO UPDATE SET value = greatest(chat.meta.value, excluded.value)
         """,
         "ALTER TABLE chat.log_head DROP COLUMN snapshot",
+    ]
+
+    /// Version 6: the values the nodes share that are not chat state (``sharedValue(for:now:)``):
+    /// the APNs provider token they all send, the console sessions signed out. Each is kept
+    /// until `until_ms` (milliseconds since 1970).
+    static let createVersion6 = [
+        "CREATE TABLE chat.shared_values(key text PRIMARY KEY, value text NOT NULL, until_ms bigint NOT NULL)"
     ]
 }

@@ -6,6 +6,7 @@ import ChatServerPostgres
 import Foundation
 import Logging
 import Metrics
+import NIOCore
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
@@ -125,10 +126,13 @@ struct ChatServerCommand: AsyncParsableCommand {
         // the server on it; shutdown runs in reverse, so the node writes before they stop.
         var services: [any Service] = []
         let open: @Sendable () async throws -> ChatServer
+        // What a cluster's nodes share besides chat state (the APNs token, ended console sessions).
+        var sharedValues: (any ClusterSharedValues)?
         if let url = postgresURL {
             let endpoint = try PostgresEndpoint(url: url)  // checked by validate()
             let database = PostgresServerDatabase(endpoint, runsItsClient: false, logger: logger)
             services.append(database.client)
+            sharedValues = PostgresSharedValues(database: database)
             let node = nodeId ?? ChatServer.randomNodeId()
             open = { [serverConfiguration] in
                 try await Self.openPostgres(database, at: endpoint, node: node, configuration: serverConfiguration)
@@ -150,9 +154,9 @@ struct ChatServerCommand: AsyncParsableCommand {
                 }
             }
         }
-        let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
+        let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev, sharedValues: sharedValues)
         // The providers' HTTP client stops last, after the node's pushes.
-        let (pushProviders, pushClientShutdown) = try await push.start()
+        let (pushProviders, pushClientShutdown) = try await push.start(sharedValues: sharedValues)
         if let pushClientShutdown { services.insert(pushClientShutdown, at: 0) }
         let gatewayConfiguration = GatewayConfiguration(
             host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)),
@@ -268,6 +272,21 @@ struct ChatServerCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("--node-id: \(error)")
             }
+        }
+        if let data {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: data, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw ValidationError(
+                    "--data \(data) is a folder; give the file to keep the state in, such as \(URL(fileURLWithPath: data).appendingPathComponent("chat.sqlite").path)."
+                )
+            }
+        }
+        do {
+            _ = try SocketAddress.makeAddressResolvingHost(host, port: 0)
+        } catch {
+            throw ValidationError(
+                "--host \(host) is not an address to listen on: give an IP address of this machine (127.0.0.1, or 0.0.0.0 for every interface) or a name that resolves to one."
+            )
         }
         if data != nil && postgresURL != nil {
             throw ValidationError(

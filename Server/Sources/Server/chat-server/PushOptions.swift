@@ -97,11 +97,11 @@ struct PushOptions: ParsableArguments {
 
     /// The providers the flags name, and the service that shuts their HTTP client down when it
     /// is the node's own (`--push-ca-file`).
-    func start() async throws -> ([any PushProvider], (any Service)?) {
+    func start(sharedValues: (any ClusterSharedValues)?) async throws -> ([any PushProvider], (any Service)?) {
         guard isEnabled else { return ([], nil) }
         let (client, shutdown) = try httpClient()
         do {
-            return (try await providers(client: client), shutdown)
+            return (try await providers(client: client, sharedValues: sharedValues), shutdown)
         } catch {
             if shutdown != nil { try? await client.shutdown() }
             throw error
@@ -109,7 +109,9 @@ struct PushOptions: ParsableArguments {
     }
 
     /// The providers the flags name, through `client`.
-    private func providers(client: HTTPClient) async throws -> [any PushProvider] {
+    private func providers(
+        client: HTTPClient, sharedValues: (any ClusterSharedValues)?
+    ) async throws -> [any PushProvider] {
         var providers: [any PushProvider] = []
         if let file = apnsKeyFile, let keyId = apnsKeyId, let teamId = apnsTeamId, let topic = apnsTopic {
             let key = String(decoding: try Self.read(file, for: "--apns-key-file"), as: UTF8.self)
@@ -119,7 +121,7 @@ struct PushOptions: ParsableArguments {
                         keyPEM: key, keyId: keyId, teamId: teamId, topic: topic,
                         baseURL: apnsUrl
                             ?? (apnsSandbox ? APNsPushProvider.sandboxURL : APNsPushProvider.productionURL),
-                        client: client))
+                        client: client, sharedValues: sharedValues))
             } catch let error as APNsPushProvider.KeyError {
                 throw Self.refusal("--apns-key-file \(file): \(error)")
             }

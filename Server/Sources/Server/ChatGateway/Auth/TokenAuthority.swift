@@ -26,12 +26,14 @@ public struct TokenAuthority: Sendable {
     /// An authority signing and checking with `secret` (at least ``minimumSecretLength`` bytes;
     /// `nil`: signed tokens are refused, only dev tokens can work).
     ///
-    /// `leeway` and `now` (the wall clock by default) are for tests.
+    /// On a cluster, `sharedValues` is where its nodes share the console sessions signed out
+    /// (`nil`, a single node: this node's memory). `leeway` and `now` (the wall clock by
+    /// default) are for tests.
     ///
     /// - Throws: `ChatError.invalidArgument` for a secret shorter than 32 bytes.
     public init(
         secret: [UInt8]?, allowsDevTokens: Bool, leeway: TimeInterval = defaultLeeway,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, sharedValues: (any ClusterSharedValues)? = nil
     ) async throws {
         self.leeway = leeway
         self.now = now
@@ -47,7 +49,7 @@ public struct TokenAuthority: Sendable {
             keys = nil
         }
         self.allowsDevTokens = allowsDevTokens
-        consoleSessions = await ConsoleSessions(secret: secret, now: now)
+        consoleSessions = await ConsoleSessions(secret: secret, now: now, sharedValues: sharedValues)
     }
 
     /// The identity a token signs in.

@@ -67,10 +67,18 @@ struct ConsoleRoutes {
             guard SameOrigin.check(request.head) else {
                 return AdminJSON.refusal(.forbidden("signing out must come from the console's own page"))
             }
-            if let value = ConsoleSessions.value(inCookieHeader: request.headers[.cookie]) {
-                await sessions.end(value)
-            }
             var response = Response(status: .noContent)
+            if let value = ConsoleSessions.value(inCookieHeader: request.headers[.cookie]) {
+                do {
+                    try await sessions.end(value)
+                } catch {
+                    // Ended on this node, not yet on the others: the browser drops the cookie
+                    // either way, and the operator is told to sign out again.
+                    response = AdminJSON.refusal(
+                        .unavailable("the sign-out could not be recorded for every node of the cluster; sign out again")
+                    )
+                }
+            }
             response.headers[.setCookie] = ConsoleSessions.setCookie(nil, expiresAt: nil)
             return response
         }

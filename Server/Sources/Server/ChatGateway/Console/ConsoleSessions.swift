@@ -12,8 +12,9 @@ import JWTKit
 ///
 /// Signing out ends a session on the server, not only in the browser (``end(_:)``): each session
 /// carries an id of its own (`jti`), and an ended one is refused until it would have ended by
-/// itself. The list of ended sessions is this node's (on a cluster, another node still takes
-/// the cookie until its `exp`; the browser has dropped it either way).
+/// itself. On a cluster the nodes share the sessions ended (``ClusterSharedValues``): one signed
+/// out on any node is refused by every node — and while the cluster's store cannot be read, a
+/// session is refused rather than taken unchecked.
 struct ConsoleSessions: Sendable {
     /// The cookie that carries a session.
     static let cookieName = "chat_console"
@@ -25,9 +26,16 @@ struct ConsoleSessions: Sendable {
     private let keys: JWTKeyCollection
     private let now: @Sendable () -> Date
     private let ended = EndedSessions()
+    /// Where a cluster's nodes share the sessions ended (`nil`: a single node).
+    private let sharedValues: (any ClusterSharedValues)?
 
-    /// Sessions signed with a key derived from `secret` (or a random one without it).
-    init(secret: [UInt8]?, now: @escaping @Sendable () -> Date = { Date() }) async {
+    /// Sessions signed with a key derived from `secret` (or a random one without it), ended
+    /// for every node of a cluster through `sharedValues`.
+    init(
+        secret: [UInt8]?, now: @escaping @Sendable () -> Date = { Date() },
+        sharedValues: (any ClusterSharedValues)? = nil
+    ) async {
+        self.sharedValues = sharedValues
         var key = secret ?? (0..<32).map { _ in UInt8.random(in: .min ... .max) }
         key += Array("/console-session".utf8)
         keys = JWTKeyCollection()
@@ -68,19 +76,40 @@ struct ConsoleSessions: Sendable {
     }
 
     /// Ends the session whose cookie's value is `value` (signing out): from now on this node
-    /// refuses it. A value that is no live session changes nothing.
+    /// refuses it, and so does every node of its cluster. A value that is no live session
+    /// changes nothing.
     ///
     /// - Complexity: O(sessions ended and not yet expired), to forget the expired ones.
-    func end(_ value: String) async {
+    /// - Throws: when the cluster's store cannot record it (ended on this node only, then).
+    func end(_ value: String) async throws {
         guard let claims = await liveClaims(of: value), let id = claims.jti?.value else { return }
         ended.insert(id, until: claims.exp.value, now: now())
+        _ = try await sharedValues?.store(
+            SharedValue(value: "ended", until: claims.exp.value), for: Self.endedKey(id), replacing: nil, now: now())
+    }
+
+    /// The key under which a cluster's nodes share that the session `id` ended.
+    static func endedKey(_ id: String) -> String { "console-session-ended/\(id)" }
+
+    /// Whether the session `id` (live until `expiry`) was ended on this node or, on a cluster,
+    /// on any node; `true` too when the cluster's store cannot say.
+    private func isEnded(_ id: String?, expiry: Date) async -> Bool {
+        if ended.contains(id) { return true }
+        guard let id, let sharedValues else { return false }
+        do {
+            guard try await sharedValues.value(for: Self.endedKey(id), now: now()) != nil else { return false }
+            ended.insert(id, until: expiry, now: now())
+            return true
+        } catch {
+            return true
+        }
     }
 
     /// The claims of a session that is this service's, not expired and not ended.
     private func liveClaims(of value: String) async -> Claims? {
         guard let claims = try? await keys.verify(value, as: Claims.self),
             claims.aud.value.contains(Self.audience), now() < claims.exp.value, !claims.sub.value.isEmpty,
-            !ended.contains(claims.jti?.value)
+            await !isEnded(claims.jti?.value, expiry: claims.exp.value)
         else { return nil }
         return claims
     }

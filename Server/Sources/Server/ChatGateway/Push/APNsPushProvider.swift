@@ -13,7 +13,11 @@ import NIOCore
 /// `{"aps":{"alert":{"title","body"},"badge","sound":"default","thread-id"},"channelId","messageId"}`.
 /// The provider token is an ES256 JWT signed with the team's `.p8` key — header `kid` (the
 /// key's id), claims `iss` (the team id) and `iat` — and is reused for 50 minutes (Apple
-/// refuses one older than an hour, and one made more often than every 20 minutes).
+/// refuses one older than an hour, and one made more often than every 20 minutes). The nodes of
+/// a cluster send one token between them (``ClusterSharedValues``): the first node to need one
+/// signs and stores it, the others read it; one refused as expired is replaced once, by
+/// whichever node saw it refused first. While the cluster's store cannot be reached, a node
+/// signs its own so that pushes go on.
 ///
 /// The payload is cut to Apple's 4,096 bytes (``payloadLimit``): the body, then the title, on a
 /// character boundary ending in "…" (``PushPayload``).
@@ -61,11 +65,12 @@ public struct APNsPushProvider: PushProvider {
     }
 
     /// A provider for the app `topic` (its bundle id), signing with the `.p8` key `keyPEM`
-    /// (PKCS #8, P-256) whose id is `keyId`, of the team `teamId`.
+    /// (PKCS #8, P-256) whose id is `keyId`, of the team `teamId`; on a cluster, sharing its
+    /// provider token with the other nodes through `sharedValues`.
     /// - Throws: ``KeyError`` when `keyPEM` is not a P-256 private key in PEM.
     public init(
         keyPEM: String, keyId: String, teamId: String, topic: String, baseURL: String = productionURL,
-        client: HTTPClient = .shared
+        client: HTTPClient = .shared, sharedValues: (any ClusterSharedValues)? = nil
     ) async throws {
         let key: ES256PrivateKey
         do {
@@ -78,12 +83,44 @@ public struct APNsPushProvider: PushProvider {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.topic = topic
         self.client = client
-        self.credential = PushCredential {
+        let sign: @Sendable () async throws -> PushCredential.Issued = {
             let now = Date.wholeSecond()
             let token = try await keys.sign(
                 ProviderTokenClaims(iss: IssuerClaim(value: teamId), iat: IssuedAtClaim(value: now)),
                 kid: JWKIdentifier(string: keyId))
             return .init(value: token, usableUntil: now.addingTimeInterval(Self.tokenLifetime))
+        }
+        self.credential = PushCredential { refused in
+            guard let sharedValues else { return try await sign() }
+            return try await Self.sharedToken(
+                key: Self.sharedTokenKey(teamId: teamId, keyId: keyId), refused: refused, in: sharedValues, sign: sign)
+        }
+    }
+
+    /// The key under which a cluster's nodes share the provider token of one team's key.
+    static func sharedTokenKey(teamId: String, keyId: String) -> String { "apns-provider-token/\(teamId)/\(keyId)" }
+
+    /// The cluster's provider token: the one stored under `key` unless it is `refused`, else one
+    /// signed here and stored in its place (or the one another node stored first). Signed here
+    /// and not shared when `values` cannot be reached.
+    static func sharedToken(
+        key: String, refused: String?, in values: any ClusterSharedValues,
+        sign: @Sendable () async throws -> PushCredential.Issued
+    ) async throws -> PushCredential.Issued {
+        let stored: SharedValue?
+        do {
+            stored = try await values.value(for: key, now: Date())
+        } catch {
+            return try await sign()
+        }
+        if let stored, stored.value != refused { return .init(value: stored.value, usableUntil: stored.until) }
+        let signed = try await sign()
+        do {
+            let kept = try await values.store(
+                SharedValue(value: signed.value, until: signed.usableUntil), for: key, replacing: refused, now: Date())
+            return .init(value: kept.value, usableUntil: kept.until)
+        } catch {
+            return signed
         }
     }
 

@@ -113,7 +113,7 @@ public struct FCMPushProvider: PushProvider {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.projectId = account.projectId
         self.client = client
-        self.credential = PushCredential {
+        self.credential = PushCredential { _ in
             try await Self.accessToken(for: account, signingWith: keys, client: client)
         }
     }

@@ -5,7 +5,8 @@ import Foundation
 /// `expires_in`) — made again when it is due or when the provider refused it.
 ///
 /// One refresh at a time: the pushes in flight that find it due wait for the same one, so a
-/// burst of pushes makes one token, not sixteen.
+/// burst of pushes makes one token, not sixteen. The refresh is told which credential the
+/// provider last refused, so that one shared by a cluster's nodes is replaced, not read back.
 actor PushCredential {
     /// A credential and the moment it must no longer be used.
     struct Issued: Sendable {
@@ -13,12 +14,15 @@ actor PushCredential {
         var usableUntil: Date
     }
 
-    private let make: @Sendable () async throws -> Issued
+    private let make: @Sendable (_ refused: String?) async throws -> Issued
     private var current: Issued?
+    /// The credential the provider refused last.
+    private var lastRefused: String?
     private var making: Task<Issued, any Error>?
 
-    /// - Parameter make: makes a new credential (signs a JWT, asks a token endpoint).
-    init(make: @escaping @Sendable () async throws -> Issued) {
+    /// - Parameter make: makes a new credential (signs a JWT, asks a token endpoint), given the
+    ///   one the provider refused last (`nil`: none).
+    init(make: @escaping @Sendable (_ refused: String?) async throws -> Issued) {
         self.make = make
     }
 
@@ -30,7 +34,7 @@ actor PushCredential {
         if let making {
             task = making
         } else {
-            task = Task { [make] in try await make() }
+            task = Task { [make, lastRefused] in try await make(lastRefused) }
             making = task
         }
         let issued: Issued
@@ -52,6 +56,7 @@ actor PushCredential {
     /// Forgets `value` when the provider refused it (expired, revoked): the next push makes a
     /// new one.
     func refused(_ value: String) {
+        lastRefused = value
         if current?.value == value { current = nil }
     }
 }
