@@ -17,6 +17,10 @@ final class Participant {
     var typing: [String: LiveObject<Set<String>>] = [:]
     var tokens: [NotificationToken] = []
     var online = false
+    /// How many times the connection came up, and whether it is up: a reconnect is checked for
+    /// a server that started over (``Playground/noticeConnection(of:)``).
+    var connections = 0
+    var isConnected = false
     /// Connecting again and again, while the server could not be reached at start.
     var connecting: Task<Void, Never>?
     /// The channel whose messages the participant has open (shown below the panes while they
@@ -25,9 +29,9 @@ final class Participant {
     var messages: LiveCollection<Message>?
     var messagesToken: NotificationToken?
 
-    init(id: String, transport: any ChatTransport) {
+    init(id: String, transport: any ChatTransport, persistence: Persistence = .inMemory) {
         self.id = id
-        client = ChatClient(transport: transport)
+        client = ChatClient(transport: transport, persistence: persistence)
         let query = ChannelListQuery(
             filter: .containMembers(userIds: [id]),
             sort: [Sorting(key: .lastMessageAt, isAscending: false)], pageSize: 20)

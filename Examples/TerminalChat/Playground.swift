@@ -24,6 +24,9 @@ public final class Playground {
     /// The first line of an interactive screen: what this is ("LiveChannels playground"; the
     /// terminal chat names its user and server).
     public var title = "LiveChannels playground"
+    /// Where the messages still sending at `quit` are kept (the cache file, with `.sqlite`
+    /// persistence), to say so; `nil`: they are lost with the process.
+    public var keepsMessagesSending: String?
 
     /// A playground acting as `userIds`, each with its own client on `transport(userId)`: the
     /// embedded server's connection (`swift run Playground`) or a `WebSocketTransport` to a
@@ -33,8 +36,13 @@ public final class Playground {
     ///   - interactive: redraw the screen as changes arrive (a terminal); otherwise each command
     ///     is echoed and followed by the panes, changed rows marked `*`.
     ///   - color: ANSI highlighting.
-    public init(userIds: [String], interactive: Bool, color: Bool, transport: (String) -> any ChatTransport) {
-        participants = userIds.map { Participant(id: $0, transport: transport($0)) }
+    ///   - persistence: where each user's client keeps its cache — with `.sqlite`, the messages
+    ///     still sending when the playground stops stay in the file and go when it starts again.
+    public init(
+        userIds: [String], interactive: Bool, color: Bool, persistence: (String) -> Persistence = { _ in .inMemory },
+        transport: (String) -> any ChatTransport
+    ) {
+        participants = userIds.map { Participant(id: $0, transport: transport($0), persistence: persistence($0)) }
         self.interactive = interactive
         self.color = color
         actor = participants[0]
@@ -50,7 +58,10 @@ public final class Playground {
         for participant in participants {
             participant.tokens.append(participant.list.observe { [weak self] _, _, _ in self?.scheduleRedraw() })
             participant.tokens.append(
-                participant.client.connectionState.observe { [weak self] _, _ in self?.scheduleRedraw() })
+                participant.client.connectionState.observe { [weak self] _, _ in
+                    self?.noticeConnection(of: participant)
+                    self?.scheduleRedraw()
+                })
         }
         for participant in participants {
             do {
@@ -89,6 +100,58 @@ public final class Playground {
                 guard case .failed(.notFound) = await outcome(of: message, for: participant) else { continue }
                 try? await messages.resendMessage(channelId: channelId, messageId: message.messageId)
             }
+        }
+    }
+
+    /// Counts `participant`'s connection coming up; when it comes up again (the client
+    /// reconnected by itself, or `online`), checks that #general is still there.
+    func noticeConnection(of participant: Participant) {
+        let connected = participant.client.connectionState.snapshot == .connected
+        defer { participant.isConnected = connected }
+        guard connected, !participant.isConnected else { return }
+        participant.connections += 1
+        if participant.connections > 1 { Task { await reopenGeneralIfGone(for: participant) } }
+    }
+
+    /// After a reconnect: a server that started over (a new history: restarted in memory,
+    /// restored from a backup, a new cluster) no longer has #general, or `participant` among
+    /// its members. Opens it again — created, or joined when another user's client did first —
+    /// and sends again what waited for it, saying so; does nothing where #general is as it was.
+    func reopenGeneralIfGone(for participant: Participant) async {
+        let repository = ChannelRepository(client: participant.client)
+        let said: String
+        do {
+            do {
+                let general = try await repository.getChannel(channelId: "general")
+                guard general.currentUserMembership == .none else { return }
+                _ = try await repository.joinChannel(channelId: "general")
+                said = "the server started over: \(participant.id) joined #general again"
+            } catch ChatError.notFound {
+                do {
+                    try await createChannel(as: participant, id: "general", members: [])
+                    said = "the server started over, without what it held: \(participant.id) opened #general again"
+                } catch ChatError.alreadyExists {
+                    _ = try await repository.joinChannel(channelId: "general")
+                    said = "the server started over: \(participant.id) joined #general again"
+                }
+            }
+        } catch {
+            // Offline again, or refused: the next reconnect looks again.
+            return
+        }
+        open("general", for: participant)
+        await resendWhatWaitedFor("general")
+        notice(said)
+    }
+
+    /// Says what happened by itself, not as a command's answer: on the redrawn screen of a
+    /// terminal, else as a line of its own.
+    func notice(_ text: String) {
+        lastMessage = text
+        if interactive {
+            scheduleRedraw()
+        } else {
+            write("\(text)\n")
         }
     }
 
@@ -136,15 +199,38 @@ public final class Playground {
         for await line in lines {
             if await !run(line) { break }
         }
-        await stop()
+        await quit()
     }
 
-    /// Ends the observations and disconnects every user.
-    public func stop() async {
+    /// Stops, saying what becomes of the messages still sending: kept in the cache file for the
+    /// next start (``keepsMessagesSending``), or gone.
+    public func quit() async {
+        let sending = await stop()
+        for (user, count) in sending.sorted(by: { $0.key < $1.key }) where count > 0 {
+            let messages = count == 1 ? "1 message" : "\(count) messages"
+            if let file = keepsMessagesSending {
+                write("\(user): \(messages) still sending, kept in \(file); sent when you start again as \(user).\n")
+            } else {
+                write("\(user): \(messages) still sending, not sent: nothing keeps them after quitting.\n")
+            }
+        }
+    }
+
+    /// Ends the observations and closes every user's client: what their caches hold is written
+    /// (with `.sqlite` persistence, the messages still sending stay in the file). Returns, per
+    /// user, how many messages were still sending.
+    @discardableResult
+    public func stop() async -> [String: Int] {
+        var sending: [String: Int] = [:]
         for participant in participants {
             participant.connecting?.cancel()
             participant.tokens.forEach { $0.invalidate() }
-            await participant.client.disconnect()
+            sending[participant.id] =
+                MessageRepository(client: participant.client).unsentMessages.filter {
+                    $0.syncState == .syncing
+                }.count
+            await participant.client.close()
         }
+        return sending
     }
 }

@@ -184,7 +184,7 @@ import ServerTestSupport
         func terminal(as user: String, _ script: String) async throws -> String {
             let process = Process()
             process.executableURL = Subprocess.product("chat-terminal")
-            process.arguments = ["--server", url, "--as", user]
+            process.arguments = ["--server", url, "--as", user, "--no-cache"]
             let input = Pipe()
             let output = Pipe()
             process.standardInput = input
@@ -257,7 +257,7 @@ import ServerTestSupport
 
         let terminal = Process()
         terminal.executableURL = Subprocess.product("chat-terminal")
-        terminal.arguments = ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", "alice"]
+        terminal.arguments = ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", "alice", "--no-cache"]
         let input = Pipe()
         let output = Pipe()
         terminal.standardInput = input
@@ -303,7 +303,7 @@ import ServerTestSupport
         let url = try #require(await lines.next()?.wholeMatch(of: /listening on (ws:\/\/.+)/).map { String($0.1) })
         let terminal = Process()
         terminal.executableURL = Subprocess.product("chat-terminal")
-        terminal.arguments = ["--server", url, "--as", "alice"]
+        terminal.arguments = ["--server", url, "--as", "alice", "--no-cache"]
         let input = Pipe()
         let output = Pipe()
         terminal.standardInput = input

@@ -209,7 +209,8 @@ import Testing
         defer { server.stop() }
         func terminal(as user: String, _ script: String) async throws -> String {
             let process = try Subprocess(
-                Subprocess.product("chat-terminal"), ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", user],
+                Subprocess.product("chat-terminal"),
+                ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", user, "--no-cache"],
                 input: script)
             let output = await process.remainingOutput()
             #expect(await process.exitStatus() == 0, "\(user): \(output) \(process.standardError)")

@@ -26,6 +26,13 @@ struct ChatTerminal: AsyncParsableCommand {
     @Option(help: "The token to sign in with (default: the dev token dev:USER, for chat-server --dev).")
     var token: String?
     @Flag(help: "Keep ANSI colours when standard output is not a terminal.") var color = false
+    @Option(
+        help: ArgumentHelp(
+            "The cache file: what was shown, and the messages still sending when you quit, sent at the next start.",
+            discussion: "Default: one per user and server in $XDG_CACHE_HOME (or ~/.cache)/livechannels/chat-terminal.",
+            valueName: "file"))
+    var cache: String?
+    @Flag(help: "Keep nothing on disk: messages still sending when you quit are lost.") var noCache = false
 
     @MainActor
     mutating func run() async throws {
@@ -34,12 +41,57 @@ struct ChatTerminal: AsyncParsableCommand {
         }
         let token = token ?? "dev:\(user)"
         let interactive = isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0
-        let playground = Playground(userIds: [user], interactive: interactive, color: interactive || color) { id in
+        let file =
+            noCache ? nil : try cache.map { URL(fileURLWithPath: $0) } ?? Self.defaultCache(user: user, server: url)
+        let playground = Playground(
+            userIds: [user], interactive: interactive, color: interactive || color,
+            persistence: { _ in file.map { .sqlite($0) } ?? .inMemory }
+        ) { id in
             WebSocketTransport(
                 url: url, userId: id, deviceId: "terminal", token: { token }, connector: NIOWebSocketConnector())
         }
         playground.title = "LiveChannels chat — \(user) on \(url.absoluteString)"
-        try await playground.start()
+        playground.keepsMessagesSending = file?.path
+        // Ctrl-C quits as `quit` does: the cache is written before the process ends.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
+        interrupt.setEventHandler {
+            Task { @MainActor in
+                await playground.quit()
+                #if canImport(Glibc)
+                    Glibc.exit(0)
+                #else
+                    Darwin.exit(0)
+                #endif
+            }
+        }
+        interrupt.resume()
+        do {
+            try await playground.start()
+        } catch ChatError.invalidArgument(field: "persistence", let reason) {
+            throw ValidationError(
+                "\(reason). Another chat-terminal as \(user) may have it open: give another --cache file, or --no-cache."
+            )
+        }
         await playground.runCommandsFromStandardInput()
+        interrupt.cancel()
+    }
+
+    /// The cache file of `user` on `server`: `$XDG_CACHE_HOME` (or `~/.cache`)
+    /// `/livechannels/chat-terminal/USER@HOST_PORT.sqlite`, its folder made if missing.
+    static func defaultCache(user: String, server: URL) throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        let folder = base.appendingPathComponent("livechannels/chat-terminal")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw ValidationError("cannot make the cache folder \(folder.path): give --cache FILE or --no-cache.")
+        }
+        let safe = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
+        let port = server.port ?? (server.scheme == "wss" ? 443 : 80)
+        return folder.appendingPathComponent("\(safe(user))@\(safe(server.host ?? "server"))_\(port).sqlite")
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import ServerTestSupport
+import Testing
+
+/// `chat-terminal` through what a person meets over days: a server that starts over under it,
+/// and quitting (`quit`, Ctrl-C) with messages still sending. Each terminal is a process typed
+/// into line by line (``TerminalSession``), against `chat-server` processes.
+@Suite(.timeLimit(.minutes(3))) struct TerminalProcessTests {
+    private let chatServer = Subprocess.product("chat-server")
+
+    /// A server that starts over (restarted in memory: a new history) does not strand its
+    /// terminal: once reconnected, #general is opened again and the terminal says why, and what
+    /// is typed next is sent (it was "not found", the pane struck out, before).
+    @Test func aTerminalWhoseServerStartsOverOpensGeneralAgain() async throws {
+        let (first, port) = try await ChatServerProcess.startOnFixedPort([])
+        let terminal = try TerminalSession([
+            "--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", "alice", "--no-cache",
+        ])
+        let online = try await terminal.type("show") { $0.contains("alice (online)") && $0.contains("#general") }
+        #expect(online != nil, "\(terminal.text)")
+        try terminal.type("send general before")
+        #expect(try await terminal.wait { $0.contains("alice → #general: before") }, "\(terminal.text)")
+        first.process.terminate()
+        _ = await first.exitStatus()
+        let second = try Subprocess(
+            chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
+        defer { second.stop() }
+        var lines = second.lines.makeAsyncIterator()
+        #expect(await lines.next()?.hasPrefix("listening on") == true)
+        let reopened = try await terminal.type("show") { $0.contains("the server started over") }
+        #expect(reopened?.contains("alice opened #general again") == true, "\(terminal.text)")
+        try terminal.type("send general after")
+        #expect(try await terminal.wait { $0.contains("alice → #general: after") }, "\(terminal.text)")
+        let (status, text) = terminal.end()
+        #expect(status == 0, "\(text)")
+        #expect(!text.contains("not found") && !text.contains("(not sent)"), "\(text)")
+    }
+
+    /// Messages still sending when `chat-terminal` quits — by `quit` or by Ctrl-C — are kept in
+    /// its cache file, said so, and sent at its next start (they were lost with the process).
+    @Test func messagesStillSendingWhenTheTerminalQuitsAreSentAtItsNextStart() async throws {
+        let (probe, port) = try await ChatServerProcess.startOnFixedPort([])
+        probe.process.terminate()
+        _ = await probe.exitStatus()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("terminal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = folder.appendingPathComponent("alice.sqlite").path
+        let arguments = ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", "alice", "--cache", cache]
+
+        // No server: typed, then `quit`.
+        let quitting = try TerminalSession(arguments)
+        try quitting.type("send general typed then quit")
+        let quit = quitting.end()
+        #expect(quit.status == 0, "\(quit.text)")
+        #expect(quit.text.contains("alice: 1 message still sending, kept in \(cache)"), "\(quit.text)")
+        // Typed, then Ctrl-C.
+        let interrupted = try TerminalSession(arguments)
+        try interrupted.type("send general typed then ctrl-c")
+        #expect(try await interrupted.wait { $0.contains("typed then ctrl-c (sending") }, "\(interrupted.text)")
+        interrupted.interrupt()
+        let stopped = interrupted.end(quitting: false)
+        #expect(stopped.status == 0, "\(stopped.text)")
+        #expect(stopped.text.contains("alice: 2 messages still sending, kept in \(cache)"), "\(stopped.text)")
+
+        // The server is up: the next start sends both, once #general is open.
+        let server = try Subprocess(
+            chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
+        defer { server.stop() }
+        var lines = server.lines.makeAsyncIterator()
+        #expect(await lines.next()?.hasPrefix("listening on") == true)
+        let next = try TerminalSession(arguments)
+        let history = try await next.type("history general") {
+            $0.contains("alice: typed then quit\n") && $0.contains("alice: typed then ctrl-c\n")
+        }
+        #expect(history != nil, "\(next.text)")
+        let ended = next.end()
+        #expect(ended.status == 0 && !ended.text.contains("still sending"), "\(ended.text)")
+    }
+}
