@@ -41,8 +41,15 @@ extension Playground {
         """
 
     /// Runs one command line; `false` to stop. A line that cannot be read runs nothing: the
-    /// screen says which argument and why.
-    func run(_ line: String) async -> Bool {
+    /// screen says which argument and why. Keys typed that are not text (cursor keys, Ctrl-L)
+    /// are taken out first (``TypedLine``); Ctrl-L on its own draws the screen again.
+    func run(_ typed: String) async -> Bool {
+        let cleaned = TypedLine(typed)
+        let line = cleaned.text
+        if cleaned.asksRedraw, line.allSatisfy(\.isWhitespace) {
+            await show(after: nil)
+            return true
+        }
         let command: PlaygroundCommand
         do {
             guard let parsed = try PlaygroundCommand.parse(line, users: participants.map(\.id)) else { return true }
@@ -94,7 +101,9 @@ extension Playground {
                 try? await messages.discardMessage(channelId: id, messageId: local.messageId)
                 throw error
             case .syncing:
-                return "\(me.id) → #\(id): \(text) (sending… it goes once \(me.id) is online)"
+                let waiting = "\(me.id) → #\(id): \(text) (sending… it goes once \(me.id) is online)"
+                if interactive { sayWhenSent(local, of: me, waiting: waiting) }
+                return waiting
             }
         case .open(let id):
             _ = try await repository.getChannel(channelId: id)  // a clear error for a wrong id
@@ -153,8 +162,7 @@ extension Playground {
         case .push(let token):
             let token = token ?? Self.madeUpPushToken(for: me.id)
             try await me.client.registerPushNotification(withDeviceToken: token)
-            return
-                "\(me.id) registered the push token \(token.prefix(12))…: a message comes as a push while \(me.id) is offline"
+            return "\(me.id) registered the push token \(token.prefix(12))…; \(pushesWhenAway(me.id))"
         case .notify(let id, let on):
             let manager = ChannelNotificationsManager(client: me.client, channelId: id)
             if on { try await manager.enable() } else { try await manager.disable() }
@@ -195,6 +203,37 @@ extension Playground {
             if !name.isEmpty, !names.contains(name) { names.append(name) }
         }
         return names
+    }
+
+    /// On a terminal's screen, where `waiting` still says a message is sending: once it is sent
+    /// (or refused), says so instead, so that the screen never shows "sending…" for a message
+    /// that went.
+    func sayWhenSent(_ local: Message, of participant: Participant, waiting: String) {
+        let messages = MessageRepository(client: participant.client)
+        Task { [weak self] in
+            let line = "\(participant.id) → #\(local.channelId): \(local.text)"
+            var shown = waiting
+            while true {
+                try? await Task.sleep(for: .milliseconds(200))
+                // Another command's answer took the line: nothing to correct any more.
+                guard let self, lastMessage == shown else { return }
+                let unsent = messages.unsentMessages.first { $0.messageId == local.messageId }
+                let now: String
+                switch unsent?.syncState {
+                case nil: now = "\(line) (sent)"
+                // Refused for now: said, and watched on (a message typed for #general before it
+                // existed is sent again once it does).
+                case .failed(let error)?: now = "\(line) (not sent: \(Self.words(for: error)))"
+                default: continue
+                }
+                if now != shown {
+                    lastMessage = now
+                    shown = now
+                    scheduleRedraw()
+                }
+                if unsent == nil { return }
+            }
+        }
     }
 
     /// Whether `user` is among the members of `channelId` that `filter` and `roles` select, as

@@ -94,8 +94,7 @@ extension Playground {
     }
 
     func cell(_ text: String, width: Int, changed: Bool) -> String {
-        var visible = String(text.prefix(width))
-        visible += String(repeating: " ", count: max(0, width - visible.count))
+        let visible = TerminalColumns.fitted(text, width: width)
         if color {
             return changed ? "  \u{1B}[1;30;43m\(visible)\u{1B}[0m" : "  \(visible)"
         }

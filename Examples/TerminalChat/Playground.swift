@@ -27,6 +27,12 @@ public final class Playground {
     /// Where the messages still sending at `quit` are kept (the cache file, with `.sqlite`
     /// persistence), to say so; `nil`: they are lost with the process.
     public var keepsMessagesSending: String?
+    /// What becomes of a registered push token while its user is away: the embedded server
+    /// (`swift run Playground`) has no push provider, so it pushes nothing; a `chat-server` does
+    /// when started with one.
+    public var pushesWhenAway: @MainActor (_ userId: String) -> String = { _ in
+        "the Playground's embedded server has no push provider, so nothing is pushed here: a chat-server started with one (APNs, FCM or --push-webhook) pushes each message to it while the user is away"
+    }
 
     /// A playground acting as `userIds`, each with its own client on `transport(userId)`: the
     /// embedded server's connection (`swift run Playground`) or a `WebSocketTransport` to a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TerminalChat
 
 /// Runs an executable product built next to the test bundle (`swift build --build-tests` builds
 /// every product), feeding `input` on its standard input; returns its exit status and output.
@@ -189,6 +190,9 @@ struct ExampleMissing: Error, CustomStringConvertible {
             ban general bob
             unban general bob
             demote general carol
+            push
+            rename general 東京チャット 👩‍💻 team with a long name
+            send general typed\u{1B}[D\u{1B}[D with arrows
             quit
             """
         let (status, output) = try runExample("Playground", input: script + "\n")
@@ -235,6 +239,21 @@ struct ExampleMissing: Error, CustomStringConvertible {
         #expect(unknown.contains("! unknown user 'dave'") && !unknown.contains("userIds"), "\(unknown)")
         #expect(screen(after: "alice> unban general bob").contains("alice unbanned bob in #general"))
         #expect(screen(after: "alice> demote general carol").contains("alice made carol a member of #general again"))
+        // `push` promises nothing the embedded server cannot do.
+        let push = screen(after: "alice> push")
+        #expect(push.contains("alice registered the push token") && push.contains("nothing is pushed here"), "\(push)")
+        // Wide characters take two columns: the panes' separators stay in one column.
+        let renamed = screen(after: "alice> rename general 東京チャット 👩‍💻 team with a long name")
+        let rows = renamed.split(separator: "\n").filter { $0.contains("│") }
+        let separators = Set(
+            rows.map { row in
+                TerminalColumns.of(row[..<row.firstIndex(of: "│")!])
+            })
+        #expect(rows.count >= 2 && separators.count == 1, "\(renamed)")
+        #expect(renamed.contains("東京チャット"), "\(renamed)")
+        // Cursor keys typed into a line are not part of the command, nor echoed.
+        let arrows = screen(after: "alice> send general typed with arrows")
+        #expect(arrows.contains("alice → #general: typed with arrows"), "\(screens.suffix(3))")
     }
 
     @Test func colorFlagHighlightsWithANSI() throws {

@@ -218,7 +218,7 @@ import Testing
         }
         let bob = try await terminal(as: "bob", "push\nquit\n")
         let token = "626f62" + String(repeating: "a5", count: 29)
-        #expect(bob.contains("bob registered the push token \(token.prefix(12))…"), "\(bob)")
+        #expect(bob.contains("bob registered the push token \(token.prefix(12))…; while bob is away"), "\(bob)")
         _ = try await terminal(as: "alice", "send general hi bob\nquit\n")
         let line = try #require(await receiver.lines.next())
         let push = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -77,4 +77,39 @@ import Testing
         let ended = next.end()
         #expect(ended.status == 0 && !ended.text.contains("still sending"), "\(ended.text)")
     }
+
+    /// On a terminal (a pseudo-terminal: the screen is redrawn, as for a person), a message typed
+    /// while the server is away says "sending…" until it goes — the client reconnecting by
+    /// itself when the server is back — then says it was sent: the "sending…" line stayed on the
+    /// screen after the message went. Cursor keys typed into the line never reach the command.
+    @Test func onATerminalTheSendingLineSaysWhenTheMessageWent() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("terminal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("chat.sqlite").path
+        let (first, port) = try await ChatServerProcess.startOnFixedPort(["--data", data])
+        let terminal = try TerminalSession(
+            ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", "alice", "--no-cache"], onATerminal: true)
+        #expect(try await terminal.wait { $0.contains("LiveChannels chat — alice on ws://127.0.0.1:\(port)") })
+        #expect(try await terminal.wait { $0.contains("alice moderates #general") }, "\(terminal.text.suffix(2_000))")
+        first.process.terminate()
+        _ = await first.exitStatus()
+        #expect(try await terminal.wait { $0.contains("reconnecting") }, "\(terminal.text.suffix(2_000))")
+        try terminal.type("send general typed\u{1B}[D\u{1B}[D while away")
+        #expect(
+            try await terminal.wait {
+                $0.contains("alice → #general: typed while away (sending… it goes once alice is online)")
+            }, "\(terminal.text.suffix(2_000))")
+        // The same server again, on its file: the client reconnects by itself and sends.
+        let second = try Subprocess(
+            chatServer, ["--dev", "--port", "\(port)", "--data", data], environment: ["CHAT_SERVER_SECRET": ""])
+        defer { second.stop() }
+        var lines = second.lines.makeAsyncIterator()
+        #expect(await lines.next()?.hasPrefix("listening on") == true)
+        #expect(
+            try await terminal.wait { $0.contains("alice → #general: typed while away (sent)") },
+            "\(terminal.text.suffix(2_000))")
+        let (status, text) = terminal.end()
+        #expect(status == 0, "\(text.suffix(2_000))")
+    }
 }

@@ -11,17 +11,27 @@ import ServerTestSupport
 final class TerminalSession: @unchecked Sendable {
     // Set once in init; `Process` and `Pipe` are thread-safe for the calls made here.
     let process: Process
-    private let input: Pipe
+    private let input = Pipe()
     private let printed = NIOLockedValueBox("")
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts `chat-terminal` with `arguments`.
-    init(_ arguments: [String]) throws {
+    /// Starts `chat-terminal` with `arguments`; with `onATerminal`, on a pseudo-terminal
+    /// (Python's `pty.spawn` between these pipes and the terminal: its standard input and output
+    /// are a tty, so it redraws its screen as for a person), else on the pipes themselves (it
+    /// prints a screen per command).
+    init(_ arguments: [String], onATerminal: Bool = false) throws {
         let process = Process()
-        let input = Pipe()
         let output = Pipe()
-        process.executableURL = Subprocess.product("chat-terminal")
-        process.arguments = arguments
+        let executable = Subprocess.product("chat-terminal")
+        if onATerminal {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments =
+                ["python3", "-c", "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)", executable.path]
+                + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output
@@ -37,7 +47,6 @@ final class TerminalSession: @unchecked Sendable {
         }
         try process.run()
         self.process = process
-        self.input = input
     }
 
     /// Everything printed so far.

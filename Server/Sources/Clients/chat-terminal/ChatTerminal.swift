@@ -52,6 +52,9 @@ struct ChatTerminal: AsyncParsableCommand {
         }
         playground.title = "LiveChannels chat — \(user) on \(url.absoluteString)"
         playground.keepsMessagesSending = file?.path
+        playground.pushesWhenAway = { user in
+            "while \(user) is away, the server pushes each message to it if it was started with a push provider (APNs, FCM or --push-webhook)"
+        }
         // Ctrl-C quits as `quit` does: the cache is written before the process ends.
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
