@@ -92,13 +92,8 @@ public struct ChatGateway: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
         // The server-side API for an app's backend and the console: admins only.
-        let admin = router.group("/admin/v1")
-            .add(middleware: AdminHeaders())
-            .add(
-                middleware: AdminAuthentication(
-                    authority: authority, sessions: authority.consoleSessions, server: server, metrics: metrics,
-                    logger: logger))
-        AdminRoutes(server: server, history: history).register(on: admin)
+        AdminRoutes.mount(
+            on: router, server: server, authority: authority, history: history, metrics: metrics, logger: logger)
         // The operator's console: static pages on the admin API, behind its own headers.
         let console = router.group("/console").add(middleware: ConsoleHeaders())
         ConsoleRoutes(
