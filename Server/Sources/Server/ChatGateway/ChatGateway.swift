@@ -30,13 +30,15 @@ public struct ChatGateway: Sendable {
     /// The figures the console's overview draws.
     private let history: ServiceHistory
     private let signIns = SignInLimiter()
-    /// The pushes waiting for the providers (`nil` without providers).
+    /// The node's pushes waiting for their providers, counted in `/metrics` (`nil`: no pushes).
     private let pushes: PushLanes?
 
-    /// A gateway in front of `server`.
+    /// A gateway in front of `server`; `pushes` are the node's push queues, when it pushes (the
+    /// node hands them to the server and runs their ``PushDelivery`` itself), for `/metrics`.
     public init(
         server: ChatServer, configuration: GatewayConfiguration, authority: TokenAuthority,
-        metrics: GatewayMetrics = GatewayMetrics(), logger: Logger = Logger(label: "chat-server")
+        metrics: GatewayMetrics = GatewayMetrics(), pushes: PushLanes? = nil,
+        logger: Logger = Logger(label: "chat-server")
     ) {
         self.server = server
         self.configuration = configuration
@@ -44,24 +46,14 @@ public struct ChatGateway: Sendable {
         self.metrics = metrics
         self.logger = logger
         history = ServiceHistory(server: server)
-        pushes = configuration.pushProviders.isEmpty ? nil : PushLanes(providers: configuration.pushProviders)
-        if let pushes { server.deliverPushes(to: pushes) }
+        self.pushes = pushes
     }
 
     /// The services to run in a `ServiceGroup`: the HTTP and WebSocket server, and the closing
     /// of connections at shutdown. `onRunning` gets the port once the server listens (the real
     /// one when the configuration asks for port 0).
     public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
-        var services: [any Service] = [
-            makeApplication(onRunning: onRunning), ConnectionCloser(sessions: sessions), history,
-        ]
-        if let pushes {
-            services.append(
-                PushDelivery(
-                    lanes: pushes, removeDevice: { [server] in try await server.removePushDevice($0, of: $1) },
-                    metrics: metrics, logger: logger))
-        }
-        return services
+        [makeApplication(onRunning: onRunning), ConnectionCloser(sessions: sessions), history]
     }
 
     private func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some Service {

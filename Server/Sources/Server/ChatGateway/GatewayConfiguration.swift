@@ -15,17 +15,13 @@ public struct GatewayConfiguration: Sendable {
     /// Short, so that a client that missed the close frame (it was writing at that moment)
     /// sees the connection end soon and reconnects.
     public var closeTimeout: Duration
-    /// Where the pushes of the messages sent through this node go (none: no pushes).
-    public var pushProviders: [any PushProvider]
 
     /// A configuration; the defaults are `chat-server`'s.
     public init(
         host: String = "127.0.0.1", port: Int = 8080, pingInterval: Duration = .seconds(15),
-        maximumFrameBytes: Int = 1_048_576, closeTimeout: Duration = .seconds(3),
-        pushProviders: [any PushProvider] = []
+        maximumFrameBytes: Int = 1_048_576, closeTimeout: Duration = .seconds(3)
     ) {
         self.closeTimeout = closeTimeout
-        self.pushProviders = pushProviders
         self.host = host
         self.port = port
         self.pingInterval = pingInterval

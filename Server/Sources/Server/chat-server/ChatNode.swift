@@ -14,8 +14,10 @@ struct ChatNode: Service {
     let open: @Sendable () async throws -> ChatServer
     /// Users registered as admins at start (`--admin`).
     let admins: [String]
-    /// The gateway in front of an opened server.
-    let makeGateway: @Sendable (ChatServer) async throws -> ChatGateway
+    /// Where the node's pushes go (none: it pushes nothing).
+    let pushProviders: [any PushProvider]
+    /// The gateway in front of an opened server, given the node's push queues.
+    let makeGateway: @Sendable (ChatServer, PushLanes?) async throws -> ChatGateway
     /// Called with the port once the gateway listens.
     let onRunning: @Sendable (Int) async -> Void
     let logger: Logger
@@ -25,7 +27,15 @@ struct ChatNode: Service {
         let server = try await cancelWhenGracefulShutdown { try await open() }
         do {
             for user in admins { try await server.registerUser(id: user, isAdmin: true) }
-            let gateway = try await makeGateway(server)
+            // Pushes: the server hands each message's pushes to the lanes, one per provider,
+            // which the delivery drains beside the gateway.
+            let pushes = pushProviders.isEmpty ? nil : PushLanes(providers: pushProviders)
+            if let pushes { server.deliverPushes(to: pushes) }
+            let gateway = try await makeGateway(server, pushes)
+            var services = gateway.services(onRunning: onRunning)
+            if let pushes {
+                services.append(PushDelivery(lanes: pushes, server: server, metrics: gateway.metrics, logger: logger))
+            }
             // A node of a cluster that stops by itself (an entry it cannot read, its id taken by
             // another process) says why; its /healthz answers 503 with the reason.
             let watcher = Task { [logger] in
@@ -34,7 +44,7 @@ struct ChatNode: Service {
             defer { watcher.cancel() }
             // A group of the gateway's services inside this one: it shuts down when this one is
             // asked to.
-            try await ServiceGroup(services: gateway.services(onRunning: onRunning), logger: logger).run()
+            try await ServiceGroup(services: services, logger: logger).run()
         } catch {
             await server.close()
             throw error

@@ -160,15 +160,15 @@ struct ChatServerCommand: AsyncParsableCommand {
         if let pushClientShutdown { services.insert(pushClientShutdown, at: 0) }
         let gatewayConfiguration = GatewayConfiguration(
             host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)),
-            maximumFrameBytes: maxFrameBytes, pushProviders: pushProviders)
+            maximumFrameBytes: maxFrameBytes)
         let host = host
         services.append(
             ChatNode(
-                open: open, admins: admin,
-                makeGateway: { [logger] server in
+                open: open, admins: admin, pushProviders: pushProviders,
+                makeGateway: { [logger] server, pushes in
                     ChatGateway(
                         server: server, configuration: gatewayConfiguration, authority: authority, metrics: metrics,
-                        logger: logger)
+                        pushes: pushes, logger: logger)
                 },
                 onRunning: { port in
                     FileHandle.standardOutput.write(

@@ -17,7 +17,7 @@ import ServiceLifecycle
 /// failing after its last try) is logged at `warning` with its provider, reason, status and
 /// what it means, the user and the first characters of the device token (never a credential);
 /// a gone device at `info`. Stops at graceful shutdown (what still waits is dropped).
-struct PushDelivery: Service {
+public struct PushDelivery: Service {
     let lanes: PushLanes
     /// Forgets a device its provider said is gone.
     let removeDevice: @Sendable (PushDevice, _ userId: String) async throws -> Void
@@ -34,7 +34,26 @@ struct PushDelivery: Service {
     /// A number in 0..<1 drawn for each wait's jitter.
     var jitter: @Sendable () -> Double = { Double.random(in: 0..<1) }
 
-    func run() async throws {
+    /// The delivery of `lanes`' pushes, removing through `server` the devices their providers
+    /// say are gone, counted in `metrics`.
+    public init(lanes: PushLanes, server: ChatServer, metrics: GatewayMetrics, logger: Logger) {
+        self.init(
+            lanes: lanes, removeDevice: { [server] in try await server.removePushDevice($0, of: $1) },
+            metrics: metrics, logger: logger)
+    }
+
+    /// The delivery with `removeDevice` for the server's removal (tests).
+    init(
+        lanes: PushLanes, removeDevice: @escaping @Sendable (PushDevice, _ userId: String) async throws -> Void,
+        metrics: GatewayMetrics, logger: Logger
+    ) {
+        self.lanes = lanes
+        self.removeDevice = removeDevice
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    public func run() async throws {
         let lanes = lanes
         // The lanes in a task of their own, cancelled at shutdown: a lane whose slots are all
         // held by a provider that does not answer stops at once, not after its tries.

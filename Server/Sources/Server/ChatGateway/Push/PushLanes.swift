@@ -4,7 +4,7 @@ import ChatServer
 /// message's pushes to (``PushSink``), which puts each push in the queue of every provider that
 /// handles its device. Each queue is bounded and drained apart (``PushDelivery``), so a provider
 /// that is slow or down fills and drops only its own.
-final class PushLanes: PushSink, Sendable {
+public final class PushLanes: PushSink, Sendable {
     /// A provider and its queue.
     struct Lane: Sendable {
         let provider: any PushProvider
@@ -14,12 +14,12 @@ final class PushLanes: PushSink, Sendable {
     let lanes: [Lane]
 
     /// A lane for each of `providers`, each queue holding at most `capacity` pushes.
-    init(providers: [any PushProvider], capacity: Int = 10_000) {
+    public init(providers: [any PushProvider], capacity: Int = 10_000) {
         lanes = providers.map { Lane(provider: $0, queue: PushQueue(capacity: capacity)) }
     }
 
     /// - Complexity: O(`notifications` × providers); called under the server's lock.
-    func enqueue(_ notifications: [PushNotification]) {
+    public func enqueue(_ notifications: [PushNotification]) {
         for lane in lanes {
             let handled = notifications.filter { lane.provider.handles($0.device) }
             if !handled.isEmpty { lane.queue.enqueue(handled) }
@@ -27,9 +27,9 @@ final class PushLanes: PushSink, Sendable {
     }
 
     /// How many pushes wait, in every lane.
-    var depth: Int { lanes.reduce(0) { $0 + $1.queue.depth } }
+    public var depth: Int { lanes.reduce(0) { $0 + $1.queue.depth } }
     /// How many were dropped because a lane was full, in every lane.
-    var dropped: Int { lanes.reduce(0) { $0 + $1.queue.dropped } }
+    public var dropped: Int { lanes.reduce(0) { $0 + $1.queue.dropped } }
 
     /// Ends every lane's ``PushQueue/next()``.
     func finish() {
