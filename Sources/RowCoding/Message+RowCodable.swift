@@ -30,8 +30,10 @@ extension Message: RowCodable {
             writer.write(byte: 1)
         case .failed(let error):
             writer.write(byte: 2)
-            // A `ChatError` is plain values: encoding cannot fail.
-            writer.write(String(decoding: try! JSONEncoder().encode(error), as: UTF8.self))
+            guard let json = try? Self.errorEncoder.encode(error) else {
+                throw .invalid("a message's failure that cannot be encoded: \(error)")
+            }
+            writer.write(String(decoding: json, as: UTF8.self))
         }
     }
 
@@ -58,12 +60,29 @@ extension Message: RowCodable {
             syncState = .syncing
         case 2:
             let json = try reader.string()
-            guard let error = try? JSONDecoder().decode(ChatError.self, from: Data(json.utf8)) else {
+            guard let error = try? Self.errorDecoder.decode(ChatError.self, from: Data(json.utf8)) else {
                 throw .invalid("a message's failure that is not a ChatError")
             }
             syncState = .failed(error)
         case let tag:
             throw .invalid("sync state \(tag)")
         }
+    }
+
+    /// How a failed message's `ChatError` is written: JSON, with a number JSON has no word for
+    /// (a server's `retryAfter` of infinity or NaN) as a string, so that no error value fails
+    /// the write; rows of numbers read as before.
+    private static var errorEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        return encoder
+    }
+
+    private static var errorDecoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+        return decoder
     }
 }

@@ -260,7 +260,9 @@ final class MessageOutbox: Sendable {
                 guard index != nil, !state.isWoken else { return (nil, nil) }
                 state.failures += 1
                 let backoff = min(Self.longestBackoff, Self.firstBackoff * pow(2, Double(min(state.failures - 1, 16))))
-                return (nil, after.map { max($0, 0) } ?? backoff)
+                // A server's number within reason (NaN and negative: none; at most an hour): a
+                // Duration cannot hold every Double, and one it cannot traps.
+                return (nil, after.map(ReconnectPolicy.serverWait) ?? backoff)
             }
         }
     }

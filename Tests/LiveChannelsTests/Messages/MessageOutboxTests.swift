@@ -143,6 +143,32 @@ import Testing
         await alice.close()
     }
 
+    /// A server's `retryAfter` is waited within reason: NaN not at all, a number no `Duration`
+    /// holds at most an hour, and a new connection sends at once (the outbox trapped on both).
+    @Test func aServersRetryAfterNeverTrapsTheOutbox() async throws {
+        try await makeChannel()
+        let alice = offlineClient("alice")
+        try await alice.connect()
+        let messages = MessageRepository(client: alice)
+        let list = messages.getMessages(channelId: "c1")
+        _ = await list.loaded()
+        func state(of message: Message) -> MessageSyncState? {
+            list.snapshots.first { $0.messageId == message.messageId }?.syncState
+        }
+        server.faults.failNext(1, with: .rateLimited(retryAfter: .nan), userId: "alice")
+        let first = try messages.createMessage(channelId: "c1", text: "after nan")
+        #expect(await eventually { state(of: first) == .synced })
+        server.faults.failNext(1, with: .rateLimited(retryAfter: 1e300), userId: "alice")
+        let second = try messages.createMessage(channelId: "c1", text: "after 1e300")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(state(of: second) == .syncing, "waiting, as the server asked")
+        await alice.disconnect()
+        try await alice.connect()
+        #expect(await eventually { state(of: second) == .synced })
+        #expect(try await stored().map(\.text) == ["after nan", "after 1e300"])
+        await alice.close()
+    }
+
     /// A rule failure parks the message as failed (nothing retried forever); later messages go
     /// on; a resend after the rule is lifted stores it; a discard removes it everywhere.
     @Test func aBannedUsersMessageFailsUntilResentOrDiscarded() async throws {

@@ -48,6 +48,17 @@ import Testing
             message.syncState = state
             #expect(try Message.decodeRow(RowSamples.encode(message)).syncState == state)
         }
+        // A failure holding a number JSON has no word for is written too (the write trapped).
+        for retryAfter in [Double.infinity, -.infinity, .nan, 1e300] {
+            var message = RowSamples.message
+            message.syncState = .failed(.rateLimited(retryAfter: retryAfter))
+            let read = try Message.decodeRow(RowSamples.encode(message)).syncState
+            guard case .failed(.rateLimited(let readBack)) = read else {
+                Issue.record("\(retryAfter) read back as \(read)")
+                continue
+            }
+            #expect(readBack == retryAfter || (readBack.isNaN && retryAfter.isNaN), "\(retryAfter) → \(readBack)")
+        }
         var synced = RowSamples.message
         synced.syncState = .synced
         var syncing = synced
