@@ -172,6 +172,14 @@ public final class ChatServer: Sendable {
     /// throws `unavailable`, and ``isStorageHealthy`` is `false`.
     public var haltReason: String? { engine.replica?.haltReason }
 
+    /// From now on, what the server could not do and went on without (a snapshot not written
+    /// at close, a silent node's row not removed, an entry that could not be encoded) goes to
+    /// `handler`, on whatever thread met it (`nil`: nowhere, the default). `chat-server` logs
+    /// each as a warning.
+    public func reportDiagnostics(to handler: (@Sendable (ServerDiagnostic) -> Void)?) {
+        engine.diagnostics.deliver(to: handler)
+    }
+
     /// Returns ``haltReason`` once this node has stopped serving by itself; `nil` at once on a
     /// single server (it never does), or when the waiting task is cancelled. `chat-server` logs
     /// it.

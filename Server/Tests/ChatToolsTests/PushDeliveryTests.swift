@@ -184,6 +184,30 @@ import Testing
         #expect(waits.withLockedValue { $0 }.isEmpty, "a failure is not tried again")
     }
 
+    /// A device its provider says is gone and that could not be removed (the storage away) is
+    /// logged, not dropped without a word; one the user no longer holds is nothing to report.
+    @Test func aGoneDeviceThatCannotBeRemovedIsLogged() async {
+        for (error, logged) in [(ChatError.unavailable("the database is away"), true), (.notFound("token"), false)] {
+            let lines = NIOLockedValueBox<[String]>([])
+            let provider = ScriptedProvider([PushResult(.gone, reason: "UNREGISTERED", status: 404)])
+            let removals = NIOLockedValueBox(0)
+            var delivery = PushDelivery(
+                lanes: PushLanes(providers: [provider]),
+                removeDevice: { _, _ in
+                    removals.withLockedValue { $0 += 1 }
+                    throw error
+                }, metrics: GatewayMetrics(), logger: Logger(label: "test") { _ in CapturingLogHandler(lines: lines) })
+            delivery.sleep = { _ in }
+            await delivery.deliver(Self.push(device: .firebase(token: "gone-dave"), userId: "dave"), through: provider)
+            let warning = lines.withLockedValue { $0 }.first { $0.contains("push device gone but not removed") }
+            #expect(removals.withLockedValue { $0 } == 1)
+            #expect((warning != nil) == logged, "\(error): \(lines.withLockedValue { $0 })")
+            if logged {
+                #expect(warning?.contains("the database is away") == true && warning?.contains("user=dave") == true)
+            }
+        }
+    }
+
     @Test func reasonsOutsideTheDocumentedListsAreOther() {
         #expect(PushResult.known("Unregistered", in: APNsPushProvider.reasons) == "Unregistered")
         #expect(PushResult.known("SomethingNew\u{0}", in: APNsPushProvider.reasons) == PushResult.other)

@@ -28,6 +28,8 @@ final class ClusterReplica: Sendable {
     let follower: LogFollower
     let appender: LogAppender
     let waiters: EntryWaiters
+    /// Where what this node could not do is reported (``ChatServer/reportDiagnostics(to:)``).
+    let diagnostics = ServerDiagnostics()
 
     /// How long a caller waits for its entry to apply, in seconds.
     static let applyTimeout: TimeInterval = 10
@@ -164,7 +166,13 @@ final class ClusterReplica: Sendable {
         lastLiveNodes.withLock { $0 = beat.liveNodes }
         for node in beat.silentNodes where node != nodeId {
             post(.nodeDown(node), time: engine.clock.now)
-            try? await log.forget(node: node)
+            do {
+                try await log.forget(node: node)
+            } catch {
+                diagnostics.report(
+                    "the silent node \(node) is counted offline, but its row was not removed from the log's nodes; the next beat tries again",
+                    error)
+            }
         }
     }
 
@@ -192,10 +200,13 @@ final class ClusterReplica: Sendable {
     /// (``LogAppender``).
     func post(_ kind: ChangeEntry.Kind, time: Date) {
         // Entries nobody waits for (a tick, a detach, a node down) carry no metadata: they encode.
-        guard
-            let bytes = try? ChangeEntry(node: nodeId, incarnation: incarnation, ref: 0, time: time, kind: kind)
-                .encoded()
-        else { return }
+        let bytes: [UInt8]
+        do {
+            bytes = try ChangeEntry(node: nodeId, incarnation: incarnation, ref: 0, time: time, kind: kind).encoded()
+        } catch {
+            diagnostics.report("an entry of this node (\(kind)) could not be encoded and was not logged", error)
+            return
+        }
         _ = appender.enqueue(ref: 0, bytes: bytes)
     }
 
@@ -222,9 +233,19 @@ final class ClusterReplica: Sendable {
     /// Tells the service this node is gone (its devices are counted offline at once), writes
     /// the snapshot, stops reading and closes the log.
     func close(nodeDownAt time: Date) async {
-        _ = try? await submit(.nodeDown(nodeId), time: time)
+        do {
+            _ = try await submit(.nodeDown(nodeId), time: time)
+        } catch {
+            diagnostics.report(
+                "this node's stop was not logged: the others count its devices offline once it is silent", error)
+        }
         stop()
-        await appender.writeFinalSnapshot()
+        do {
+            try await appender.writeFinalSnapshot()
+        } catch {
+            diagnostics.report(
+                "this node's last snapshot was not written: its next start reads the log from its previous one", error)
+        }
         await log.close()
     }
 

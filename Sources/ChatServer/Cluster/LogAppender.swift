@@ -173,7 +173,8 @@ final class LogAppender: Sendable {
     }
 
     /// Writes this node's snapshot a last time (after ``stop()``).
-    func writeFinalSnapshot() async {
-        _ = try? await log.writeSnapshot(node: nodeId) { [store] stored in try store.snapshot(after: stored) }
+    /// - Throws: the log's error when it could not be written.
+    func writeFinalSnapshot() async throws {
+        try await log.writeSnapshot(node: nodeId) { [store] stored in try store.snapshot(after: stored) }
     }
 }

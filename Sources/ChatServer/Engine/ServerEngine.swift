@@ -30,6 +30,9 @@ final class ServerEngine: Sendable {
     let log: ChangeLog
     /// On a node of a cluster, its side of the change log; `nil` on a single node.
     var replica: ClusterReplica? { log.replica }
+    /// Where what the server could not do is reported: its replica's on a node of a cluster.
+    var diagnostics: ServerDiagnostics { replica?.diagnostics ?? ownDiagnostics }
+    private let ownDiagnostics = ServerDiagnostics()
     /// The identity of the server's history (``ChatAPI/ConnectResult/epoch``): the store's, or
     /// drawn at start for an in-memory server.
     let epoch: String

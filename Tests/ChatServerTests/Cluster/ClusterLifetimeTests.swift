@@ -1,5 +1,6 @@
 import ChatAPI
 import Foundation
+import Locking
 import Testing
 
 @testable import ChatServer
@@ -139,6 +140,20 @@ import Testing
         try await ClusterTests.settle(nodes, log, atLeast: before + 1)
         #expect(nodes[1].user("alice")?.isOnline == false)
         #expect(nodes[0].user("alice")?.isOnline == false)
+    }
+
+    /// What a node could not do is reported, not swallowed: a last snapshot the log refused at
+    /// close says so, with the log's error (it was dropped without a word).
+    @Test func aLastSnapshotTheLogRefusesIsReported() async throws {
+        let (nodes, log) = try await ClusterTests.cluster(1)
+        let reported = Lock<[ServerDiagnostic]>([], rank: .leaf)
+        nodes[0].reportDiagnostics { diagnostic in reported.withLock { $0.append(diagnostic) } }
+        _ = try await connected(nodes[0], "alice")
+        log.setFailingSnapshots(true)
+        await nodes[0].close()
+        let said = reported.withLock { $0 }
+        #expect(said.count == 1 && said.first?.message.contains("last snapshot was not written") == true, "\(said)")
+        #expect(said.first?.reason.isEmpty == false)
     }
 
     /// Yields until `condition` holds, at most 100,000 times (no wall-clock wait): for what

@@ -31,6 +31,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
         var listeners: [AsyncStream<Void>.Continuation] = []
         var muted = false
         var failing = false
+        var failingSnapshots = false
         var silentLimit: Double = 15
         /// Each node id's lease: the incarnation of its last run, and whether a run holds it.
         var leases: [String: (incarnation: Int, held: Bool)] = [:]
@@ -85,6 +86,8 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
     var snapshotWriteCount: Int { log.withLock { $0.snapshotWrites } }
     /// Makes every append and snapshot write fail (or succeed again).
     func setFailing(_ failing: Bool) { log.withLock { $0.failing = failing } }
+    /// Makes snapshot writes alone fail (or succeed again).
+    func setFailingSnapshots(_ failing: Bool) { log.withLock { $0.failingSnapshots = failing } }
     /// How long a node may stay silent before ``beat(node:silentFor:)`` names it (nodes started
     /// after the change beat every third of it).
     var silentLimit: Double { log.withLock { $0.silentLimit } }
@@ -140,7 +143,7 @@ final class MemoryChangeLog: ServerChangeLog, Sendable {
             if !held { continuation.resume() }
         }
         try log.withLock { log throws in
-            guard !log.failing else { throw Refused() }
+            guard !log.failing, !log.failingSnapshots else { throw Refused() }
             if let write = try snapshot(log.snapshot), write.through > log.snapshot {
                 try tables.writeNow(write.batch)
                 log.snapshot = write.through

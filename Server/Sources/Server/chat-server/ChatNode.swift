@@ -25,6 +25,9 @@ struct ChatNode: Service {
     func run() async throws {
         // Ctrl-C while the storage is not there yet (PostgreSQL still starting) stops the wait.
         let server = try await cancelWhenGracefulShutdown { try await open() }
+        server.reportDiagnostics { [logger] diagnostic in
+            logger.warning("\(diagnostic.message)", metadata: ["reason": "\(diagnostic.reason)"])
+        }
         do {
             for user in admins { try await server.registerUser(id: user, isAdmin: true) }
             // Pushes: the server hands each message's pushes to the lanes, one per provider,

@@ -126,7 +126,16 @@ public struct PushDelivery: Service {
         case .sent: break
         case .gone:
             logger.info("push device gone", metadata: metadata(push, provider, result, tries: tries))
-            try? await removeDevice(push.device, push.userId)
+            do {
+                try await removeDevice(push.device, push.userId)
+            } catch ChatError.notFound {
+                // The user no longer holds the token (removed, or moved meanwhile): nothing to do.
+            } catch {
+                // Kept: the next push to it finds it gone again and tries again.
+                var details = metadata(push, provider, result, tries: tries)
+                details["error"] = "\(error)"
+                logger.warning("push device gone but not removed", metadata: details)
+            }
         case .failed, .retry:
             var details = metadata(push, provider, result, tries: tries)
             if let hint = Self.hint(for: result.reason) { details["meaning"] = "\(hint)" }
