@@ -215,8 +215,9 @@ import ServerTestSupport
         let first = PostgresServerDatabase(endpoint)
         try await first.prepare()
         _ = try await first.append((1...9).map { [UInt8($0)] }, node: "a")
-        // As schema 4 left it: the position in the head row, none in `chat.meta`.
+        // As schema 4 left it: the position in the head row, none in `chat.meta`, no shared values.
         for statement in [
+            "DROP TABLE chat.shared_values",
             "ALTER TABLE chat.log_head ADD COLUMN snapshot bigint NOT NULL DEFAULT 0",
             "UPDATE chat.log_head SET snapshot = 7",
             "DELETE FROM chat.meta WHERE key = 'log_snapshot'",
@@ -233,6 +234,10 @@ import ServerTestSupport
             logger: Logger(label: "t")
         ).collect().first?.decode(Int.self)
         #expect(columns == 2, "the head row keeps its id and position only")
+        // Schema 6's table came with the upgrade.
+        let stored = try await upgraded.storeSharedValue(
+            "v", for: "k", until: Date().addingTimeInterval(60), replacing: nil, now: Date())
+        #expect(stored.value == "v")
         await upgraded.close()
     }
 }
