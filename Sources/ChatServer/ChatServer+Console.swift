@@ -160,7 +160,7 @@ extension ChatServer {
         -> ModerationSettings
     {
         _ = try await engine.console(.moderate(.setModerationSettings(channelId: channelId, settings)))
-        try await catchUp()
+        try await awaitCommitted()
         return try moderationSettings(of: channelId)
     }
 

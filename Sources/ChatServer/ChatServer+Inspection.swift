@@ -167,8 +167,15 @@ extension ChatServer {
     /// any node answered before it); on a single server, at once.
     ///
     /// - Throws: `unavailable` when the cluster's log cannot be read.
-    public func catchUp() async throws(ChatError) {
+    public func awaitCommitted() async throws(ChatError) {
         try await engine.replica?.awaitCommitted()
+    }
+
+    /// ``awaitCommitted()``, by its earlier name ("catch up" now names only a node applying the
+    /// log when it starts).
+    @available(*, deprecated, renamed: "awaitCommitted()")
+    public func catchUp() async throws(ChatError) {
+        try await awaitCommitted()
     }
 
     /// The sequence number of the newest event of the device's stream (0 if none).

@@ -31,8 +31,8 @@ final class LogFollower: Sendable {
             start = end
         }
     }
-    /// How long a read barrier waits for this node to catch up.
-    static let catchUpTimeout: TimeInterval = 10
+    /// How long a read barrier (``awaitCommitted()``) waits for this node to apply what was committed.
+    static let readBarrierTimeout: TimeInterval = 10
 
     private struct PositionWaiter {
         var position: Int
@@ -184,7 +184,7 @@ final class LogFollower: Sendable {
     /// before.
     ///
     /// - Throws: `unavailable` when the log cannot be read or the node does not catch up within
-    ///   ``catchUpTimeout``.
+    ///   ``readBarrierTimeout``.
     func awaitCommitted() async throws(ChatError) {
         let head: Int
         do {
@@ -201,9 +201,9 @@ final class LogFollower: Sendable {
     }
 
     /// Returns `true` once this node has applied through `position`; `false` when it has not
-    /// within ``catchUpTimeout`` of the clock, or the node closed.
+    /// within ``readBarrierTimeout`` of the clock, or the node closed.
     func waitUntilApplied(_ position: Int) async -> Bool {
-        let deadline = clock.now + Self.catchUpTimeout
+        let deadline = clock.now + Self.readBarrierTimeout
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let answer = state.withLock { state -> Bool? in
                 if state.applied >= position { return true }

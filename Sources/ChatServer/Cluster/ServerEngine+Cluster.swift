@@ -30,7 +30,7 @@ extension ServerEngine {
                 let now = max(core.cluster!.time, entry.writtenAt ?? decoded.time)
                 core.cluster!.time = now
                 core.state.expireTimers(now: now)
-                core.publishOutbox(now: now)
+                core.publishEmissions(now: now)
                 let isMine = replica.wrote(decoded)
                 let result = Result { () throws(ChatError) in
                     try apply(decoded, isMine: isMine, at: entry.position, now: now, to: &core)
@@ -132,7 +132,7 @@ extension ServerEngine {
             core.state.endAllTyping(userId: device.userId)
             core.state.setPresence(device.userId, isOnline: false, now: now)
         }
-        core.publishOutbox(now: now)
+        core.publishEmissions(now: now)
     }
 
     // MARK: Entry points of a node

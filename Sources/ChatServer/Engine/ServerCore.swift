@@ -112,7 +112,7 @@ struct ServerCore: Sendable {
         if cluster == nil {
             // On a node of a cluster timers expire only as log entries apply (at their times).
             state.expireTimers(now: now)
-            publishOutbox(now: now)
+            publishEmissions(now: now)
         }
         hub.releaseHeld(now: now)
         hub.sweepLogsIfDue(now: now)
@@ -121,8 +121,8 @@ struct ServerCore: Sendable {
 
     /// Turns the state's pending changes into events, and disconnects the devices that fell
     /// too far behind reading them.
-    mutating func publishOutbox(now: Date) {
-        let emissions = state.drainOutbox()
+    mutating func publishEmissions(now: Date) {
+        let emissions = state.drainEmissions()
         if !emissions.isEmpty { hub.publish(emissions, state: state, faults: &faults, now: now) }
         disconnectSlowDevices(now: now)
     }
@@ -156,7 +156,7 @@ struct ServerCore: Sendable {
             state.endAllTyping(userId: device.userId)
             if updatingPresence { state.setPresence(device.userId, isOnline: false, now: now) }
         }
-        publishOutbox(now: now)
+        publishEmissions(now: now)
     }
 
     /// Brings the user's presence in line with their connections (online while any device is
@@ -164,7 +164,7 @@ struct ServerCore: Sendable {
     mutating func updatePresence(of userId: String, now: Date) {
         let isOnline = cluster.map { $0.connections.count(of: userId) > 0 } ?? hub.isConnected(userId: userId)
         state.setPresence(userId, isOnline: isOnline, now: now)
-        publishOutbox(now: now)
+        publishEmissions(now: now)
     }
 }
 

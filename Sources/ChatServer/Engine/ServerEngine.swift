@@ -205,7 +205,7 @@ final class ServerEngine: Sendable {
             if core.isClosed { throw Self.closedError }
             let now = clock.now
             core.housekeep(now: now)
-            defer { core.publishOutbox(now: now) }
+            defer { core.publishEmissions(now: now) }
             return try body(&core.state, now)
         }
     }

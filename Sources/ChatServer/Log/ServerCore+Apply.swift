@@ -16,7 +16,7 @@ extension ServerCore {
         let channelCount = state.channels.count
         let response: ChatResponse
         do {
-            defer { publishOutbox(now: now) }
+            defer { publishEmissions(now: now) }
             response = try state.handle(request, from: device, now: now)
         }
         limits.spend(after: request, by: device.userId, created: state.channels.count > channelCount, now: now)
@@ -32,7 +32,7 @@ extension ServerCore {
     ///
     /// - Throws: the call's error; nothing changed then.
     mutating func apply(_ call: ConsoleCall, now: Date, pushing: Bool = true) throws(ChatError) -> ChangeOutcome {
-        defer { publishOutbox(now: now) }
+        defer { publishEmissions(now: now) }
         switch call {
         case .registerUser(let id, let displayName, let isAdmin):
             return .user(try state.registerUser(id: id, displayName: displayName, isAdmin: isAdmin, now: now))

@@ -5,7 +5,7 @@ import Foundation
 /// indexes that keep lookups cheap. Every operation is a `mutating` method that validates all
 /// of its input and permissions first and only then changes anything, so a thrown `ChatError`
 /// leaves the state exactly as it was. Operations that change something append what changed to
-/// ``outbox``; the server drains it into events after each operation.
+/// ``pendingEmissions``; the server drains it into events after each operation.
 ///
 /// Time is a parameter (`now`), never read here. The value has no locks and no threads: the
 /// engine keeps it in its core, behind the engine's lock (`ServerEngine.core`, a `FairLock`);
@@ -80,7 +80,7 @@ struct ServerState: Sendable {
     /// Messages sent since the service began (``StoredCounters/messagesSent``).
     var messagesSent = 0
     /// Changes not yet turned into events.
-    var outbox: [Emission] = []
+    var pendingEmissions: [Emission] = []
     /// The server-wide revision: it grows with every change, and each changed entity is stamped
     /// with it (``Versioned/version``), so versions order the values of one entity and order any
     /// value against a response's revision.
@@ -136,7 +136,7 @@ struct ServerState: Sendable {
             Self.stamp(&channels[channelId], revision: revision, messageSequence: messageSequence)
             channelChanges.record(channelId, at: revision)
         }
-        outbox.append(Emission(change: change, audience: audience))
+        pendingEmissions.append(Emission(change: change, audience: audience))
     }
 
     /// Gives `record`'s channel, and its message numbered `messageSequence` if any, the version
@@ -154,9 +154,9 @@ struct ServerState: Sendable {
     }
 
     /// Returns and clears the pending changes.
-    mutating func drainOutbox() -> [Emission] {
-        defer { outbox.removeAll(keepingCapacity: true) }
-        return outbox
+    mutating func drainEmissions() -> [Emission] {
+        defer { pendingEmissions.removeAll(keepingCapacity: true) }
+        return pendingEmissions
     }
 
     // MARK: Lookups

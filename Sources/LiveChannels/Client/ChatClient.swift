@@ -198,14 +198,14 @@ public final class ChatClient: Sendable {
     /// the server queued meanwhile comes with the next connection). Always returns; it throws
     /// nothing, so after it returns check ``connectionState`` to know whether it caught up.
     public func synchronize() async {
-        await catchUp()
+        await applyQueuedEvents()
         await sync.retries.runAll()
-        await catchUp()
+        await applyQueuedEvents()
     }
 
     /// Waits until the events queued so far are applied — unless the connection ends meanwhile
     /// (they come, if ever, with the next connection).
-    private func catchUp() async {
+    private func applyQueuedEvents() async {
         let connection = sync.endedConnectionCount
         await sync.waitUntilApplied(await transport.lastQueuedEventSequence(), unlessConnectionEndedSince: connection)
     }

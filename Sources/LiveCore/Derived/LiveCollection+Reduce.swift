@@ -40,7 +40,7 @@ extension LiveCollection {
         // commit that changes the aggregate.
         let derived = LiveObjectSource<Result>(
             upstream: ObservationCenter.Upstream(
-                catchUp: { center in cell.publish(into: center) },
+                publishPending: { center in cell.publish(into: center) },
                 setObserved: { observed in cell.setObserved(observed) }))
         weak let weakDerived = derived
         source.center.attach { state in

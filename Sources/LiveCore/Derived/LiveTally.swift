@@ -83,7 +83,7 @@ public final class LiveTally<Key: Hashable & Sendable, Value: AdditiveArithmetic
         self.shared = shared
         source = LiveObjectSource(
             upstream: ObservationCenter.Upstream(
-                catchUp: { center in shared.publish(into: center) },
+                publishPending: { center in shared.publish(into: center) },
                 setObserved: { observed in shared.parts.withLock { $0.isObserved = observed } }))
         if let owner { source.retain(owner) }
     }

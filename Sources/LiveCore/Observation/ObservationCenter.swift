@@ -54,17 +54,17 @@ final class ObservationCenter: Sendable {
     @usableFromInline
     struct Upstream: Sendable {
         /// Commits into the given center (this one) whatever upstream has not published yet.
-        @usableFromInline let catchUp: @Sendable (ObservationCenter) -> Void
+        @usableFromInline let publishPending: @Sendable (ObservationCenter) -> Void
         /// Told, under this center's lock, when the first observer registers (`true`) and when
         /// the last one leaves (`false`); upstream publishes on every commit only in between.
         @usableFromInline let setObserved: @Sendable (Bool) -> Void
 
         @inlinable
         init(
-            catchUp: @escaping @Sendable (ObservationCenter) -> Void,
+            publishPending: @escaping @Sendable (ObservationCenter) -> Void,
             setObserved: @escaping @Sendable (Bool) -> Void
         ) {
-            self.catchUp = catchUp
+            self.publishPending = publishPending
             self.setObserved = setObserved
         }
     }
@@ -91,7 +91,7 @@ final class ObservationCenter: Sendable {
     /// The newest state.
     @usableFromInline
     var state: LiveState {
-        upstream?.catchUp(self)
+        upstream?.publishPending(self)
         return storage.withLock { $0.state }
     }
 
@@ -184,7 +184,7 @@ final class ObservationCenter: Sendable {
             if storage.registry.observerCount == 1 { upstream?.setObserved(true) }
             return (id, drain)
         }
-        upstream?.catchUp(self)
+        upstream?.publishPending(self)
         let token = NotificationToken { [self] in
             observer.close()
             _ = storage.withLock { storage in self.remove(id, from: &storage) }
@@ -224,7 +224,7 @@ final class ObservationCenter: Sendable {
             if storage.registry.observerCount == 1 { upstream?.setObserved(true) }
             return id
         }
-        upstream?.catchUp(self)
+        upstream?.publishPending(self)
         return id
     }
 

@@ -27,7 +27,7 @@ import TestSupport
             _ = try fixture.state.createChannel(
                 draft, by: type == .broadcast ? .console : .user(creator), now: fixture.now)
         }
-        _ = fixture.state.drainOutbox()
+        _ = fixture.state.drainEmissions()
         return fixture
     }
 
@@ -76,7 +76,7 @@ import TestSupport
         default:
             try? fixture.state.markRead(id, upTo: nil, userId: user, now: fixture.now)
         }
-        _ = fixture.state.drainOutbox()
+        _ = fixture.state.drainEmissions()
     }
 
     @Test func steppedScansEqualASingleHoldWhateverChangesBetweenSteps() throws {

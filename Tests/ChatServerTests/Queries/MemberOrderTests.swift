@@ -40,7 +40,7 @@ import TestSupport
             default: try? fixture.state.removeMembers([user], from: channelId, by: .user("alice"), now: fixture.now)
             }
         }
-        _ = fixture.state.drainOutbox()
+        _ = fixture.state.drainEmissions()
         let record = fixture.state.channels[channelId]!
         #expect(record.memberOrder != nil, "a channel of \(record.members.count) members keeps its order")
 

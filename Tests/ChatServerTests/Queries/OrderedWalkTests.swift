@@ -138,6 +138,6 @@ import TestSupport
                 state { try $0.deleteChannel(channelId, by: .console, now: now) }
             }
         }
-        _ = fixture.state.drainOutbox()
+        _ = fixture.state.drainEmissions()
     }
 }

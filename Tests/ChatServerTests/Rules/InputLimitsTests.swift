@@ -88,7 +88,7 @@ import Testing
             #expect(state.channels.count == fixture.state.channels.count)
             #expect(state.channels[id]!.members == fixture.state.channels[id]!.members)
             #expect(state.channels[id]!.info == fixture.state.channels[id]!.info)
-            #expect(state.outbox == fixture.state.outbox)
+            #expect(state.pendingEmissions == fixture.state.pendingEmissions)
         }
     }
 

@@ -66,9 +66,9 @@ import Testing
         var fixture = StateFixture()
         let id = try fixture.create(.community)
         try fixture.state.joinChannel(id, userId: "bob", now: fixture.now)
-        _ = fixture.state.drainOutbox()
+        _ = fixture.state.drainEmissions()
         try fixture.state.joinChannel(id, userId: "bob", now: fixture.now)
-        #expect(fixture.state.drainOutbox().isEmpty)
+        #expect(fixture.state.drainEmissions().isEmpty)
         #expect(fixture.channel(id, for: "bob").memberCount == 2)
         #expect(fixture.channel(id, for: "bob").currentUserMembership == .member)
     }

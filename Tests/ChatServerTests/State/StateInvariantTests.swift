@@ -49,7 +49,7 @@ import TestSupport
             }
             fixture.state = state
             fixture.advance(Double(Int.random(in: 0..<8, using: &random)))
-            _ = fixture.state.drainOutbox()
+            _ = fixture.state.drainEmissions()
         }
         let state = fixture.state
         for (id, record) in state.channels {

@@ -51,7 +51,7 @@ struct ServerSnapshot: Equatable {
         messageLocations = state.messageLocations
         readingByDevice = state.readingByDevice
         revision = state.revision
-        pendingChanges = state.outbox.count
+        pendingChanges = state.pendingEmissions.count
         eventSequences = Dictionary(
             uniqueKeysWithValues: devices.map {
                 ("\($0.0)/\($0.1)", server.lastEventSequence(userId: $0.0, deviceId: $0.1))

@@ -14,7 +14,7 @@ struct StateFixture {
             try! state.registerUser(id: id, displayName: id.capitalized, isAdmin: false, now: now)
         }
         try! state.registerUser(id: "boss", displayName: "Boss", isAdmin: true, now: now)
-        _ = state.drainOutbox()
+        _ = state.drainEmissions()
     }
 
     /// Creates a channel as `creator` (the console when `nil`) and returns its id.

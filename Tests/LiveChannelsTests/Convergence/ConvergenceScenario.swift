@@ -713,7 +713,7 @@ final class ConvergenceScenario {
         }
         clock.advance(by: 10)
         server.runHousekeeping()
-        for device in devices where !(await drainOutbox(device)) {
+        for device in devices where !(await drainEmissions(device)) {
             let left = device.client.outbox.messages.filter { $0.syncState == .syncing }.map(\.messageId)
             let connection = device.client.connectionState.snapshot.map { "\($0)" } ?? "unknown"
             problems.append(
@@ -738,7 +738,7 @@ final class ConvergenceScenario {
 
     /// Waits (at most 10 s) until the device's outbox has no syncing message left, waking its
     /// sender past any backoff; whether it emptied.
-    private func drainOutbox(_ device: Device) async -> Bool {
+    private func drainEmissions(_ device: Device) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
         while device.client.outbox.messages.contains(where: { $0.syncState == .syncing }) {
             if ContinuousClock.now >= deadline { return false }

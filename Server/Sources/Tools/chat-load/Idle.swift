@@ -27,7 +27,7 @@ struct Idle: AsyncParsableCommand {
         let floor = try await measure(
             server: ServerProcess.product("chat-load"), arguments: ["idle", "--floor-server"]
         ) { port in try await NIOConnect.open("ws://127.0.0.1:\(port)/broadcast") }
-        // The breakdown: the gateway's own part (upgraded, no hello yet: the outbox, the
+        // The breakdown: the gateway's own part (upgraded, no hello yet: the frame queue, the
         // heartbeat, the observers), then the session, the engine's connection and the user.
         let chatServer = ServerProcess.product("chat-server")
         let arguments = ["--dev", "--port", "0", "--max-devices", "\(connections + 1)"]

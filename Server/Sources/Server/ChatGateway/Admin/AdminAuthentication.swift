@@ -63,7 +63,7 @@ struct AdminAuthentication<Context: RequestContext>: RouterMiddleware {
     ///   catching up: an admin made a moment ago on another node is one).
     static func checkAdmin(_ userId: String, on server: ChatServer) async throws(ChatError) {
         if server.user(userId)?.isAdmin == true { return }
-        try await server.catchUp()
+        try await server.awaitCommitted()
         guard server.user(userId)?.isAdmin == true else {
             throw .forbidden("user '\(userId)' is not an admin")
         }

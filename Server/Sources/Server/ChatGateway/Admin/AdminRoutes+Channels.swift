@@ -33,7 +33,7 @@ extension AdminRoutes {
         group.get("channels") { request, _ in
             await AdminJSON.answer {
                 let limit = try Self.limit(of: request)
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 let text = request.uri.queryParameters["query"].map(String.init) ?? ""
                 let tag = request.uri.queryParameters["tag"].map(String.init)
                 return try AdminJSON.response(server.findChannels(matching: text, tag: tag, limit: limit))
@@ -42,7 +42,7 @@ extension AdminRoutes {
         group.get("channels/{channelId}") { _, context in
             await AdminJSON.answer {
                 let channelId = try Self.parameter("channelId", of: context)
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 guard let channel = server.channel(channelId) else {
                     throw ChatError.notFound("channel '\(channelId)'")
                 }
@@ -84,7 +84,7 @@ extension AdminRoutes {
                 let channelId = try Self.parameter("channelId", of: context)
                 let body = try await AdminJSON.body(NewMembers.self, of: request)
                 try await server.addMembers(body.userIds, to: channelId)
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 return try AdminJSON.response(server.members(channelId: channelId))
             }
         }

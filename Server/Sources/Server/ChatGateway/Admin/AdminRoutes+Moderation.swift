@@ -47,7 +47,7 @@ extension AdminRoutes {
         }
         group.get("channels/{channelId}/moderation") { _, context in
             await AdminJSON.answer {
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 return try AdminJSON.response(
                     server.moderationSettings(of: try Self.parameter("channelId", of: context)))
             }

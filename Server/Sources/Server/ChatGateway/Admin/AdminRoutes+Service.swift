@@ -10,7 +10,7 @@ extension AdminRoutes {
         let history = history
         group.get("service") { _, _ in
             await AdminJSON.answer {
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 return try AdminJSON.response(server.serviceSummary())
             }
         }
@@ -19,7 +19,7 @@ extension AdminRoutes {
         }
         group.get("flags") { _, _ in
             await AdminJSON.answer {
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 return try AdminJSON.response(server.flagReports())
             }
         }

@@ -17,7 +17,7 @@ extension AdminRoutes {
         group.get("users") { request, _ in
             await AdminJSON.answer {
                 let limit = try Self.limit(of: request)
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 let text = request.uri.queryParameters["query"].map(String.init) ?? ""
                 return try AdminJSON.response(server.findUsers(matching: text, limit: limit))
             }
@@ -25,14 +25,14 @@ extension AdminRoutes {
         group.get("users/{userId}") { _, context in
             await AdminJSON.answer {
                 let userId = try Self.parameter("userId", of: context)
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 return try Self.userDetails(userId, on: server)
             }
         }
         group.post("users") { request, _ in
             await AdminJSON.answer {
                 let body = try await AdminJSON.body(NewUser.self, of: request)
-                try await server.catchUp()
+                try await server.awaitCommitted()
                 let existed = server.user(body.userId) != nil
                 let user = try await server.registerUser(
                     id: body.userId, displayName: body.displayName, isAdmin: body.isAdmin ?? false)

@@ -10,7 +10,7 @@ import NIOWebSocket
 /// One WebSocket connection at the gateway, its token checked before the upgrade: the frames
 /// pumped between the socket and a `WireSession` — which holds every protocol and chat rule.
 ///
-/// Text frames are written in batches (``FrameOutbox``): those queued while the previous batch
+/// Text frames are written in batches (``FrameQueue``): those queued while the previous batch
 /// was being written go out together, with one flush, encoded on the event loop into one buffer
 /// (a frame that cannot be encoded closes the connection with 1011).
 ///
@@ -51,15 +51,15 @@ struct GatewayConnection {
         // encoded is not sent and closes the connection with 1011 (the session is told once it
         // exists; the hook is let go when the connection ends).
         let onUnencodable = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
-        let outbox = await FrameOutbox<WireFrame>.install(on: channel) {
+        let frameQueue = await FrameQueue<WireFrame>.install(on: channel) {
             onUnencodable.withLockedValue { $0 }?()
         }
         defer { onUnencodable.withLockedValue { $0 = nil } }
-        // Frames sent from the engine's thread without waiting while the outbox has room (the
+        // Frames sent from the engine's thread without waiting while the frame queue has room (the
         // answers of requests run queued at its lock, the events of a burst).
         let queueFrame: (@Sendable (WireFrame) -> Bool)?
-        if let outbox {
-            queueFrame = { frame in outbox.sendIfRoom(frame) }
+        if let frameQueue {
+            queueFrame = { frame in frameQueue.sendIfRoom(frame) }
         } else {
             queueFrame = nil
         }
@@ -81,8 +81,8 @@ struct GatewayConnection {
             output: { output in
                 switch output {
                 case .frame(let frame):
-                    if let outbox {
-                        await outbox.send(frame)
+                    if let frameQueue {
+                        await frameQueue.send(frame)
                     } else if let text = try? WireCodec.encode(frame) {
                         try? await outbound.write(.text(text))
                     }
@@ -90,7 +90,7 @@ struct GatewayConnection {
                     dropLater()
                     // After the frames queued before it (a peer that stopped reading is dropped
                     // by `dropLater` meanwhile, which ends the wait).
-                    await outbox?.close()
+                    await frameQueue?.close()
                     try? await outbound.close(WebSocketErrorCode(codeNumber: code), reason: reason)
                 }
             })
@@ -135,10 +135,10 @@ struct GatewayConnection {
         }
         let pings = heartbeat.start(
             on: channel.eventLoop,
-            // Written past the library's writer, by the outbox's (it fails too once a close went
-            // out); without an outbox the channel has closed already.
+            // Written past the library's writer, by the frame queue's (it fails too once a close went
+            // out); without a frame queue the channel has closed already.
             ping: { payload in
-                outbox?.ping(payload) ?? channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+                frameQueue?.ping(payload) ?? channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
             },
             // The writer ended without the session closing: the library itself sent a close
             // (a frame it refused). The peer still gets the close handshake's time.

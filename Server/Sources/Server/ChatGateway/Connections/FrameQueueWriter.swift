@@ -1,7 +1,7 @@
 import NIOCore
 import NIOWebSocket
 
-/// ``FrameOutbox``'s hands in the channel's pipeline, right after NIO's WebSocket frame
+/// ``FrameQueue``'s hands in the channel's pipeline, right after NIO's WebSocket frame
 /// encoder: writes a batch of text frames with one flush, and watches the frames the library
 /// writes past it, so that no data frame follows a close frame. No framing is done here: the
 /// frames are NIO's `WebSocketFrame`s, encoded by NIO.
@@ -11,8 +11,8 @@ import NIOWebSocket
 /// handlers hear it first and the next batch waits for the next turn of the event loop.
 ///
 /// - Threading: every member runs on the channel's event loop (`@unchecked Sendable` so that
-///   the outbox can hold it; it touches its state only there).
-final class FrameOutboxWriter: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
+///   the frame queue can hold it; it touches its state only there).
+final class FrameQueueWriter: ChannelDuplexHandler, RemovableChannelHandler, @unchecked Sendable {
     /// Inbound data passes untouched (never unwrapped): only writability is heard.
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = WebSocketFrame

@@ -8,7 +8,7 @@ import NIOWebSocket
 /// the channel's event loop and one flush (one system call) for the lot — where writing
 /// through the library costs a hop and a flush per frame.
 ///
-/// Frames are queued as values (``OutboxFrame``: a `WireFrame` at the gateway) and encoded on
+/// Frames are queued as values (``QueuedFrame``: a `WireFrame` at the gateway) and encoded on
 /// the event loop, one after another into one buffer per batch, each frame's data a slice of
 /// it: no array nor buffer of its own per frame, and the memory is taken and given back on the
 /// same thread. A channel value an earlier frame of the batch wrote (the events of one change
@@ -26,13 +26,13 @@ import NIOWebSocket
 /// frames the server's too-slow limit (`--max-pending-events`) does not see.
 ///
 /// The frames are NIO's own `WebSocketFrame`s, encoded by NIO's frame encoder: the writer
-/// (``FrameOutboxWriter``) sits in the pipeline right after it. Control frames (pings, the close)
+/// (``FrameQueueWriter``) sits in the pipeline right after it. Control frames (pings, the close)
 /// still go through the library's writer; once a close frame has passed the writer, no data
 /// frame follows it.
 ///
 /// - Threading: thread-safe. ``send(_:)`` and ``close()`` may be called from any task; the
 ///   encoding and writing run on the channel's event loop.
-final class FrameOutbox<Frame: OutboxFrame>: Sendable {
+final class FrameQueue<Frame: QueuedFrame>: Sendable {
     private struct State {
         var queued: [Frame] = []
         /// The array of the batch taken before, emptied with its room kept: the next batch's
@@ -56,12 +56,12 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
     /// The most frames a kept spare array has room for (a larger one is let go).
     static var spareCapacity: Int { 64 }
     private let state = NIOLockedValueBox(State())
-    private let writer: FrameOutboxWriter
+    private let writer: FrameQueueWriter
     private let eventLoop: any EventLoop
     private let unencodable: @Sendable () -> Void
 
     private init(
-        writer: FrameOutboxWriter, eventLoop: any EventLoop, limit: Int, unencodable: @escaping @Sendable () -> Void
+        writer: FrameQueueWriter, eventLoop: any EventLoop, limit: Int, unencodable: @escaping @Sendable () -> Void
     ) {
         self.writer = writer
         self.eventLoop = eventLoop
@@ -69,20 +69,20 @@ final class FrameOutbox<Frame: OutboxFrame>: Sendable {
         self.unencodable = unencodable
     }
 
-    /// An outbox for `channel`, its writer placed right after NIO's WebSocket frame encoder;
+    /// A frame queue for `channel`, its writer placed right after NIO's WebSocket frame encoder;
     /// `nil` if the channel has no such encoder (it closed already). `unencodable` is called
     /// (on the event loop) for each frame that could not be encoded, and so was not written.
     static func install(
         on channel: any NIOCore.Channel, limit: Int = 32, unencodable: @escaping @Sendable () -> Void = {}
-    ) async -> FrameOutbox? {
-        let writer = FrameOutboxWriter()
+    ) async -> FrameQueue? {
+        let writer = FrameQueueWriter()
         let placed: Void? = try? await channel.eventLoop.submit {
             let operations = channel.pipeline.syncOperations
             let encoder = try operations.handler(type: WebSocketFrameEncoder.self)
             try operations.addHandler(writer, position: .after(encoder))
         }.get()
         guard placed != nil else { return nil }
-        return FrameOutbox(writer: writer, eventLoop: channel.eventLoop, limit: limit, unencodable: unencodable)
+        return FrameQueue(writer: writer, eventLoop: channel.eventLoop, limit: limit, unencodable: unencodable)
     }
 
     /// Queues one text frame; returns at once unless `limit` frames are queued, then once the
