@@ -150,13 +150,13 @@ import TestSupport
     @Test func aReadThatNeverAnswersTimesOut() async throws {
         let database = MemoryDatabase()
         database.holdReads()
-        let result = await DatabaseServerStore.withTimeout(0.05) {
+        let result = await TimeLimit.result(within: .milliseconds(50)) {
             try await database.messages(in: [ServerRow.MessageRange(channelId: "c", sequences: 1...2)])
         }
         #expect(result == nil)
         #expect(database.waitingReads == 1, "the read is still held by the database")
         database.releaseReads()
-        let answered = await DatabaseServerStore.withTimeout(10) { 42 }
+        let answered = await TimeLimit.result(within: .seconds(10)) { 42 }
         #expect(try answered?.get() == 42)
     }
 
@@ -168,7 +168,7 @@ import TestSupport
         // Each read answers from a thread of its own, as a database's connection does.
         var timedOut = 0
         for attempt in 0..<1_000 {
-            let result = await DatabaseServerStore.withTimeout(10) {
+            let result = await TimeLimit.result(within: .seconds(10)) {
                 _ = try await database.messages(in: [ServerRow.MessageRange(channelId: "c", sequences: 1...2)])
                 return await withCheckedContinuation { continuation in
                     DispatchQueue.global().async { continuation.resume(returning: attempt) }

@@ -230,22 +230,12 @@ extension PostgresServerDatabase {
         try await client.query("DELETE FROM chat.nodes WHERE id = \(node)", logger: logger)
     }
 
-    /// The value of `work`, or `timeout()` thrown after `limit` (`work` then cancelled).
+    /// The value of `work`, or `timeout()` thrown after `limit` (`work` then cancelled):
+    /// ``TimeLimit``'s bound, with the store's error.
     static func value<Value: Sendable>(
         of work: Task<Value, any Error>, within limit: Duration, timeout: @escaping @Sendable () -> any Error
     ) async throws -> Value {
-        let box = NIOLockedValueBox<Value?>(nil)
-        let waiting = Task {
-            let value = try await work.value
-            box.withLockedValue { $0 = value }
-        }
-        do {
-            try await result(of: waiting, within: limit, timeout: timeout)
-        } catch {
-            work.cancel()
-            throw error
-        }
-        guard let value = box.withLockedValue({ $0 }) else { throw timeout() }
-        return value
+        guard let result = await TimeLimit.result(of: work, within: limit) else { throw timeout() }
+        return try result.get()
     }
 }

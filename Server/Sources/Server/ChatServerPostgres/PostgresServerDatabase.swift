@@ -282,35 +282,13 @@ public final class PostgresServerDatabase: ServerChangeLog {
         }
     }
 
-    /// The value of `work`, or `timeout()` thrown after `limit` (`work` then cancelled and left
-    /// to end when it does).
+    /// The end of `work`, or `timeout()` thrown after `limit` (`work` then cancelled and left
+    /// to end when it does): ``TimeLimit``'s bound, with the store's error.
     static func result(
         of work: Task<Void, any Error>, within limit: Duration, timeout: @escaping @Sendable () -> any Error
     ) async throws {
-        /// The caller's continuation, resumed by whichever comes first.
-        final class Waiter: Sendable {
-            let continuation = NIOLockedValueBox<CheckedContinuation<Void, any Error>?>(nil)
-            func take() -> CheckedContinuation<Void, any Error>? { continuation.withLockedValue { $0.take() } }
-        }
-        let waiter = Waiter()
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            waiter.continuation.withLockedValue { $0 = continuation }
-            let timer = Task {
-                try? await Task.sleep(for: limit)
-                // Cancelled: the work answered first (and took the continuation).
-                guard !Task.isCancelled, let continuation = waiter.take() else { return }
-                work.cancel()
-                continuation.resume(throwing: timeout())
-            }
-            Task {
-                let outcome = await work.result
-                // Taken before the timer is woken, so that a call that answered is never
-                // reported as timed out; and no sleeping task is left behind it.
-                let continuation = waiter.take()
-                timer.cancel()
-                continuation?.resume(with: outcome)
-            }
-        }
+        guard let result = await TimeLimit.result(of: work, within: limit) else { throw timeout() }
+        try result.get()
     }
 
     /// The key of this database's write fence in `chat.meta`: one per open database (process).

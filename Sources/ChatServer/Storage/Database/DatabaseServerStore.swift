@@ -141,7 +141,7 @@ final class DatabaseServerStore: ServerStore {
             range.compactMap { state.pending.messages[StorageChanges.MessageKey(channelId: channelId, sequence: $0)] }
         }
         let database = database
-        let result = await Self.withTimeout(Self.readTimeout) {
+        let result = await TimeLimit.result(within: .seconds(Self.readTimeout)) {
             try await database.messages(in: [ServerRow.MessageRange(channelId: channelId, sequences: range)])
         }
         var found: [Int: Message] = [:]
@@ -158,42 +158,5 @@ final class DatabaseServerStore: ServerStore {
         }
         for message in pending { found[message.sequence] = message }
         return found.keys.sorted().map { found[$0]! }
-    }
-
-    /// `body`'s result, or `nil` when it has not finished within `seconds`: then it is cancelled
-    /// and its result, whenever it comes, dropped — the caller never waits longer than `seconds`
-    /// for a database that does not answer (a task group would wait for the read to end).
-    static func withTimeout<Value: Sendable>(
-        _ seconds: TimeInterval, _ body: @escaping @Sendable () async throws -> Value
-    ) async -> Result<Value, any Error>? {
-        let answer = Lock<CheckedContinuation<Result<Value, any Error>?, Never>?>(nil, rank: .leaf)
-        let take: @Sendable () -> CheckedContinuation<Result<Value, any Error>?, Never>? = {
-            answer.withLock { continuation in
-                defer { continuation = nil }
-                return continuation
-            }
-        }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>?, Never>) in
-            answer.withLock { $0 = continuation }
-            // Whichever of the two takes the continuation first answers; the other finds it gone.
-            // The work takes it before it stops the timer: a cancelled timer answers nothing.
-            let timer = Task { () -> Bool in
-                do { try await Task.sleep(for: .seconds(seconds)) } catch { return false }
-                guard let continuation = take() else { return false }
-                continuation.resume(returning: nil)
-                return true
-            }
-            let work = Task {
-                let result: Result<Value, any Error>
-                do { result = .success(try await body()) } catch { result = .failure(error) }
-                let continuation = take()
-                timer.cancel()
-                continuation?.resume(returning: result)
-            }
-            Task {
-                // The timer answered first: the read is abandoned.
-                if await timer.value { work.cancel() }
-            }
-        }
     }
 }
