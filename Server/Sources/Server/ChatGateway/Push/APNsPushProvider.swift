@@ -159,7 +159,7 @@ public struct APNsPushProvider: PushProvider {
             var channelId: String
             var messageId: String
         }
-        return try JSONEncoder().encode(
+        return try PushJSON.encode(
             Body(
                 aps: Aps(
                     alert: Alert(title: notification.title, body: notification.body), badge: notification.badge,

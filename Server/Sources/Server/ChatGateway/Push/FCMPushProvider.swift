@@ -165,19 +165,64 @@ public struct FCMPushProvider: PushProvider {
         try PushPayload.fitting(notification, limit: limit, encode: encoded)
     }
 
-    /// `notification`'s body for FCM, whole.
+    /// `notification`'s body for FCM, whole: `{"message":{"token","notification":{"title","body"},
+    /// "data":{"channelId","messageId","badge"},"android":{"notification":{"tag",
+    /// "notification_count"}},"apns":{"payload":{"aps":{"badge","thread-id"}}}}}` (FCM's data
+    /// values are strings).
     static func encoded(_ notification: PushNotification) throws -> Data {
-        let message: [String: Any] = [
-            "token": notification.device.id,
-            "notification": ["title": notification.title, "body": notification.body],
-            "data": [
-                "channelId": notification.channelId, "messageId": notification.messageId,
-                "badge": String(notification.badge),
-            ],
-            "android": ["notification": ["tag": notification.threadId, "notification_count": notification.badge]],
-            "apns": ["payload": ["aps": ["badge": notification.badge, "thread-id": notification.threadId]]],
-        ]
-        return try JSONSerialization.data(withJSONObject: ["message": message], options: [.sortedKeys])
+        struct Body: Encodable {
+            var message: Message
+        }
+        struct Message: Encodable {
+            var token: String
+            var notification: Alert
+            var data: [String: String]
+            var android: Android
+            var apns: APNs
+        }
+        struct Alert: Encodable {
+            var title: String
+            var body: String
+        }
+        struct Android: Encodable {
+            var notification: AndroidNotification
+        }
+        struct AndroidNotification: Encodable {
+            var tag: String
+            var notificationCount: Int
+            enum CodingKeys: String, CodingKey {
+                case tag
+                case notificationCount = "notification_count"
+            }
+        }
+        struct APNs: Encodable {
+            var payload: Payload
+        }
+        struct Payload: Encodable {
+            var aps: Aps
+        }
+        struct Aps: Encodable {
+            var badge: Int
+            var threadId: String
+            enum CodingKeys: String, CodingKey {
+                case badge
+                case threadId = "thread-id"
+            }
+        }
+        return try PushJSON.encode(
+            Body(
+                message: Message(
+                    token: notification.device.id,
+                    notification: Alert(title: notification.title, body: notification.body),
+                    data: [
+                        "channelId": notification.channelId, "messageId": notification.messageId,
+                        "badge": String(notification.badge),
+                    ],
+                    android: Android(
+                        notification: AndroidNotification(
+                            tag: notification.threadId, notificationCount: notification.badge)),
+                    apns: APNs(payload: Payload(aps: Aps(badge: notification.badge, threadId: notification.threadId))))
+            ))
     }
 
     public func send(_ notification: PushNotification) async -> PushOutcome {

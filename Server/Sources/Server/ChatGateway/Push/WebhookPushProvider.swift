@@ -59,9 +59,7 @@ public struct WebhookPushProvider: PushProvider {
 
     /// The JSON body of `notification`.
     static func body(of notification: PushNotification) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(
+        try PushJSON.encode(
             Body(
                 deliveryId: deliveryId(of: notification), userId: notification.userId,
                 deviceToken: notification.device.id, provider: notification.device.provider.rawValue,
