@@ -4,7 +4,7 @@ import PackageDescription
 /// LiveChannels over the network, on the Swift server ecosystem: a package of its own, so that an
 /// app embedding LiveChannels (the root package, no dependencies) never pulls a server stack.
 ///
-/// - `Sources/Server`: what an operator deploys — `chat-server`, its WebSocket front
+/// - `Sources/Service`: what an operator deploys — `chat-server`, its WebSocket front
 ///   (`ChatGateway`) and its PostgreSQL store (`ChatServerPostgres`).
 /// - `Sources/Clients`: what reaches a server — the SDK's WebSocket connector on SwiftNIO
 ///   (`LiveChannelsNIO`) and the terminal chat (`chat-terminal`).
@@ -67,7 +67,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Sources/Server/ChatGateway",
+            path: "Sources/Service/ChatGateway",
             // The console's pages, compiled in by ConsoleAssetsPlugin.
             exclude: ["Console/Pages"],
             plugins: ["ConsoleAssetsPlugin"]),
@@ -85,7 +85,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            path: "Sources/Server/ChatServerPostgres"),
+            path: "Sources/Service/ChatServerPostgres"),
         // The executable: flags → configuration, secret, signals.
         .executableTarget(
             name: "chat-server",
@@ -102,7 +102,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            path: "Sources/Server/chat-server"),
+            path: "Sources/Service/chat-server"),
         // The Playground's terminal chat (the root package's TerminalChat) joined to a chat-server.
         .executableTarget(
             name: "chat-terminal",

@@ -121,7 +121,7 @@ import Testing
 
     @Test func theEmbeddedFilesAreThePagesFolder() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/Server/ChatGateway/Console/Pages")
+            .appendingPathComponent("../../Sources/Service/ChatGateway/Console/Pages")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names == ConsoleAssets.files.keys.sorted(), "the pages the build embeds (ConsoleAssetsPlugin)")
         for name in names {
