@@ -5,7 +5,8 @@ import PackageDescription
 /// app embedding LiveChannels (the root package, no dependencies) never pulls a server stack.
 ///
 /// - `Sources/Service`: what an operator deploys — `chat-server`, its WebSocket front
-///   (`ChatGateway`) and its PostgreSQL store (`ChatServerPostgres`).
+///   (`ChatGateway`, with the admin API and the console), its pushes (`ChatPush`) and its
+///   PostgreSQL store (`ChatServerPostgres`).
 /// - `Sources/Clients`: what reaches a server — the SDK's WebSocket connector on SwiftNIO
 ///   (`LiveChannelsNIO`) and the terminal chat (`chat-terminal`).
 /// - `Sources/Tools`: the load generator (`chat-load`).
@@ -17,6 +18,7 @@ let package = Package(
         .executable(name: "chat-terminal", targets: ["chat-terminal"]),
         .executable(name: "chat-load", targets: ["chat-load"]),
         .library(name: "ChatGateway", targets: ["ChatGateway"]),
+        .library(name: "ChatPush", targets: ["ChatPush"]),
         .library(name: "LiveChannelsNIO", targets: ["LiveChannelsNIO"]),
         .library(name: "ChatServerPostgres", targets: ["ChatServerPostgres"]),
     ],
@@ -64,13 +66,31 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Sources/Service/ChatGateway",
             // The console's pages, compiled in by ConsoleAssetsPlugin.
             exclude: ["Console/Pages"],
             plugins: ["ConsoleAssetsPlugin"]),
+        // A node's pushes: a bounded queue per provider, their delivery with retries, and the
+        // providers (APNs, FCM HTTP v1, a signed webhook). Wired by chat-server's node.
+        .target(
+            name: "ChatPush",
+            dependencies: [
+                "ChatGateway",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "ChatAPI", package: "LiveChannels"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Sources/Service/ChatPush"),
         // Embeds the console's pages (HTML, CSS, JavaScript modules) into ChatGateway.
         .executableTarget(name: "ConsoleAssetGenerator", path: "Sources/Tools/ConsoleAssetGenerator"),
         .plugin(name: "ConsoleAssetsPlugin", capability: .buildTool(), dependencies: ["ConsoleAssetGenerator"]),
@@ -90,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "chat-server",
             dependencies: [
-                "ChatGateway", "ChatServerPostgres",
+                "ChatGateway", "ChatPush", "ChatServerPostgres",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -182,6 +202,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // A node's pushes in process: payloads, waits, lanes, reasons in metrics and logs.
+        .testTarget(
+            name: "ChatPushTests",
+            dependencies: [
+                "ChatPush", "ChatGateway",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "ChatAPI", package: "LiveChannels"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]),
         // The PostgreSQL store against a real PostgreSQL.
         .testTarget(
             name: "ChatServerPostgresTests",
@@ -217,7 +249,7 @@ let package = Package(
         .testTarget(
             name: "ChatToolsTests",
             dependencies: [
-                "ServerTestSupport", "chat-server", "chat-terminal", "chat-load", "ChatGateway",
+                "ServerTestSupport", "chat-server", "chat-terminal", "chat-load", "ChatGateway", "ChatPush",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -11,6 +11,7 @@ import Testing
 import _CryptoExtras
 
 @testable import ChatGateway
+@testable import ChatPush
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

@@ -30,14 +30,16 @@ public struct ChatGateway: Sendable {
     /// The figures the console's overview draws.
     private let history: ServiceHistory
     private let signIns = SignInLimiter()
-    /// The node's pushes waiting for their providers, counted in `/metrics` (`nil`: no pushes).
-    private let pushes: PushLanes?
+    /// How many of the node's pushes wait for their providers, and how many were dropped, for
+    /// `/metrics` (`nil`: the node pushes nothing).
+    private let pushQueue: (@Sendable () -> (depth: Int, dropped: Int))?
 
-    /// A gateway in front of `server`; `pushes` are the node's push queues, when it pushes (the
-    /// node hands them to the server and runs their ``PushDelivery`` itself), for `/metrics`.
+    /// A gateway in front of `server`; `pushQueue` tells the depth and drops of the node's push
+    /// queues, when it pushes (the node wires its pushes itself: `ChatPush`), for `/metrics`.
     public init(
         server: ChatServer, configuration: GatewayConfiguration, authority: TokenAuthority,
-        metrics: GatewayMetrics = GatewayMetrics(), pushes: PushLanes? = nil,
+        metrics: GatewayMetrics = GatewayMetrics(),
+        pushQueue: (@Sendable () -> (depth: Int, dropped: Int))? = nil,
         logger: Logger = Logger(label: "chat-server")
     ) {
         self.server = server
@@ -46,7 +48,7 @@ public struct ChatGateway: Sendable {
         self.metrics = metrics
         self.logger = logger
         history = ServiceHistory(server: server)
-        self.pushes = pushes
+        self.pushQueue = pushQueue
     }
 
     /// The services to run in a `ServiceGroup`: the HTTP and WebSocket server, and the closing
@@ -74,9 +76,12 @@ public struct ChatGateway: Sendable {
                 : Response(
                     status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "storage unavailable")))
         }
-        let pushes = pushes
+        let pushQueue = pushQueue
         router.get("/metrics") { _, _ in
-            if let pushes { metrics.pushQueueDepth(pushes.depth, dropped: pushes.dropped) }
+            if let pushQueue {
+                let (depth, dropped) = pushQueue()
+                metrics.pushQueueDepth(depth, dropped: dropped)
+            }
             metrics.refresh(
                 lag: server.clusterLag, logEntries: server.clusterLogEntries ?? 0, commits: server.databaseCommits)
             return Response(

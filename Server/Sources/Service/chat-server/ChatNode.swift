@@ -1,4 +1,5 @@
 import ChatGateway
+import ChatPush
 import ChatServer
 import Logging
 import ServiceLifecycle

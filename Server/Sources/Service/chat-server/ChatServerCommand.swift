@@ -1,6 +1,7 @@
 import ArgumentParser
 import ChatAPI
 import ChatGateway
+import ChatPush
 import ChatServer
 import ChatServerPostgres
 import Foundation
@@ -166,9 +167,11 @@ struct ChatServerCommand: AsyncParsableCommand {
             ChatNode(
                 open: open, admins: admin, pushProviders: pushProviders,
                 makeGateway: { [logger] server, pushes in
-                    ChatGateway(
+                    var pushQueue: (@Sendable () -> (depth: Int, dropped: Int))?
+                    if let pushes { pushQueue = { (pushes.depth, pushes.dropped) } }
+                    return ChatGateway(
                         server: server, configuration: gatewayConfiguration, authority: authority, metrics: metrics,
-                        pushes: pushes, logger: logger)
+                        pushQueue: pushQueue, logger: logger)
                 },
                 onRunning: { port in
                     FileHandle.standardOutput.write(

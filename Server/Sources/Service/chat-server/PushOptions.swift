@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import ChatGateway
+import ChatPush
 import Foundation
 import NIOSSL
 import ServiceLifecycle

@@ -107,7 +107,7 @@ public struct GatewayMetrics: Sendable {
     /// `failed`): in `chat_push_sent_total{provider,result}` (its labels as API.md pins them) and,
     /// with the reason (``PushResult/reason``: a bounded set), in
     /// `chat_push_reasons_total{provider,result,reason}` — where an operator sees why pushes fail.
-    func pushSent(provider: String, result: String, reason: String) {
+    public func pushSent(provider: String, result: String, reason: String) {
         registry.makeCounter(
             descriptor: .init(
                 metricName: "chat_push_sent", unitName: "total", helpText: "Pushes handed to a provider, by outcome"),
@@ -122,7 +122,7 @@ public struct GatewayMetrics: Sendable {
     }
 
     /// Takes the push queue's figures: how many wait, and how many were dropped so far.
-    func pushQueueDepth(_ depth: Int, dropped total: Int) {
+    public func pushQueueDepth(_ depth: Int, dropped total: Int) {
         pushQueueDepth.set(Double(depth))
         let added = droppedSeen.withLockedValue { seen -> Int in
             defer { seen = max(seen, total) }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import ChatAPI
+import ChatGateway
 import ChatServer
 import Foundation
 import JWTKit

@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatGateway
 import ChatServer
 import Logging
 import ServiceLifecycle

@@ -8,6 +8,7 @@ import NIOConcurrencyHelpers
 import Testing
 
 @testable import ChatGateway
+@testable import ChatPush
 
 /// The push pipeline of a node without a server: payloads cut to the providers' limits in
 /// bytes, the waits between tries (through an injected sleep: which wait was chosen, never how
