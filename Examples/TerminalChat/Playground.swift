@@ -95,15 +95,20 @@ public final class Playground {
         await resendWhatWaitedFor("general")
     }
 
-    /// Sends again the messages typed for `channelId` before it existed — before the server was
-    /// up, the outbox kept them; on connect it sent them ahead of the channel's creation and the
-    /// server answered `notFound`. Each user's messages of the channel still sending are waited
-    /// for first (at most 5 s each), so that no refusal arrives after this looked.
+    /// Sends again the messages typed for `channelId` before it existed, or before the user was
+    /// among its members — before the server was up, the outbox kept them; on connect it sent
+    /// them ahead of the channel's creation (the server answered `notFound`) or of the user's
+    /// joining it (`forbidden`, when another user opened it first). Each user's messages of the
+    /// channel still sending are waited for first (at most 5 s each), so that no refusal arrives
+    /// after this looked.
     func resendWhatWaitedFor(_ channelId: String) async {
         for participant in participants {
             let messages = MessageRepository(client: participant.client)
             for message in messages.unsentMessages where message.channelId == channelId {
-                guard case .failed(.notFound) = await outcome(of: message, for: participant) else { continue }
+                switch await outcome(of: message, for: participant) {
+                case .failed(.notFound), .failed(.forbidden): break
+                default: continue
+                }
                 try? await messages.resendMessage(channelId: channelId, messageId: message.messageId)
             }
         }

@@ -63,12 +63,31 @@ import Testing
         #expect(stopped.status == 0, "\(stopped.text)")
         #expect(stopped.text.contains("alice: 2 messages still sending, kept in \(cache)"), "\(stopped.text)")
 
+        // Where no cache folder can be made, the chat goes on and says what that means.
+        let blocked = folder.appendingPathComponent("a-file")
+        try Data().write(to: blocked)
+        let uncached = try TerminalSession(
+            ["--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", "bob"],
+            environment: ["XDG_CACHE_HOME": blocked.path])
+        try uncached.type("send general lost")
+        let lost = uncached.end()
+        #expect(lost.status == 0, "\(lost.text)")
+        #expect(lost.text.contains("chat-terminal: no cache (cannot make the folder"), "\(lost.text)")
+        #expect(lost.text.contains("bob: 1 message still sending, not sent"), "\(lost.text)")
+
         // The server is up: the next start sends both, once #general is open.
         let server = try Subprocess(
             chatServer, ["--dev", "--port", "\(port)"], environment: ["CHAT_SERVER_SECRET": ""])
         defer { server.stop() }
         var lines = server.lines.makeAsyncIterator()
         #expect(await lines.next()?.hasPrefix("listening on") == true)
+        // Someone else opens #general first: alice's kept messages, refused until she joins it,
+        // are sent once she has.
+        let carol = try TerminalSession([
+            "--server", "ws://127.0.0.1:\(port)/v1/connect", "--as", "carol", "--no-cache",
+        ])
+        #expect(try await carol.wait { $0.contains("carol moderates #general") }, "\(carol.text)")
+        _ = carol.end()
         let next = try TerminalSession(arguments)
         let history = try await next.type("history general") {
             $0.contains("alice: typed then quit\n") && $0.contains("alice: typed then ctrl-c\n")

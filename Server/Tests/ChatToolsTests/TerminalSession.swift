@@ -19,7 +19,7 @@ final class TerminalSession: @unchecked Sendable {
     /// (Python's `pty.spawn` between these pipes and the terminal: its standard input and output
     /// are a tty, so it redraws its screen as for a person), else on the pipes themselves (it
     /// prints a screen per command).
-    init(_ arguments: [String], onATerminal: Bool = false) throws {
+    init(_ arguments: [String], onATerminal: Bool = false, environment: [String: String] = [:]) throws {
         let process = Process()
         let output = Pipe()
         let executable = Subprocess.product("chat-terminal")
@@ -32,6 +32,7 @@ final class TerminalSession: @unchecked Sendable {
             process.executableURL = executable
             process.arguments = arguments
         }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = output

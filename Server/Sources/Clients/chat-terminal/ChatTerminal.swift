@@ -41,8 +41,7 @@ struct ChatTerminal: AsyncParsableCommand {
         }
         let token = token ?? "dev:\(user)"
         let interactive = isatty(STDIN_FILENO) != 0 && isatty(STDOUT_FILENO) != 0
-        let file =
-            noCache ? nil : try cache.map { URL(fileURLWithPath: $0) } ?? Self.defaultCache(user: user, server: url)
+        let file = noCache ? nil : cache.map { URL(fileURLWithPath: $0) } ?? Self.defaultCache(user: user, server: url)
         let playground = Playground(
             userIds: [user], interactive: interactive, color: interactive || color,
             persistence: { _ in file.map { .sqlite($0) } ?? .inMemory }
@@ -81,8 +80,9 @@ struct ChatTerminal: AsyncParsableCommand {
     }
 
     /// The cache file of `user` on `server`: `$XDG_CACHE_HOME` (or `~/.cache`)
-    /// `/livechannels/chat-terminal/USER@HOST_PORT.sqlite`, its folder made if missing.
-    static func defaultCache(user: String, server: URL) throws -> URL {
+    /// `/livechannels/chat-terminal/USER@HOST_PORT.sqlite`, its folder made if missing; `nil`,
+    /// said on standard error, when the folder cannot be made (the chat goes on without a cache).
+    static func defaultCache(user: String, server: URL) -> URL? {
         let environment = ProcessInfo.processInfo.environment
         let base =
             environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
@@ -91,7 +91,11 @@ struct ChatTerminal: AsyncParsableCommand {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw ValidationError("cannot make the cache folder \(folder.path): give --cache FILE or --no-cache.")
+            FileHandle.standardError.write(
+                Data(
+                    "chat-terminal: no cache (cannot make the folder \(folder.path)): messages still sending when you quit are lost; give --cache FILE to keep them.\n"
+                        .utf8))
+            return nil
         }
         let safe = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text }
         let port = server.port ?? (server.scheme == "wss" ? 443 : 80)
