@@ -17,10 +17,13 @@ final class Participant {
     var typing: [String: LiveObject<Set<String>>] = [:]
     var tokens: [NotificationToken] = []
     var online = false
-    /// How many times the connection came up, and whether it is up: a reconnect is checked for
+    /// Whether the connection is up, and whether it has been before: a reconnect is checked for
     /// a server that started over (``Playground/noticeConnection(of:)``).
-    var connections = 0
     var isConnected = false
+    var hasConnected = false
+    /// When the #general this user was shown was made: a #general made at another time is one a
+    /// server that started over made anew.
+    var generalCreatedAt: Date?
     /// Connecting again and again, while the server could not be reached at start.
     var connecting: Task<Void, Never>?
     /// The channel whose messages the participant has open (shown below the panes while they

@@ -313,12 +313,13 @@ extension Playground {
     /// Messages the message pane shows.
     static let messagePaneHeight = 8
 
-    func createChannel(as participant: Participant, id: String, members: [String]) async throws {
+    @discardableResult
+    func createChannel(as participant: Participant, id: String, members: [String]) async throws -> Channel {
         let builder = CommunityChannelBuilder()
         builder.setId(id)
         builder.setDisplayName(id.capitalized)
         builder.setUserIds(members)
-        _ = try await ChannelRepository(client: participant.client).createChannel(with: builder)
+        return try await ChannelRepository(client: participant.client).createChannel(with: builder)
     }
 
     /// Waits until every connected client has applied what the server sent, and the main queue

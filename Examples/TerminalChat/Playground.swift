@@ -84,14 +84,19 @@ public final class Playground {
     /// The first user opens #general and moderates it (a creator is its moderator); on a shared
     /// server, whoever started first did. Every user's message pane shows it.
     func openGeneral() async throws {
+        let general: Channel
         do {
-            try await createChannel(as: participants[0], id: "general", members: participants.dropFirst().map(\.id))
+            general = try await createChannel(
+                as: participants[0], id: "general", members: participants.dropFirst().map(\.id))
             lastMessage = "\(participants[0].id) moderates #general"
         } catch ChatError.alreadyExists {
             // A shared server: someone opened it already.
-            _ = try await ChannelRepository(client: participants[0].client).joinChannel(channelId: "general")
+            general = try await ChannelRepository(client: participants[0].client).joinChannel(channelId: "general")
         }
-        for participant in participants { open("general", for: participant) }
+        for participant in participants {
+            participant.generalCreatedAt = general.createdAt
+            open("general", for: participant)
+        }
         await resendWhatWaitedFor("general")
     }
 
@@ -120,29 +125,32 @@ public final class Playground {
         let connected = participant.client.connectionState.snapshot == .connected
         defer { participant.isConnected = connected }
         guard connected, !participant.isConnected else { return }
-        participant.connections += 1
-        if participant.connections > 1 { Task { await reopenGeneralIfGone(for: participant) } }
+        if participant.hasConnected { Task { await reopenGeneralIfGone(for: participant) } }
+        participant.hasConnected = true
     }
 
     /// After a reconnect: a server that started over (a new history: restarted in memory,
-    /// restored from a backup, a new cluster) no longer has #general, or `participant` among
-    /// its members. Opens it again — created, or joined when another user's client did first —
-    /// and sends again what waited for it, saying so; does nothing where #general is as it was.
+    /// restored from a backup, a new cluster) no longer has #general, or has one made anew
+    /// without `participant`. Opens it again — created, or joined when another user's client
+    /// made it first — and sends again what waited for it, saying so. Does nothing where
+    /// #general is the one it was (a user who left it, or was removed, stays out).
     func reopenGeneralIfGone(for participant: Participant) async {
         let repository = ChannelRepository(client: participant.client)
+        let general: Channel
         let said: String
         do {
             do {
-                let general = try await repository.getChannel(channelId: "general")
-                guard general.currentUserMembership == .none else { return }
-                _ = try await repository.joinChannel(channelId: "general")
+                let found = try await repository.getChannel(channelId: "general")
+                guard found.createdAt != participant.generalCreatedAt, found.currentUserMembership == .none
+                else { return }
+                general = try await repository.joinChannel(channelId: "general")
                 said = "the server started over: \(participant.id) joined #general again"
             } catch ChatError.notFound {
                 do {
-                    try await createChannel(as: participant, id: "general", members: [])
+                    general = try await createChannel(as: participant, id: "general", members: [])
                     said = "the server started over, without what it held: \(participant.id) opened #general again"
                 } catch ChatError.alreadyExists {
-                    _ = try await repository.joinChannel(channelId: "general")
+                    general = try await repository.joinChannel(channelId: "general")
                     said = "the server started over: \(participant.id) joined #general again"
                 }
             }
@@ -150,6 +158,7 @@ public final class Playground {
             // Offline again, or refused: the next reconnect looks again.
             return
         }
+        participant.generalCreatedAt = general.createdAt
         open("general", for: participant)
         await resendWhatWaitedFor("general")
         notice(said)

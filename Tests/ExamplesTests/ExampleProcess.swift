@@ -193,6 +193,12 @@ struct ExampleMissing: Error, CustomStringConvertible {
             push
             rename general 東京チャット 👩‍💻 team with a long name
             send general typed\u{1B}[D\u{1B}[D with arrows
+            as carol
+            leave general
+            offline
+            online
+            show
+            history general 1
             quit
             """
         let (status, output) = try runExample("Playground", input: script + "\n")
@@ -254,6 +260,10 @@ struct ExampleMissing: Error, CustomStringConvertible {
         // Cursor keys typed into a line are not part of the command, nor echoed.
         let arrows = screen(after: "alice> send general typed with arrows")
         #expect(arrows.contains("alice → #general: typed with arrows"), "\(screens.suffix(3))")
+        // Reconnecting is no reason to rejoin a channel one left: only a #general made anew (a
+        // server that started over) is opened again.
+        #expect(!output.contains("started over"), "\(screens.suffix(4))")
+        #expect(screen(after: "carol> history general 1").contains("! "), "carol is not back in #general")
     }
 
     @Test func colorFlagHighlightsWithANSI() throws {

@@ -164,6 +164,13 @@ final class MessageOutbox: Sendable {
         state.withLock { $0.queue }.filter { sync.messages.entity($0.cacheKey)?.isLocal ?? true }
     }
 
+    /// Whether the sender waits before trying again after a failed try (a backoff, or the
+    /// server's `retryAfter`), until its time is up or a connection, a resend or a creation
+    /// wakes it.
+    var isWaitingToRetry: Bool {
+        state.withLock { $0.failures > 0 && $0.waiting != nil }
+    }
+
     // MARK: The sender
 
     /// Wakes the sender (starting it if it is not running).

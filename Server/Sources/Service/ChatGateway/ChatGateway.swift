@@ -32,14 +32,14 @@ public struct ChatGateway: Sendable {
     private let signIns = SignInLimiter()
     /// How many of the node's pushes wait for their providers, and how many were dropped, for
     /// `/metrics` (`nil`: the node pushes nothing).
-    private let pushQueue: (@Sendable () -> (depth: Int, dropped: Int))?
+    private let pushQueue: PushQueueCounts?
 
     /// A gateway in front of `server`; `pushQueue` tells the depth and drops of the node's push
     /// queues, when it pushes (the node wires its pushes itself: `ChatPush`), for `/metrics`.
     public init(
         server: ChatServer, configuration: GatewayConfiguration, authority: TokenAuthority,
         metrics: GatewayMetrics = GatewayMetrics(),
-        pushQueue: (@Sendable () -> (depth: Int, dropped: Int))? = nil,
+        pushQueue: PushQueueCounts? = nil,
         logger: Logger = Logger(label: "chat-server")
     ) {
         self.server = server

@@ -1,3 +1,4 @@
+import ChatGateway
 import ChatServer
 
 /// The pushes of a node, one ``PushQueue`` per provider: the sink the server hands each
@@ -30,6 +31,9 @@ public final class PushLanes: PushSink, Sendable {
     public var depth: Int { lanes.reduce(0) { $0 + $1.queue.depth } }
     /// How many were dropped because a lane was full, in every lane.
     public var dropped: Int { lanes.reduce(0) { $0 + $1.queue.dropped } }
+
+    /// ``depth`` and ``dropped`` as the gateway's `/metrics` reads them.
+    public var counts: PushQueueCounts { { (self.depth, self.dropped) } }
 
     /// Ends every lane's ``PushQueue/next()``.
     func finish() {

@@ -36,10 +36,7 @@ extension PostgresServerDatabase {
             guard let head else { throw PostgresStoreError.notOurs("the change log's head row is missing") }
             return head
         }
-        return try await Self.value(of: work, within: Self.writeTimeout) {
-            PostgresStoreError.unreachable(
-                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
-        }
+        return try await withinWriteTimeout(work, didNot: "commit")
     }
 
     /// A transaction of its own that locks the snapshot's row of `chat.meta` (`log_snapshot`),
@@ -62,10 +59,7 @@ extension PostgresServerDatabase {
                 }
             }
         }
-        try await Self.value(of: work, within: Self.writeTimeout) {
-            PostgresStoreError.unreachable(
-                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
-        }
+        try await withinWriteTimeout(work, didNot: "commit")
     }
 
     /// Writes a node's snapshot rows in the caller's transaction.
@@ -126,10 +120,7 @@ extension PostgresServerDatabase {
             }
             return entries
         }
-        return try await Self.value(of: work, within: Self.writeTimeout) {
-            PostgresStoreError.unreachable(
-                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not answer within \(Self.writeTimeout)")
-        }
+        return try await withinWriteTimeout(work)
     }
 
     public func head() async throws -> Int {
@@ -140,10 +131,7 @@ extension PostgresServerDatabase {
             for try await position in rows { return position }
             throw PostgresStoreError.notOurs("the change log's head row is missing")
         }
-        return try await Self.value(of: work, within: Self.writeTimeout) {
-            PostgresStoreError.unreachable(
-                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not answer within \(Self.writeTimeout)")
-        }
+        return try await withinWriteTimeout(work)
     }
 
     /// Listens on a connection of its own, reconnecting (every 250 ms while PostgreSQL is away)
@@ -177,10 +165,7 @@ extension PostgresServerDatabase {
     public func beat(node: String, applied: Int, silentFor: Double) async throws -> ServerLogBeat {
         try checkLease(of: node)
         let work = Task { try await self.beatNow(node: node, applied: applied, silentFor: silentFor) }
-        return try await Self.value(of: work, within: Self.writeTimeout) {
-            PostgresStoreError.unreachable(
-                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not answer within \(Self.writeTimeout)")
-        }
+        return try await withinWriteTimeout(work)
     }
 
     /// At most how many entries one beat removes (a node beats every 5 s: 4,000 entries a second
@@ -228,6 +213,17 @@ extension PostgresServerDatabase {
 
     public func forget(node: String) async throws {
         try await client.query("DELETE FROM chat.nodes WHERE id = \(node)", logger: logger)
+    }
+
+    /// `work`'s value within ``writeTimeout``, or ``PostgresStoreError/unreachable(_:)`` saying
+    /// PostgreSQL did not `answer` (or `commit`) in time.
+    func withinWriteTimeout<Value: Sendable>(
+        _ work: Task<Value, any Error>, didNot what: String = "answer"
+    ) async throws -> Value {
+        try await Self.value(of: work, within: Self.writeTimeout) {
+            PostgresStoreError.unreachable(
+                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not \(what) within \(Self.writeTimeout)")
+        }
     }
 
     /// The value of `work`, or `timeout()` thrown after `limit` (`work` then cancelled):

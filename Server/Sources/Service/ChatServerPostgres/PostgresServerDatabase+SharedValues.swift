@@ -19,7 +19,7 @@ extension PostgresServerDatabase {
             for try await (value, until) in rows { return (value, Self.date(until)) }
             return nil
         }
-        return try await bounded(work)
+        return try await withinWriteTimeout(work)
     }
 
     /// Stores `value` under `key` until `until` where there is no live value, or where the live
@@ -52,15 +52,7 @@ extension PostgresServerDatabase {
                 throw PostgresStoreError.notOurs("the shared value '\(key)' was not kept")
             }
         }
-        return try await bounded(work)
-    }
-
-    /// `work`'s value, or ``PostgresStoreError/unreachable(_:)`` after ``writeTimeout``.
-    private func bounded<Value: Sendable>(_ work: Task<Value, any Error>) async throws -> Value {
-        try await Self.value(of: work, within: Self.writeTimeout) {
-            PostgresStoreError.unreachable(
-                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not answer within \(Self.writeTimeout)")
-        }
+        return try await withinWriteTimeout(work)
     }
 
     private static func milliseconds(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1_000).rounded(.down)) }

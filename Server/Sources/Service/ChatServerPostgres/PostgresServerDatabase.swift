@@ -276,10 +276,7 @@ public final class PostgresServerDatabase: ServerChangeLog {
         // PostgreSQL dropped under it can wait for good, and cancelling it does not end it. The
         // fence makes such a transaction harmless should it ever commit after a newer one.
         let work = Task { try await self.writeTransaction(batch, number: number) }
-        try await Self.result(of: work, within: Self.writeTimeout) {
-            PostgresStoreError.unreachable(
-                "PostgreSQL at \(self.endpoint.host):\(self.endpoint.port) did not commit within \(Self.writeTimeout)")
-        }
+        _ = try await withinWriteTimeout(work, didNot: "commit")
     }
 
     /// The end of `work`, or `timeout()` thrown after `limit` (`work` then cancelled and left
@@ -287,8 +284,7 @@ public final class PostgresServerDatabase: ServerChangeLog {
     static func result(
         of work: Task<Void, any Error>, within limit: Duration, timeout: @escaping @Sendable () -> any Error
     ) async throws {
-        guard let result = await TimeLimit.result(of: work, within: limit) else { throw timeout() }
-        try result.get()
+        try await value(of: work, within: limit, timeout: timeout)
     }
 
     /// The key of this database's write fence in `chat.meta`: one per open database (process).

@@ -167,11 +167,9 @@ struct ChatServerCommand: AsyncParsableCommand {
             ChatNode(
                 open: open, admins: admin, pushProviders: pushProviders,
                 makeGateway: { [logger] server, pushes in
-                    var pushQueue: (@Sendable () -> (depth: Int, dropped: Int))?
-                    if let pushes { pushQueue = { (pushes.depth, pushes.dropped) } }
-                    return ChatGateway(
+                    ChatGateway(
                         server: server, configuration: gatewayConfiguration, authority: authority, metrics: metrics,
-                        pushQueue: pushQueue, logger: logger)
+                        pushQueue: pushes?.counts, logger: logger)
                 },
                 onRunning: { port in
                     FileHandle.standardOutput.write(

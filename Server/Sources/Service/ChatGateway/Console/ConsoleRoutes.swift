@@ -17,8 +17,9 @@ import NIOCore
 ///   why), 429 after ``SignInLimiter/attempts`` refused attempts from one address in a minute,
 ///   403 from another origin;
 /// - `GET /console/session`: who is signed in (401 when nobody);
-/// - `DELETE /console/session`: signs out: the session ends on the server (this node refuses it
-///   from then on) and the cookie is cleared.
+/// - `DELETE /console/session`: signs out: the session ends on the server (every node of a
+///   cluster refuses it from then on; 503 when that could not be recorded) and the cookie is
+///   cleared.
 struct ConsoleRoutes {
     let authority: TokenAuthority
     let sessions: ConsoleSessions

@@ -1,9 +1,10 @@
 import Foundation
 import NIOConcurrencyHelpers
 
-/// The console sessions signed out on this node before they would have ended by themselves
-/// (``ConsoleSessions/end(_:)``): each id is kept until its session's `exp`, then forgotten (a
-/// session past its `exp` is refused anyway).
+/// The console sessions this node knows were signed out before they would have ended by
+/// themselves (``ConsoleSessions/end(_:)``; on a cluster, also those another node ended, once
+/// looked up): each id is kept until its session's `exp`, then forgotten (a session past its
+/// `exp` is refused anyway).
 final class EndedSessions: Sendable {
     private let ids = NIOLockedValueBox<[String: Date]>([:])
 
