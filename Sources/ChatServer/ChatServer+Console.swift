@@ -240,21 +240,20 @@ extension ChatServer {
         let ownApplied = engine.replica?.appliedPosition
         let (users, channels, connected, nodes, messages) = engine.core.withLock {
             core -> (Int, Int, Int, [ServiceSummary.Node], Int) in
-            let connected: Int
             var nodes: [ServiceSummary.Node] = []
-            if let cluster = core.cluster {
+            let table = core.applied.connections
+            if let ownApplied {
+                // A cluster's nodes: those alive at the last beat, this one, and any with devices.
                 var byNode: [String: Int] = [:]
-                for node in Array(live.keys) + [cluster.nodeId] { byNode[node] = 0 }
-                for connection in cluster.connections.byDevice.values { byNode[connection.node, default: 0] += 1 }
+                for node in Array(live.keys) + [core.applied.nodeId] { byNode[node] = 0 }
+                for connection in table.byDevice.values { byNode[connection.node, default: 0] += 1 }
                 nodes = byNode.keys.sorted().map {
                     ServiceSummary.Node(
                         nodeId: $0, connectedDevices: byNode[$0]!,
-                        appliedPosition: $0 == cluster.nodeId ? ownApplied : live[$0])
+                        appliedPosition: $0 == core.applied.nodeId ? ownApplied : live[$0])
                 }
-                connected = cluster.connections.byDevice.count
-            } else {
-                connected = core.hub.connectedDevices.count
             }
+            let connected = table.byDevice.count
             return (
                 core.state.users.entries.count, core.state.channels.entries.count, connected, nodes,
                 core.state.messagesSent

@@ -70,10 +70,8 @@ extension ChatServer {
     public func devices(userId: String) -> [DeviceSummary] {
         engine.core.withLock { core in
             core.hub.devices(of: userId).map { device in
-                let connected =
-                    core.cluster.map { $0.connections[device] != nil } ?? (core.hub.linkId(of: device) != nil)
-                return DeviceSummary(
-                    deviceId: device.deviceId, isConnected: connected, lastSequence: core.hub.lastSequence(of: device))
+                DeviceSummary(
+                    deviceId: device.deviceId, isConnected: core.isConnected(device), lastSequence: core.hub.lastSequence(of: device))
             }
         }.sorted { $0.deviceId < $1.deviceId }
     }
@@ -168,7 +166,7 @@ extension ChatServer {
     ///
     /// - Throws: `unavailable` when the cluster's log cannot be read.
     public func awaitCommitted() async throws(ChatError) {
-        try await engine.replica?.awaitCommitted()
+        try await engine.log.awaitCommitted()
     }
 
     /// ``awaitCommitted()``, by its earlier name ("catch up" now names only a node applying the

@@ -198,10 +198,7 @@ public final class ChatServer: Sendable {
     func connection(
         userId: String, deviceId: String, interrupt: (@Sendable (DisconnectReason) -> Void)?
     ) -> ServerConnection {
-        if engine.replica == nil, (try? InputCheck.id(userId, field: "userId")) != nil {
-            _ = try? engine.perform { state, now in state.ensureUser(userId, now: now) }
-        }
-        return ServerConnection(engine: engine, userId: userId, deviceId: deviceId, interrupt: interrupt)
+        ServerConnection(engine: engine, userId: userId, deviceId: deviceId, interrupt: interrupt)
     }
 
     /// Checks, without connecting, whether a device of `userId` may connect now: what a network
@@ -217,9 +214,7 @@ public final class ChatServer: Sendable {
     public func checkCanConnect(
         userId: String, deviceId: String = ChatServer.defaultDeviceId
     ) async throws(ChatError) {
-        if let replica = engine.replica, engine.configuration.maxDevicesPerUser != nil {
-            try await replica.awaitCommitted()
-        }
+        if engine.configuration.maxDevicesPerUser != nil { try await engine.log.awaitCommitted() }
         try engine.checkConnect(of: ServerState.DeviceKey(userId: userId, deviceId: deviceId))
     }
 

@@ -50,22 +50,10 @@ final class ServerConnection: ChatTransport {
     }
 
     func connect(resumingAfter sequence: Int?) async throws -> ConnectResult {
-        if let replica = engine.replica {
-            let previous = linkId.withLock { $0 }
-            let (result, id) = try await engine.connectReplicated(
-                device, replacing: previous, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence,
-                replica: replica)
-            linkId.withLock { $0 = id }
-            return result
-        }
-        let (result, ticket) = try linkId.withLock {
-            (current: inout UInt64?) throws(ChatError) -> (ConnectResult, Int) in
-            let (result, id, ticket) = try engine.connect(
-                device, replacing: current, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence)
-            current = id
-            return (result, ticket)
-        }
-        try await engine.written(ticket)
+        let previous = linkId.withLock { $0 }
+        let (result, id) = try await engine.connect(
+            device, replacing: previous, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence)
+        linkId.withLock { $0 = id }
         return result
     }
 

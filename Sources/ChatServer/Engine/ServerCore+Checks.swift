@@ -30,22 +30,20 @@ extension ServerCore {
             case .refuse(let error):
                 throw error
             case .refuseAndDisconnect(let error):
-                detach(device, linkId: linkId, reason: .connectionLost(error), now: now)
+                detach(device, linkId: linkId, reason: .connectionLost(error))
                 throw error
             }
         }
     }
 
-    /// How many devices of `userId` are connected: on every node of a cluster (the replicated
-    /// connections), else to this server.
+    /// How many devices of `userId` are connected, to any node (the connections table).
     func connectedDeviceCount(of userId: String) -> Int {
-        cluster?.connections.count(of: userId) ?? hub.connectedDeviceCount(of: userId)
+        applied.connections.count(of: userId)
     }
 
-    /// Whether `device` is connected (to any node of a cluster).
+    /// Whether `device` is connected, to any node (the connections table).
     func isConnected(_ device: ServerState.DeviceKey) -> Bool {
-        if let cluster { return cluster.connections[device] != nil }
-        return hub.linkId(of: device) != nil
+        applied.connections[device] != nil
     }
 
     /// Whether `device` may connect now: its user is not banned from the service and the

@@ -11,9 +11,10 @@ struct ServerCore: Sendable {
     var limits: ServerLimits
     /// Set by ``ServerEngine/close()``: every later operation throws `unavailable`.
     var isClosed = false
-    /// On a node of a cluster, what the change log replicates beside the state (`nil` on a single
-    /// server). The state then changes only by applying log entries (``ServerEngine/apply(_:)``).
-    var cluster: ClusterCore?
+    /// What the change log has applied: its position and time, the service's connections, and
+    /// what this node owes the log. The state changes only by applying entries
+    /// (``apply(_:at:time:isMine:)``), on a single node (a log of one) as on a cluster.
+    var applied: AppliedLog
     /// Where the pushes of each message sent go (``ChatServer/deliverPushes(to:)``); none: no
     /// pushes are decided.
     var pushSink: (any PushSink)?
@@ -25,7 +26,16 @@ struct ServerCore: Sendable {
     /// whenever the highest number comes within half of it.
     static let eventSequenceReserve = 1_000_000
 
+    /// The applied log of a single node that has applied nothing yet: its connections are its
+    /// own and are not stored.
+    static func localLog(epoch: String) -> AppliedLog {
+        AppliedLog(
+            nodeId: LocalChangeLog.nodeId, epoch: epoch, position: 0,
+            connections: ConnectionTable(stored: false))
+    }
+
     init(configuration: ServerConfiguration) {
+        applied = Self.localLog(epoch: "")
         state = ServerState(configuration: configuration)
         hub = EventHub(
             logCapacity: configuration.eventLogCapacity, logRetention: configuration.eventLogRetention,
@@ -37,6 +47,7 @@ struct ServerCore: Sendable {
     /// The core of a server restarted from `stored`; its devices' events are numbered above
     /// every number given out before.
     init(configuration: ServerConfiguration, restoring stored: StoredState) {
+        applied = Self.localLog(epoch: "")
         state = ServerState(configuration: configuration, restoring: stored)
         let base = stored.counters.eventSequenceCeiling
         hub = EventHub(
@@ -51,10 +62,9 @@ struct ServerCore: Sendable {
     /// whenever they moved (the event ceiling included, raised ahead of the highest event).
     mutating func takeStorageChanges() -> StorageChanges {
         var changes = state.takeStorageChanges()
-        if cluster != nil {
-            changes.connections = clusterConnectionChanges()
-            changes.deviceEvents = hub.takeNumberedDevices()
-        }
+        changes.connections = applied.connections.takeChanges(
+            readingChanged: state.takeReadingChanges(), reading: state.readingByDevice)
+        changes.deviceEvents = hub.takeNumberedDevices()
         if hub.highestSequence + Self.eventSequenceReserve / 2 > eventSequenceCeiling {
             eventSequenceCeiling = hub.highestSequence + Self.eventSequenceReserve
             changes.countersChanged = true
@@ -62,21 +72,6 @@ struct ServerCore: Sendable {
         if changes.countersChanged {
             changes.counters = state.counters
             changes.counters.eventSequenceCeiling = eventSequenceCeiling
-        }
-        return changes
-    }
-
-    /// The connection rows to write: connections made or ended, and those whose reading changed,
-    /// each with what it reads now.
-    private mutating func clusterConnectionChanges() -> [ServerState.DeviceKey: ClusterConnections.Connection?] {
-        var changes = cluster!.connections.takeChanges()
-        for device in state.takeReadingChanges() {
-            if let connection = cluster!.connections[device] { changes[device] = .some(connection) }
-        }
-        for (device, connection) in changes {
-            guard var connection else { continue }
-            connection.reading = state.readingByDevice[device] ?? []
-            changes[device] = .some(connection)
         }
         return changes
     }
@@ -98,22 +93,10 @@ struct ServerCore: Sendable {
     /// The earliest pending deadline of all.
     var nextDeadline: Date? { [state.nextDeadline, hub.nextHeldRelease].compactMap { $0 }.min() }
 
-    /// The time the state is read at when the clock says `now`: on a node of a cluster, the time
-    /// of the last entry applied (the cluster's time, which no node's clock moves: every node
-    /// answers alike at a position, and what expires, expires by a logged tick); else `now`.
-    func stateTime(at now: Date) -> Date {
-        guard let cluster, cluster.time != .distantPast else { return now }
-        return cluster.time
-    }
-
-    /// Expires what has expired, releases held events whose delay has passed and, now and then,
-    /// drops replay-log events older than the retention.
+    /// Releases held events whose delay has passed, now and then drops replay-log events older
+    /// than the retention, and ends too slow connections. (Timers expire as entries apply: see
+    /// ``ChangeLog/advance(_:to:)``.)
     mutating func housekeep(now: Date) {
-        if cluster == nil {
-            // On a node of a cluster timers expire only as log entries apply (at their times).
-            state.expireTimers(now: now)
-            publishEmissions(now: now)
-        }
         hub.releaseHeld(now: now)
         hub.sweepLogsIfDue(now: now)
         disconnectSlowDevices(now: now)
@@ -134,36 +117,23 @@ struct ServerCore: Sendable {
             guard let linkId = hub.linkId(of: device), let limit = hub.maxPendingEvents else { continue }
             let error = ChatError.limitExceeded(
                 "device '\(device.deviceId)' of user '\(device.userId)' is too slow: more than \(limit) events pending")
-            detach(device, linkId: linkId, reason: .connectionLost(error), now: now)
+            detach(device, linkId: linkId, reason: .connectionLost(error))
         }
     }
 
-    /// Ends a device's connection: its reading stops, and so does its user's typing when no
-    /// other device of the user is connected; the user goes offline then, unless
-    /// `updatingPresence` is false (a connection being replaced by the same device's next one).
-    mutating func detach(
-        _ device: ServerState.DeviceKey, linkId: UInt64, reason: DisconnectReason, now: Date,
-        updatingPresence: Bool = true
-    ) {
+    /// Ends this node's connection `linkId` of `device` (nothing if it is not the current one):
+    /// the device is told `reason` at once; its end is an entry of the log, noted here and
+    /// logged as the hold ends (``ChangeLog/settle(_:now:)``), which stops its reading and, when
+    /// it was its user's last device, its user's typing and presence (``endConnection(_:reason:now:)``).
+    mutating func detach(_ device: ServerState.DeviceKey, linkId: UInt64, reason: DisconnectReason) {
         guard hub.detach(device, linkId: linkId, reason: reason) else { return }
-        if cluster != nil {
-            // Every node learns it from the log (``ServerEngine/apply(_:)``).
-            cluster!.noteLocalDetach(of: device)
-            return
-        }
-        state.stopAllReading(device: device)
-        if !hub.isConnected(userId: device.userId) {
-            state.endAllTyping(userId: device.userId)
-            if updatingPresence { state.setPresence(device.userId, isOnline: false, now: now) }
-        }
-        publishEmissions(now: now)
+        applied.noteLocalDetach(of: device)
     }
 
     /// Brings the user's presence in line with their connections (online while any device is
-    /// connected) and publishes the change, if any.
+    /// connected to any node) and publishes the change, if any.
     mutating func updatePresence(of userId: String, now: Date) {
-        let isOnline = cluster.map { $0.connections.count(of: userId) > 0 } ?? hub.isConnected(userId: userId)
-        state.setPresence(userId, isOnline: isOnline, now: now)
+        state.setPresence(userId, isOnline: applied.connections.count(of: userId) > 0, now: now)
         publishEmissions(now: now)
     }
 }

@@ -1,40 +1,42 @@
 import ChatAPI
 import Foundation
 
-/// Opening and ending a device's connection: the device cap, replacing a transport's previous
-/// connection, presence.
+/// Opening and ending a device's connection: each an entry of the change log (an attach, a
+/// detach), applied as every entry is (``ServerCore/apply(_:at:time:isMine:)``).
 extension ServerEngine {
-    /// Opens a connection of `device`, ending `replacing` (this transport's previous
-    /// connection) first, registering the user on first connect.
+    /// Opens a connection of `device`, ending `replacing` (this transport's previous connection)
+    /// first: an attach entry of the change log (``ChangeLog/commit(_:on:admit:)``), which
+    /// checks the connect (a ban, the device cap), replaces the device's connection elsewhere,
+    /// registers the user on first connect and links the connection here as it applies.
     ///
-    /// - Throws: `invalidArgument` (`userId`, `deviceId`); an injected connect failure.
+    /// - Throws: `invalidArgument` (`userId`, `deviceId`); `unavailable` once the server is
+    ///   closed; an injected connect failure; `forbidden` or `limitExceeded` from the checks.
     func connect(
         _ device: DeviceKey, replacing previous: UInt64?, mailbox: EventMailbox,
         interrupt: (@Sendable (DisconnectReason) -> Void)? = nil, resumingAfter sequence: Int?
-    ) throws(ChatError) -> (result: ConnectResult, linkId: UInt64, ticket: Int) {
+    ) async throws(ChatError) -> (result: ConnectResult, linkId: UInt64) {
         try InputCheck.id(device.userId, field: "userId")
         try InputCheck.id(device.deviceId, field: "deviceId")
-        let ((result, linkId), ticket) = try withCore {
-            (core: inout ServerCore) throws(ChatError) -> (ConnectResult, UInt64) in
-            if core.isClosed { throw Self.closedError }
-            let now = clock.now
-            if let error = core.faults.takeConnectFailure(for: device) { throw error }
-            core.housekeep(now: now)
-            try core.checkConnect(of: device)
-            if let previous {
-                core.detach(device, linkId: previous, reason: .requested, now: now, updatingPresence: false)
+        var waitingRef: UInt64?
+        do throws(ChatError) {
+            let kind = ChangeEntry.Kind.attach(userId: device.userId, deviceId: device.deviceId, resumeAfter: sequence)
+            let outcome = try await log.commit(kind, on: self) { (core, ref, now) throws(ChatError) in
+                if core.isClosed { throw Self.closedError }
+                if let error = core.faults.takeConnectFailure(for: device) { throw error }
+                housekeep(&core, now: now)
+                if let previous { core.detach(device, linkId: previous, reason: .requested) }
+                core.applied.pendingLinks[ref] = AppliedLog.PendingLink(mailbox: mailbox, interrupt: interrupt)
+                waitingRef = ref
             }
-            core.state.ensureUser(device.userId, now: now)
-            let attachment = core.hub.attach(
-                device, mailbox: mailbox, interrupt: interrupt, resumingAfter: sequence, now: now)
-            core.updatePresence(of: device.userId, now: now)
-            core.disconnectSlowDevices(now: now)  // a replay longer than the pending limit
-            let result = ConnectResult(
-                status: attachment.status, currentUser: core.state.users[device.userId]!,
-                lastSequence: attachment.lastSequence, epoch: epoch)
-            return (result, attachment.linkId)
+            guard case .connected(let result, let linkId) = outcome else {
+                throw .unavailable("the server lost the connection")
+            }
+            return (result, linkId)
+        } catch {
+            // Not applied (yet): if it applies later, the connection ends at once.
+            if let waitingRef { withCore { core in _ = core.applied.pendingLinks.removeValue(forKey: waitingRef) } }
+            throw error
         }
-        return (result, linkId, ticket)
     }
 
     /// Whether a connect of `device` would pass the checks now (a service ban, the device cap):
@@ -48,6 +50,6 @@ extension ServerEngine {
 
     /// Ends connection `linkId` of `device` (no effect if it is not the current one).
     func disconnect(_ device: DeviceKey, linkId: UInt64, reason: DisconnectReason) {
-        withCore { $0.detach(device, linkId: linkId, reason: reason, now: clock.now) }
+        withCore { $0.detach(device, linkId: linkId, reason: reason) }
     }
 }

@@ -24,15 +24,14 @@ extension ServerEngine {
     /// failure would; whether there was one to drop.
     @discardableResult
     func dropConnection(_ device: DeviceKey, linkId: UInt64? = nil) -> Bool {
-        core.withLock { core in
+        withCore { core in
             guard let current = core.hub.linkId(of: device), linkId.map({ $0 == current }) ?? true else {
                 return false
             }
             core.detach(
                 device, linkId: current,
-                reason: .connectionLost(.unavailable("the server dropped the connection (injected fault)")),
-                now: clock.now)
+                reason: .connectionLost(.unavailable("the server dropped the connection (injected fault)")))
             return true
-        }
+        }.result
     }
 }

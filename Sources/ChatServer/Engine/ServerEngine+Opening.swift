@@ -41,7 +41,7 @@ extension ServerEngine {
                     nodeId: nodeId, incarnation: incarnation, log: log, reader: store, position: position, clock: clock)
                 let engine = ServerEngine(
                     clock: clock, configuration: configuration, replica: replica, restored: core, position: position,
-                    connections: ClusterConnections(restoring: stored.connections), deviceEvents: stored.deviceEvents)
+                    connections: ConnectionTable(restoring: stored.connections), deviceEvents: stored.deviceEvents)
                 do throws(LogFollower.CatchUpError) {
                     try await replica.catchUp(engine)
                 } catch {

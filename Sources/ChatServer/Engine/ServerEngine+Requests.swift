@@ -2,8 +2,9 @@ import ChatAPI
 import Foundation
 
 /// The one entry point of a client's request (``handle(_:from:linkId:)``): admission by the
-/// limits, the request table (`ServerState.handle`), a long channel query run in steps, and the
-/// wait for the storage before the response.
+/// limits, the change log's route for it (``ChangeLog/route(_:)``), the request table
+/// (`ServerState.handle`), a long channel query run in steps, and the wait for the storage before
+/// the response.
 extension ServerEngine {
 
     /// Performs a request of connection `linkId`, which must still be the device's current one.
@@ -19,20 +20,22 @@ extension ServerEngine {
     func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError)
         -> ResponseEnvelope
     {
-        if let replica, !request.isRead {
-            // Logged: admitted here, applied by every node in log order, answered once applied here.
-            try withCore { (core: inout ServerCore) throws(ChatError) in
+        switch log.route(request) {
+        case .logged:
+            // Admitted here, applied by every node in log order, answered once applied here.
+            let kind = ChangeEntry.Kind.request(userId: device.userId, deviceId: device.deviceId, request: request)
+            let outcome = try await log.commit(kind, on: self) { (core, _, now) throws(ChatError) in
                 try core.checkCurrent(device, linkId: linkId)
-                try core.admit(request, from: device, linkId: linkId, now: clock.now)
+                try core.admit(request, from: device, linkId: linkId, now: now)
             }
-            let outcome = try await replica.submit(
-                .request(userId: device.userId, deviceId: device.deviceId, request: request), time: clock.now)
             guard case .response(let envelope) = outcome else { throw .unavailable("the server lost the response") }
             return envelope
+        case .afterBarrier:
+            // A read on a node of a cluster, once it has applied every change committed before it.
+            try await log.awaitCommitted()
+        case .inline:
+            break
         }
-        // Applied here: any request on a single node (the log of one applies inline); a read on
-        // a node of a cluster, once it has applied every change committed before it.
-        if let replica { try await replica.awaitCommitted() }
         let firstHold: Result<(result: Outcome, ticket: Int), ChatError>
         if requests.tryCombining() {
             // Nobody else's request runs: this one runs here, then whatever queued meanwhile.
@@ -109,7 +112,7 @@ extension ServerEngine {
     /// (no log to go through), no request fault armed, and not a channel or message query
     /// (those may scan in steps or read stored history).
     private func answersInOneHold(_ request: ChatRequest) -> Bool {
-        replica == nil && !requestFaultsArmed.load() && !request.mayAnswerInSteps
+        log.route(request) == .inline && !requestFaultsArmed.load() && !request.mayAnswerInSteps
     }
 
     /// A request's first hold of the lock: all of it but a long scan's later steps.
@@ -119,9 +122,9 @@ extension ServerEngine {
         try withCore { (core: inout ServerCore) throws(ChatError) -> Outcome in
             try core.checkCurrent(device, linkId: linkId)
             let now = clock.now
-            core.housekeep(now: now)
+            housekeep(&core, now: now)
             try core.admit(request, from: device, linkId: linkId, now: now)
-            let stateNow = core.stateTime(at: now)
+            let stateNow = stateTime(of: core, at: now)
             if case .queryChannels(let query, let cursor) = request {
                 // A query that must test many channels runs in steps (see ``ChannelScan``).
                 let plan = try core.state.planChannelQuery(
@@ -145,10 +148,18 @@ extension ServerEngine {
                     return .readingHistory(query, channelId: channelId, sequences: sequences)
                 }
             }
-            // Stamped after the request's events are queued (a separate statement: an argument that
-            // changes `core` would otherwise be evaluated after `core` was read for the stamp).
-            let response = try core.applyRequest(request, from: device, now: stateNow)
-            return .done(core.envelope(for: device, response))
+            if request.isRead {
+                // Stamped after the request's events are queued (a separate statement: an argument
+                // that changes `core` would otherwise be evaluated after `core` was read for the stamp).
+                let response = try core.applyRequest(request, from: device, now: stateNow)
+                return .done(core.envelope(for: device, response))
+            }
+            // A change: the log of one's entry, applied here and now (``LocalChangeLog``).
+            let kind = ChangeEntry.Kind.request(userId: device.userId, deviceId: device.deviceId, request: request)
+            guard case .response(let envelope) = try LocalChangeLog.applyInline(kind, to: &core, now: stateNow) else {
+                preconditionFailure("a request of this node is answered with its response")
+            }
+            return .done(envelope)
         }
     }
 
@@ -180,7 +191,7 @@ extension ServerEngine {
                 try core.checkCurrent(device, linkId: linkId)
                 let now = clock.now
                 switch try core.state.planMessagePage(
-                    query, by: .user(device.userId), now: core.stateTime(at: now), history: history)
+                    query, by: .user(device.userId), now: stateTime(of: core, at: now), history: history)
                 {
                 case .answered(let page):
                     core.limits.spend(after: request, by: device.userId, created: false, now: now)
@@ -226,7 +237,7 @@ extension ServerEngine {
         let (envelope, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ResponseEnvelope in
             try core.checkCurrent(device, linkId: linkId)
             let now = clock.now
-            let stateNow = core.stateTime(at: now)
+            let stateNow = stateTime(of: core, at: now)
             let page: Page<Channel>
             if let finished = scan.finish(in: core.state) {
                 page = finished

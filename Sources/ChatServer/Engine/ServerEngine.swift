@@ -24,15 +24,15 @@ final class ServerEngine: Sendable {
     /// Where changes are written (`nil`: in memory only). Lock order: ``core``, then the
     /// store's own locks; the store never takes ``core``.
     let store: (any ServerStore)?
-    /// Where requests and console calls go (see ``ChangeLog``): applied inline on a single
-    /// node, through the shared log on a node of a cluster (whose replica is then also
-    /// ``store``).
-    let log: ChangeLog
-    /// On a node of a cluster, its side of the change log; `nil` on a single node.
-    var replica: ClusterReplica? { log.replica }
-    /// Where what the server could not do is reported: its replica's on a node of a cluster.
-    var diagnostics: ServerDiagnostics { replica?.diagnostics ?? ownDiagnostics }
-    private let ownDiagnostics = ServerDiagnostics()
+    /// Where every change goes (see ``ChangeLog``): applied inline on a single node
+    /// (``LocalChangeLog``), through the shared log on a node of a cluster (``ClusterReplica``,
+    /// which is then also ``store``).
+    let log: any ChangeLog
+    /// On a node of a cluster, its side of the change log, for its figures (lag, entries kept,
+    /// why it halted); `nil` on a single node.
+    var replica: ClusterReplica? { log as? ClusterReplica }
+    /// Where what the server could not do is reported: its change log's.
+    var diagnostics: ServerDiagnostics { log.diagnostics }
     /// The identity of the server's history (``ChatAPI/ConnectResult/epoch``): the store's, or
     /// drawn at start for an in-memory server.
     let epoch: String
@@ -54,10 +54,13 @@ final class ServerEngine: Sendable {
     init(clock: any ServerClock, configuration: ServerConfiguration) {
         self.clock = clock
         self.configuration = configuration
-        core = FairLock(ServerCore(configuration: configuration), rank: .serverCore)
+        let epoch = ServerEpoch.text(ServerEpoch.random())
+        var core = ServerCore(configuration: configuration)
+        core.applied = ServerCore.localLog(epoch: epoch)
+        self.core = FairLock(core, rank: .serverCore)
         store = nil
-        log = .local
-        epoch = ServerEpoch.text(ServerEpoch.random())
+        log = LocalChangeLog()
+        self.epoch = epoch
         startWakeUps()
     }
 
@@ -68,9 +71,10 @@ final class ServerEngine: Sendable {
         self.configuration = configuration
         var core = core
         core.state.hasArchivedHistory = true
+        core.applied = ServerCore.localLog(epoch: store.epoch)
         self.core = FairLock(core, rank: .serverCore)
         self.store = store
-        log = .local
+        log = LocalChangeLog()
         epoch = store.epoch
         startWakeUps()
         // Deadlines restored from the file (mutes, rate limits) are woken for too.
@@ -82,13 +86,14 @@ final class ServerEngine: Sendable {
     /// event count; ``ClusterReplica/catchUp(_:)`` then applies the entries after it.
     init(
         clock: any ServerClock, configuration: ServerConfiguration, replica: ClusterReplica, restored core: ServerCore,
-        position: Int, connections: ClusterConnections, deviceEvents: [DeviceKey: Int]
+        position: Int, connections: ConnectionTable, deviceEvents: [DeviceKey: Int]
     ) {
         self.clock = clock
         self.configuration = configuration
         var core = core
         core.state.hasArchivedHistory = true
-        core.cluster = ClusterCore(nodeId: replica.nodeId, position: position, connections: connections)
+        core.applied = AppliedLog(
+            nodeId: replica.nodeId, epoch: replica.epoch, position: position, connections: connections)
         core.hub.countDevices(restoring: deviceEvents)
         for (device, connection) in connections.byDevice where !connection.reading.isEmpty {
             core.state.restoreReading(of: device, in: connection.reading)
@@ -100,7 +105,7 @@ final class ServerEngine: Sendable {
         }
         self.core = FairLock(core, rank: .serverCore)
         store = replica.store
-        log = .shared(replica)
+        log = replica
         epoch = replica.epoch
         startWakeUps()
     }
@@ -110,15 +115,7 @@ final class ServerEngine: Sendable {
         wakeUps.withLock {
             $0 = WakeUpTimer(clock: clock) { [weak self] in
                 guard let self else { return nil }
-                if self.replica != nil { return self.tickIfDue() }
-                return self.withCore { core -> Date? in
-                    let now = self.clock.now
-                    core.housekeep(now: now)
-                    _ = core.takeNewDeadline()
-                    // A deadline that housekeeping could not end (an event held for a device
-                    // that is not connected) waits for other traffic, never spins.
-                    return core.nextDeadline.flatMap { $0 > now ? $0 : nil }
-                }.result
+                return self.log.wakeUp(self)
             }
         }
     }
@@ -131,12 +128,13 @@ final class ServerEngine: Sendable {
     ) throws(Failure) -> (result: Result, ticket: Int) {
         var deadline: Date?
         var wakes: [EventMailbox.Wake] = []
-        var detaches: [(DeviceKey, Int)] = []
+        var owed: [ChangeEntry.Kind] = []
         defer {
             // Readers of the events posted are woken once the lock is released.
             for wake in wakes { wake.run() }
             if let deadline { wakeUps.withLock { $0 }?.arm(at: deadline) }
-            if !detaches.isEmpty { logDetaches(detaches) }
+            // What the node owes the log (a cluster's node logs its connections' ends now).
+            if !owed.isEmpty { log.post(owed, time: clock.now) }
         }
         return try core.withLock { (core: inout ServerCore) throws(Failure) -> (Result, Int) in
             core.hub.deferWakes()
@@ -144,17 +142,17 @@ final class ServerEngine: Sendable {
                 if store == nil { core.discardStorageChanges() }
                 deadline = core.takeNewDeadline()
                 wakes = core.hub.takeWakes()
-                // A node of a cluster logs its connections' ends once the lock is released.
-                if core.cluster != nil { detaches = core.cluster!.takeDetaches() }
             }
             let result: Result
             do throws(Failure) {
                 result = try body(&core)
             } catch {
                 // Housekeeping may have changed the state before `body` threw.
+                owed = log.settle(&core, now: clock.now)
                 if let store { _ = store.enqueue(core.takeStorageChanges()) }
                 throw error
             }
+            owed = log.settle(&core, now: clock.now)
             return (result, store?.enqueue(core.takeStorageChanges()) ?? 0)
         }
     }
@@ -184,18 +182,23 @@ final class ServerEngine: Sendable {
     ///
     /// - Throws: `unavailable` once the server is closed or the write failed; the call's error.
     func console(_ call: ConsoleCall) async throws(ChatError) -> ChangeOutcome {
-        guard let replica else {
-            let (outcome, ticket) = try withCore { (core: inout ServerCore) throws(ChatError) -> ChangeOutcome in
-                if core.isClosed { throw Self.closedError }
-                let now = clock.now
-                core.housekeep(now: now)
-                return try core.apply(call, now: now)
-            }
-            try await written(ticket)
-            return outcome
+        try await log.commit(.console(call), on: self) { (core, _, now) throws(ChatError) in
+            if core.isClosed { throw Self.closedError }
+            housekeep(&core, now: now)
         }
-        if core.withLock({ $0.isClosed }) { throw Self.closedError }
-        return try await replica.submit(.console(call), time: clock.now)
+    }
+
+    /// What every operation does first, under the lock: time has passed to `now` (the log
+    /// expires timers its way: ``ChangeLog/advance(_:to:)``), held events due are released, logs
+    /// swept, too slow connections ended.
+    func housekeep(_ core: inout ServerCore, now: Date) {
+        log.advance(&core, to: now)
+        core.housekeep(now: now)
+    }
+
+    /// The time the state is read at when the clock says `now` (``ChangeLog/stateTime(of:at:)``).
+    func stateTime(of core: ServerCore, at now: Date) -> Date {
+        log.stateTime(of: core.applied, at: now)
     }
 
     private func performReturningTicket<Result>(
@@ -204,7 +207,7 @@ final class ServerEngine: Sendable {
         try withCore { (core: inout ServerCore) throws(ChatError) -> Result in
             if core.isClosed { throw Self.closedError }
             let now = clock.now
-            core.housekeep(now: now)
+            housekeep(&core, now: now)
             defer { core.publishEmissions(now: now) }
             return try body(&core.state, now)
         }
@@ -216,26 +219,15 @@ final class ServerEngine: Sendable {
     func read<Result>(_ body: (ServerState, Date) -> Result) -> Result {
         withCore { core in
             let now = clock.now
-            core.housekeep(now: now)
-            return body(core.state, core.stateTime(at: now))
+            housekeep(&core, now: now)
+            return body(core.state, stateTime(of: core, at: now))
         }.result
     }
 
-    /// Expires what has expired and releases late events; run on every clock advance.
+    /// Expires what has expired and releases late events (``ChangeLog/wakeUp(_:)``); run on
+    /// every clock advance.
     func housekeep() {
-        withCore { $0.housekeep(now: clock.now) }
-        if replica != nil { _ = tickIfDue() }
-    }
-
-    /// On a node of a cluster: logs a tick when a deadline has passed (timers expire as it
-    /// applies, on every node); returns when to look again.
-    private func tickIfDue() -> Date? {
-        guard let replica else { return nil }
-        let now = clock.now
-        guard let next = core.withLock({ $0.nextDeadline }) else { return nil }
-        guard next <= now else { return next }
-        replica.post(.tick, time: now)
-        return now + 0.25
+        _ = log.wakeUp(self)
     }
 
     /// Ends every connection (`.disconnected(.connectionLost(.unavailable))`), refuses every
@@ -245,16 +237,11 @@ final class ServerEngine: Sendable {
         withCore { core in
             guard !core.isClosed else { return }
             core.isClosed = true
-            let now = clock.now
             for (device, linkId) in core.hub.connectedDevices {
-                core.detach(device, linkId: linkId, reason: .connectionLost(Self.closedError), now: now)
+                core.detach(device, linkId: linkId, reason: .connectionLost(Self.closedError))
             }
         }
         wakeUps.withLock { $0 }?.cancel()
-        if let replica {
-            await replica.close(nodeDownAt: clock.now)
-            return
-        }
-        await store?.close()
+        await log.close(self)
     }
 }

@@ -155,7 +155,7 @@ struct StoredState: Sendable {
     var channels: [StoredChannel] = []
     var counters = StoredCounters()
     /// On a cluster's database, the devices connected to its nodes.
-    var connections: [ServerState.DeviceKey: ClusterConnections.Connection] = [:]
+    var connections: [ServerState.DeviceKey: ConnectionTable.Connection] = [:]
     /// On a cluster's database, the number of every device's newest event.
     var deviceEvents: [ServerState.DeviceKey: Int] = [:]
 }

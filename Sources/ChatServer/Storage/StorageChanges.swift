@@ -29,7 +29,7 @@ struct StorageChanges: Sendable {
     var members: [MemberKey: MemberRecord?] = [:]
     var messages: [MessageKey: Message] = [:]
     /// On a node of a cluster: devices connected (or, `nil`, no longer connected).
-    var connections: [ServerState.DeviceKey: ClusterConnections.Connection?] = [:]
+    var connections: [ServerState.DeviceKey: ConnectionTable.Connection?] = [:]
     /// On a node of a cluster: devices' event counts that moved (``EventHub/takeNumberedDevices()``).
     var deviceEvents: [ServerState.DeviceKey: Int] = [:]
     var counters = StoredCounters()

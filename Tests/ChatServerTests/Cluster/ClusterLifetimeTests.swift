@@ -65,7 +65,7 @@ import Testing
         // typing indicator lasts its 5 s on the cluster's clock instead of having ended already.
         for node in [steady, ahead] {
             #expect(node.messages(channelId: "c").map(\.createdAt) == [log.clock.now], "\(node.nodeId!)")
-            #expect(node.engine.core.withLock { $0.cluster!.time } == log.clock.now)
+            #expect(node.engine.core.withLock { $0.applied.time } == log.clock.now)
             #expect(node.typingUsers(channelId: "c") == ["alice"], "\(node.nodeId!)")
         }
         _ = await alice.drain()

@@ -95,7 +95,7 @@ final class DatabaseServerStore: ServerStore {
         stored.counters.logPosition = contents.counters["logPosition"] ?? 0
         for row in contents.connections {
             stored.connections[ServerState.DeviceKey(userId: row.device.userId, deviceId: row.device.deviceId)] =
-                ClusterConnections.Connection(node: row.node, attachedAt: row.attachedAt, reading: Set(row.reading))
+                ConnectionTable.Connection(node: row.node, attachedAt: row.attachedAt, reading: Set(row.reading))
         }
         for row in contents.deviceEvents {
             stored.deviceEvents[ServerState.DeviceKey(userId: row.device.userId, deviceId: row.device.deviceId)] =
