@@ -71,7 +71,8 @@ extension ChatServer {
         engine.core.withLock { core in
             core.hub.devices(of: userId).map { device in
                 DeviceSummary(
-                    deviceId: device.deviceId, isConnected: core.isConnected(device), lastSequence: core.hub.lastSequence(of: device))
+                    deviceId: device.deviceId, isConnected: core.isConnected(device),
+                    lastSequence: core.hub.lastSequence(of: device))
             }
         }.sorted { $0.deviceId < $1.deviceId }
     }

@@ -256,18 +256,6 @@ struct EventHub: Sendable {
     /// The current connection id of `device`, if connected.
     func linkId(of device: DeviceKey) -> UInt64? { slots[device]?.link?.id }
 
-    /// The number of the user's devices connected now.
-    ///
-    /// - Complexity: O(devices of the user with a log).
-    func connectedDeviceCount(of userId: String) -> Int {
-        devicesByUser[userId, default: []].count { slots[$0]?.link != nil }
-    }
-
-    /// Whether any device of the user is connected.
-    func isConnected(userId: String) -> Bool {
-        devicesByUser[userId, default: []].contains { slots[$0]?.link != nil }
-    }
-
     // MARK: Publishing
 
     /// Turns state changes into one envelope per recipient device, rendered for its user,

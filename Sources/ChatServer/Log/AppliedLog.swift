@@ -51,7 +51,8 @@ struct AppliedLog: Sendable {
     /// the hold ends.
     mutating func noteLocalDetach(of device: DeviceKey) {
         guard let connection = connections[device], connection.node == nodeId else { return }
-        entriesToLog.append(.detach(userId: device.userId, deviceId: device.deviceId, attachedAt: connection.attachedAt))
+        entriesToLog.append(
+            .detach(userId: device.userId, deviceId: device.deviceId, attachedAt: connection.attachedAt))
     }
 
     /// Notes an attach of this node whose connection no longer waits: it is ended at once.

@@ -40,8 +40,12 @@ final class LocalChangeLog: ChangeLog {
         return try core.apply(entry, at: core.applied.position + 1, time: now, isMine: true)
     }
 
-    /// Timers expire now: a tick applies.
+    /// When a timer is due by `now` (a typing indicator, a mute, a rate limit), a tick applies:
+    /// what is due expires, as a cluster's tick entry makes it expire on every node.
+    ///
+    /// - Complexity: O(channels with a timer).
     func advance(_ core: inout ServerCore, to now: Date) {
+        guard let due = core.state.nextDeadline, due <= now else { return }
         _ = try? Self.applyInline(.tick, to: &core, now: now)
     }
 
