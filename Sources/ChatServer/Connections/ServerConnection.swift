@@ -58,55 +58,20 @@ final class ServerConnection: ChatTransport {
     }
 
     func send(_ request: ChatRequest) async throws -> ResponseEnvelope {
+        let result = await withUnsafeContinuation { continuation in
+            submit(request) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// The one way a request of this transport enters the server (``send(_:)`` awaits it):
+    /// `answer` is called exactly once with the response or the error, on whichever thread the
+    /// request was done (see `ServerEngine.submit`); it must not block.
+    func submit(_ request: ChatRequest, answer: @escaping @Sendable (Result<ResponseEnvelope, ChatError>) -> Void) {
         guard let id = linkId.withLock({ $0 }) else {
-            throw ChatError.unavailable("not connected; call connect() first")
+            return answer(.failure(.unavailable("not connected; call connect() first")))
         }
-        switch engine.takeRequestFault(for: device) {
-        case .fail(let error)?:
-            throw error
-        case .delay(let seconds)?:
-            try await engine.clock.sleep(until: engine.clock.now + seconds)
-        case .dropBeforeAnswer?:
-            // The work is done (or refused) in full; the answer is lost with the connection.
-            _ = try? await engine.handle(request, from: device, linkId: id)
-            engine.dropConnection(device, linkId: id)
-            throw ChatError.unavailable("the connection dropped before the answer arrived (injected fault)")
-        case nil:
-            break
-        }
-        return try await engine.handle(request, from: device, linkId: id)
-    }
-
-    /// ``send(_:)`` done at once, without suspending, when nothing can make the request wait
-    /// (see `ServerEngine.handleAtOnce`): the response, and the storage ticket to pass to
-    /// ``written(_:)`` before answering with it. `nil` when it could not be done at once —
-    /// nothing was done: call ``send(_:)``.
-    func sendAtOnce(_ request: ChatRequest) -> Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>? {
-        guard let id = linkId.withLock({ $0 }) else {
-            return .failure(.unavailable("not connected; call connect() first"))
-        }
-        return engine.handleAtOnce(request, from: device, linkId: id)
-    }
-
-    /// ``send(_:)`` queued behind the request running at the server's lock, if one runs and
-    /// nothing else can make this one wait (see `ServerEngine.handleWhenQueued`): no task waits
-    /// for it; `done` gets the response and the storage ticket to pass to ``written(_:)``
-    /// before answering with it (or the request's error), on the thread that runs the queue. It
-    /// must not block. `false` when nothing was queued (or the device is not connected): call
-    /// ``sendAtOnce(_:)`` or ``send(_:)``.
-    func sendWhenQueued(
-        _ request: ChatRequest,
-        done: @escaping @Sendable (Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>) -> Void
-    ) -> Bool {
-        guard let id = linkId.withLock({ $0 }) else { return false }
-        return engine.handleWhenQueued(request, from: device, linkId: id, done: done)
-    }
-
-    /// Returns once the changes of `ticket` (a ``sendAtOnce(_:)``'s) are written to the
-    /// storage (at once in memory).
-    /// - Throws: `unavailable` when the write failed or the server closed.
-    func written(_ ticket: Int) async throws(ChatError) {
-        try await engine.written(ticket)
+        engine.submit(request, from: device, linkId: id, answer: answer)
     }
 
     /// Whether this transport's connection is the device's current one (not ended, not taken

@@ -1,23 +1,114 @@
 import ChatAPI
 import Foundation
 
-/// The one entry point of a client's request (``handle(_:from:linkId:)``): admission by the
-/// limits, the change log's route for it (``ChangeLog/route(_:)``), the request table
-/// (`ServerState.handle`), a long channel query run in steps, and the wait for the storage before
-/// the response.
+/// The one way a client's request enters the engine and the one way it leaves
+/// (``submit(_:from:linkId:answer:)``): admission by the limits, the change log's route for it
+/// (``ChangeLog/route(_:)``), the request table (`ServerState.handle`), a long channel query run
+/// in steps, and the wait for the storage before the answer. What makes a request fast lives
+/// inside: a request that needs nothing but its turn at the lock runs on the caller's thread when
+/// no other request runs, or queued behind the one that runs (``RequestCombiner``) and answered
+/// from that thread; only what must wait (the log, a scan in steps, stored history, the storage,
+/// an injected fault) gets a task.
 extension ServerEngine {
+    /// Performs a request of connection `linkId` of `device`, which must still be the device's
+    /// current one, and calls `answer` exactly once with its outcome. The response is stamped,
+    /// under the same lock, with the device's last event sequence and the server's revision
+    /// once the request's own events are queued: the events it caused are at or before its
+    /// position, and nothing that happens later is. With a store, the answer comes once the
+    /// request's changes (and every change before them) are written.
+    ///
+    /// `answer` runs on the caller's thread (the request ran at once), on the thread of the
+    /// request running at the lock (it was queued behind it), or on a task of the engine's (it
+    /// had to wait); it must not block: it may run between other requests.
+    ///
+    /// The outcome's error: `unavailable` when the connection has ended, the server closed or
+    /// the write failed; else the request's error.
+    func submit(
+        _ request: ChatRequest, from device: DeviceKey, linkId: UInt64,
+        answer: @escaping @Sendable (Result<ResponseEnvelope, ChatError>) -> Void
+    ) {
+        if answersInOneHold(request) {
+            if requests.tryCombining() {
+                // Nobody else's request runs: this one runs here, then whatever queued meanwhile.
+                let firstHold = Result { () throws(ChatError) in
+                    try handleFirstHold(of: request, from: device, linkId: linkId)
+                }
+                requests.finishCombining()
+                deliver(firstHold, to: answer)
+                return
+            }
+            let queued = requests.enqueueIfCombining { [self] in
+                Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
+            } done: { [self] firstHold in
+                deliver(firstHold, to: answer)
+            }
+            if queued { return }
+        }
+        // Detached: the task needs none of the caller's task-local values (a network front's:
+        // service lifecycle, tracing), and copying them costs about four allocations.
+        Task.detached { [self] in
+            do throws(ChatError) {
+                answer(.success(try await carryOut(request, from: device, linkId: linkId)))
+            } catch {
+                answer(.failure(error))
+            }
+        }
+    }
 
-    /// Performs a request of connection `linkId`, which must still be the device's current one.
-    /// The response is stamped, under the same lock, with the device's last event sequence and
-    /// the server's revision once the request's own events are queued: the events it caused are
-    /// at or before its position, and nothing that happens later is.
-    ///
-    /// With a store, the response comes once the request's changes (and every change before
-    /// them) are written.
-    ///
-    /// - Throws: `unavailable` when the connection has ended or the write failed; else the
-    ///   request's error.
-    func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError)
+    /// Answers a request done in one hold: at once, or once its changes are written.
+    private func deliver(
+        _ firstHold: Result<(result: Outcome, ticket: Int), ChatError>,
+        to answer: @escaping @Sendable (Result<ResponseEnvelope, ChatError>) -> Void
+    ) {
+        switch firstHold {
+        case .failure(let error):
+            answer(.failure(error))
+        case .success((.done(let envelope), let ticket)):
+            guard store != nil, ticket > 0 else { return answer(.success(envelope)) }
+            Task.detached { [self] in
+                do throws(ChatError) {
+                    try await written(ticket)
+                    answer(.success(envelope))
+                } catch {
+                    answer(.failure(error))
+                }
+            }
+        case .success:
+            preconditionFailure("only a channel or message query answers in steps")
+        }
+    }
+
+    /// Whether `request` needs nothing but its turn at the lock to be answered: applied inline
+    /// by the change log, no request fault armed, and not a channel or message query (those may
+    /// scan in steps or read stored history).
+    private func answersInOneHold(_ request: ChatRequest) -> Bool {
+        log.route(request) == .inline && !requestFaultsArmed.load() && !request.mayAnswerInSteps
+    }
+
+    /// A request that may wait, on a task: the injected fault it meets first, if any, then
+    /// ``handle(_:from:linkId:)``.
+    private func carryOut(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError)
+        -> ResponseEnvelope
+    {
+        switch takeRequestFault(for: device) {
+        case .fail(let error)?:
+            throw error
+        case .delay(let seconds)?:
+            try? await clock.sleep(until: clock.now + seconds)
+        case .dropBeforeAnswer?:
+            // The work is done (or refused) in full; the answer is lost with the connection.
+            _ = try? await handle(request, from: device, linkId: linkId)
+            dropConnection(device, linkId: linkId)
+            throw .unavailable("the connection dropped before the answer arrived (injected fault)")
+        case nil:
+            break
+        }
+        return try await handle(request, from: device, linkId: linkId)
+    }
+
+    /// The request, on a task: logged, after the read barrier, or at the lock (in turn with the
+    /// others), then in steps or with stored history as it needs, then the storage's write.
+    private func handle(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64) async throws(ChatError)
         -> ResponseEnvelope
     {
         switch log.route(request) {
@@ -36,16 +127,8 @@ extension ServerEngine {
         case .inline:
             break
         }
-        let firstHold: Result<(result: Outcome, ticket: Int), ChatError>
-        if requests.tryCombining() {
-            // Nobody else's request runs: this one runs here, then whatever queued meanwhile.
-            firstHold = Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId)
-            }
-            requests.finishCombining()
-        } else {
-            firstHold = await requests.run { [self] in
-                Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
-            }
+        let firstHold = await requests.run { [self] in
+            Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
         }
         let (outcome, ticket) = try firstHold.get()
         switch outcome {
@@ -58,61 +141,6 @@ extension ServerEngine {
             return try await finishHistoryRead(
                 query, needing: channelId, sequences, of: request, from: device, linkId: linkId)
         }
-    }
-
-    /// ``handle(_:from:linkId:)`` done at once, on the caller's thread, when nothing can make
-    /// the request wait: a single node (no log to go through), no request fault armed, no
-    /// request running at the lock (see ``RequestCombiner``), and a request answered in one
-    /// hold (not a channel or message query: those may scan in steps or read stored history).
-    /// Returns the response and the storage ticket to wait for (`written(_:)`) before sending
-    /// it; `nil` when it could not run at once — nothing was done: call `handle`.
-    ///
-    /// No suspension, no asynchronous frame: for the caller that answers most requests this way
-    /// (a connection's request task) and waits only when it must.
-    func handleAtOnce(_ request: ChatRequest, from device: DeviceKey, linkId: UInt64)
-        -> Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>?
-    {
-        guard answersInOneHold(request), requests.tryCombining() else { return nil }
-        let firstHold = Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId)
-        }
-        requests.finishCombining()
-        return firstHold.map { outcome, ticket in
-            guard case .done(let envelope) = outcome else {
-                preconditionFailure("only a channel or message query answers in steps")
-            }
-            return (envelope, ticket)
-        }
-    }
-
-    /// ``handle(_:from:linkId:)`` queued behind the request running at the lock, if one runs
-    /// and the request needs nothing but its turn (as for ``handleAtOnce(_:from:linkId:)``):
-    /// no task waits for it. `done` gets the response and the storage ticket to wait for
-    /// before sending it (or the request's error), on the thread that runs the queue, outside
-    /// the lock; it must not block. `false` when nothing was queued: call `handle` (or
-    /// `handleAtOnce`).
-    func handleWhenQueued(
-        _ request: ChatRequest, from device: DeviceKey, linkId: UInt64,
-        done: @escaping @Sendable (Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>) -> Void
-    ) -> Bool {
-        guard answersInOneHold(request) else { return false }
-        return requests.enqueueIfCombining { [self] in
-            Result { () throws(ChatError) in try handleFirstHold(of: request, from: device, linkId: linkId) }
-        } done: { firstHold in
-            done(
-                firstHold.map { outcome, ticket in
-                    guard case .done(let envelope) = outcome else {
-                        preconditionFailure("only a channel or message query answers in steps")
-                    }
-                    return (envelope, ticket)
-                })
-        }
-    }
-
-    /// Whether `request` needs nothing but its turn at the lock to be answered: a single node
-    /// (no log to go through), no request fault armed, and not a channel or message query
-    /// (those may scan in steps or read stored history).
-    private func answersInOneHold(_ request: ChatRequest) -> Bool {
-        log.route(request) == .inline && !requestFaultsArmed.load() && !request.mayAnswerInSteps
     }
 
     /// A request's first hold of the lock: all of it but a long scan's later steps.

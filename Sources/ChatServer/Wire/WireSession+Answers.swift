@@ -1,8 +1,7 @@
 import ChatAPI
 
-/// A session's answers: a request run by its own task (``answer(_:id:on:)``) or queued at the
-/// server's lock and answered from the thread that ran it (``answerQueued(_:id:on:queueFrame:)``),
-/// and the count of answers still being sent (what a close for too many refusals waits for).
+/// A session's answers (``answer(_:id:on:)``), and the count of answers still being sent (what a
+/// close for too many refusals waits for).
 extension WireSession {
     /// One request's answer was sent.
     func answered() {
@@ -20,40 +19,21 @@ extension WireSession {
         }
     }
 
-    /// Answers a request that ran queued at the server's lock (``ServerConnection/sendWhenQueued(_:done:)``),
-    /// on the thread that ran it: as ``answer(_:id:on:)`` does, without waiting — unless its
-    /// changes must be written to the storage first, which a task then waits for.
-    func answerQueued(
-        _ result: Result<(envelope: ResponseEnvelope, ticket: Int), ChatError>, id: Int,
-        on transport: ServerConnection, queueFrame: @escaping @Sendable (WireFrame) -> Bool
-    ) {
+    /// The one way an answer leaves: the response or failure frame of request `id`, queued at
+    /// once when the network front has room (``queueFrame``), else sent by a task that waits for
+    /// room; called by the request's pipeline (``ServerConnection/submit(_:answer:)``) on any
+    /// thread, it never blocks.
+    func answer(_ result: Result<ResponseEnvelope, ChatError>, id: Int, on transport: ServerConnection) {
         let frame: WireFrame?
         switch result {
-        case .success(let (envelope, ticket)) where ticket > 0:
-            Task.detached {
-                do throws(ChatError) {
-                    try await transport.written(ticket)
-                    await self.send(.response(id: id, envelope: envelope))
-                } catch {
-                    await self.fail(id: id, error, on: transport)
-                }
-                self.answered()
-            }
-            return
-        case .success(let (envelope, _)):
-            frame = .response(id: id, envelope: envelope)
-        case .failure(let error):
-            frame = failureFrame(id: id, error, on: transport)
+        case .success(let envelope): frame = .response(id: id, envelope: envelope)
+        case .failure(let error): frame = failureFrame(id: id, error, on: transport)
         }
-        if let frame, !queueFrame(frame) {
-            // No room: a task waits for it.
-            Task.detached {
-                await self.send(frame)
-                self.answered()
-            }
-            return
+        guard let frame, !(queueFrame?(frame) ?? false) else { return answered() }
+        Task.detached {
+            await self.send(frame)
+            self.answered()
         }
-        answered()
     }
 
     /// The failure frame of request `id` failing with `error` (recorded), or `nil` when its
@@ -63,29 +43,5 @@ extension WireSession {
         if case .unavailable = error, !transport.isCurrent { return nil }
         record(.failure(error))
         return .failure(id: id, error: error)
-    }
-
-    /// Sends the failure of request `id` (see ``failureFrame(id:_:on:)``).
-    func fail(id: Int, _ error: ChatError, on transport: ServerConnection) async {
-        if let frame = failureFrame(id: id, error, on: transport) { await send(frame) }
-    }
-
-    func answer(_ request: ChatRequest, id: Int, on transport: ServerConnection) async {
-        do {
-            let envelope: ResponseEnvelope
-            if let atOnce = transport.sendAtOnce(request) {
-                // Done on this thread, no frame of the transport's kept across a suspension.
-                let (answered, ticket) = try atOnce.get()
-                try await transport.written(ticket)
-                envelope = answered
-            } else {
-                envelope = try await transport.send(request)
-            }
-            await send(.response(id: id, envelope: envelope))
-        } catch let error as ChatError {
-            await fail(id: id, error, on: transport)
-        } catch {
-            await send(.failure(id: id, error: .unavailable("\(error)")))
-        }
     }
 }

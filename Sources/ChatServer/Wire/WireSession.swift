@@ -30,7 +30,7 @@ public final class WireSession: Sendable {
     private let output: @Sendable (WireOutput) async -> Void
     /// Queues a frame to send without waiting, if the network front can and has room (see
     /// ``init``).
-    private let queueFrame: (@Sendable (WireFrame) -> Bool)?
+    let queueFrame: (@Sendable (WireFrame) -> Bool)?
     let record: @Sendable (Record) -> Void
 
     /// What a session did, for a network front's metrics.
@@ -66,10 +66,9 @@ public final class WireSession: Sendable {
     /// `queueFrame`, when given, queues a frame to send without waiting if the front has room
     /// for it, in order with the frames `output` sends, and returns whether it did (`false`:
     /// the session sends it through `output`, which waits for room); it may be called on any
-    /// thread and must not block. With it, a request that finds another running at the
-    /// server's lock is queued there and answered from the thread that runs it, and a burst of
-    /// events is forwarded from the thread that queued them, without a task of their own;
-    /// without it, every request and every burst gets a task.
+    /// thread and must not block. With it, an answer and a burst of events are queued from the
+    /// thread that has them, without a task of their own; without it, every answer and every
+    /// burst is sent by a task.
     public init(
         server: ChatServer, userId: String, deviceId: String,
         record: @escaping @Sendable (Record) -> Void = { _ in },
@@ -121,24 +120,10 @@ public final class WireSession: Sendable {
             }
             guard taken else { return }
             record(.request)
-            // Behind a request running at the server's lock: answered from the thread that
-            // runs it, with no task waiting (most requests under load).
-            if let queueFrame,
-                transport.sendWhenQueued(
-                    request,
-                    done: { [self] result in
-                        answerQueued(result, id: id, on: transport, queueFrame: queueFrame)
-                    })
-            {
-                return
-            }
-            // Detached: a task of its own needs none of the reader's task-local values (the
-            // network front's: service lifecycle, tracing), and copying them cost about four
-            // allocations per request.
-            Task.detached {
-                await self.answer(request, id: id, on: transport)
-                self.answered()
-            }
+            // Run here when nothing else runs at the server's lock, queued behind the request
+            // that runs (answered from its thread) or on a task when it must wait: no task waits
+            // for most requests.
+            transport.submit(request) { [self] result in answer(result, id: id, on: transport) }
         case (_, .closed):
             return
         case (_, .awaitingHello):
