@@ -126,7 +126,7 @@ import TestSupport
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
         let server = try await ChatServer(
-            opening: .database(PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name)))))
+            opening: .cluster(PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))), nodeId: "n0"))
         let senders = ["ann", "ben", "cat", "dan", "eve", "fay", "gus", "hal"]
         try await server.createChannel(type: .community, channelId: "room", userIds: senders)
         let acknowledged = Acknowledged()
@@ -193,7 +193,7 @@ import TestSupport
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
         let server = try await ChatServer(
-            opening: .database(PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name)))))
+            opening: .cluster(PostgresServerDatabase(try PostgresEndpoint(url: cluster.url(name))), nodeId: "n0"))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         try await GatewayHarness.run(server: server) { harness in
             func health() async throws -> Int {

@@ -23,7 +23,8 @@ import ServerTestSupport
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
         let configuration = ServerConfiguration(messagesPerChannel: 3)
-        let server = try await ChatServer(configuration: configuration, opening: .database(try database(cluster, name)))
+        let server = try await ChatServer(
+            configuration: configuration, opening: .cluster(try database(cluster, name), nodeId: "n0"))
         _ = try await server.registerUser(id: "bob", displayName: "Bob")
         let alice = server.connection(userId: "alice", deviceId: "phone")
         _ = try await alice.connect(resumingAfter: nil)
@@ -49,12 +50,13 @@ import ServerTestSupport
 
         var restored = configuration
         restored.startsNewEpoch = true  // as after restoring a backup
-        let renewed = try await ChatServer(configuration: restored, opening: .database(try database(cluster, name)))
+        let renewed = try await ChatServer(
+            configuration: restored, opening: .cluster(try database(cluster, name), nodeId: "n0"))
         let newEpoch = renewed.epoch
         #expect(newEpoch != epoch && !epoch.isEmpty)
         await renewed.close()
         let reopened = try await ChatServer(
-            configuration: configuration, opening: .database(try database(cluster, name)))
+            configuration: configuration, opening: .cluster(try database(cluster, name), nodeId: "n0"))
         #expect(reopened.epoch == newEpoch)
         #expect(reopened.channel("room") == channel)
         #expect(stored(reopened.members(channelId: "room")) == members)
@@ -84,14 +86,14 @@ import ServerTestSupport
         let create = ChatRequest.createChannel(ChannelDraft(type: .community, channelId: "room", userIds: ["bob"]))
 
         let single = try cluster.createDatabase()
-        let server = try await ChatServer(opening: .database(try database(cluster, single)))
+        let server = try await ChatServer(opening: .cluster(try database(cluster, single), nodeId: "n0"))
         _ = try await server.registerUser(id: "bob")
         let alice = server.connection(userId: "alice", deviceId: "phone")
         _ = try await alice.connect(resumingAfter: nil)
         _ = try await alice.send(create)
         let first = try await alice.send(send).response.messageValue
         await server.close()
-        let reopened = try await ChatServer(opening: .database(try database(cluster, single)))
+        let reopened = try await ChatServer(opening: .cluster(try database(cluster, single), nodeId: "n0"))
         let again = reopened.connection(userId: "alice", deviceId: "phone")
         _ = try await again.connect(resumingAfter: nil)
         let repeated = try await again.send(send).response.messageValue
@@ -136,7 +138,7 @@ import ServerTestSupport
         let cluster = try PostgresCluster.start()
         defer { cluster.stop() }
         let name = try cluster.createDatabase()
-        let server = try await ChatServer(opening: .database(try database(cluster, name)))
+        let server = try await ChatServer(opening: .cluster(try database(cluster, name), nodeId: "n0"))
         try await server.createChannel(type: .community, channelId: "room", userIds: ["ann"])
         var acknowledged = [try await server.sendMessage(as: "ann", channelId: "room", text: "before").messageId]
         try cluster.kill()
@@ -162,7 +164,8 @@ import ServerTestSupport
         #expect(server.isStorageHealthy)
         await server.close()
         let reopened = try await ChatServer(
-            configuration: ServerConfiguration(messagesPerChannel: 100), opening: .database(try database(cluster, name))
+            configuration: ServerConfiguration(messagesPerChannel: 100),
+            opening: .cluster(try database(cluster, name), nodeId: "n0")
         )
         #expect(Set(acknowledged).isSubset(of: Set(reopened.messages(channelId: "room").map(\.messageId))))
         await reopened.close()

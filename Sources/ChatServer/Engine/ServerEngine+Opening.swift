@@ -16,6 +16,11 @@ extension ServerEngine {
         switch storage.kind {
         case .inMemory, .sqlite:
             return try openSynchronously(storage, clock: clock, configuration: configuration)
+        case .database(let database as any ServerChangeLog):
+            // A database that is also a change log (PostgreSQL) has one mode, the one `chat-server`
+            // runs: a node of a cluster — here a cluster of one.
+            return try await open(
+                .cluster(database, nodeId: ServerStorage.databaseNodeId), clock: clock, configuration: configuration)
         case .database(let database):
             let (store, core, _) = try await restore(from: database, configuration: configuration)
             return ServerEngine(clock: clock, configuration: configuration, store: store, restored: core)

@@ -39,12 +39,16 @@ public struct ServerStorage: Sendable, Hashable {
     /// channel also in memory. One server at a time may use a file.
     public static func sqlite(_ url: URL) -> ServerStorage { ServerStorage(kind: .sqlite(url)) }
 
-    /// The state lives in `database`, which this server alone writes (the `Server/` package's
-    /// PostgreSQL store; `chat-server --postgres` with one node). Opened by
+    /// The state lives in `database`, which this server alone writes. A database that is also a
+    /// ``ServerChangeLog`` (the `Server/` package's PostgreSQL store) opens the one way PostgreSQL
+    /// is run: as ``cluster(_:nodeId:)`` of one node, named ``databaseNodeId``. Opened by
     /// ``ChatServer/init(clock:configuration:opening:)``.
     public static func database(_ database: any ServerDatabase) -> ServerStorage {
         ServerStorage(kind: .database(database))
     }
+
+    /// The node a ``database(_:)`` that is a change log is opened as (a cluster of one).
+    public static let databaseNodeId = "server"
 
     /// The state lives in `log`, shared by every node of a cluster as one service; this server
     /// is the node `nodeId` (unique among the running nodes; the rules of a user id). Opened by

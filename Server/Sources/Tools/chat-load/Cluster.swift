@@ -151,19 +151,14 @@ struct Cluster: AsyncParsableCommand {
         print("|---|---|---|---|")
         var logger = Logger(label: "chat-load")
         logger.logLevel = .error
-        for count in [0, 1, nodes] {
+        for count in [1, nodes] {
             try await Storage.dropSchema(endpoint)
             var databases: [PostgresServerDatabase] = []
             var servers: [ChatServer] = []
-            if count == 0 {
+            for index in 0..<count {
                 let database = PostgresServerDatabase(endpoint, logger: logger)
-                servers.append(try await ChatServer(opening: .database(database)))
-            } else {
-                for index in 0..<count {
-                    let database = PostgresServerDatabase(endpoint, logger: logger)
-                    databases.append(database)
-                    servers.append(try await ChatServer(opening: .cluster(database, nodeId: "n\(index)")))
-                }
+                databases.append(database)
+                servers.append(try await ChatServer(opening: .cluster(database, nodeId: "n\(index)")))
             }
             for number in 0..<100 {
                 try await servers[number % servers.count].createChannel(
@@ -187,9 +182,7 @@ struct Cluster: AsyncParsableCommand {
             let cpu = (LoadStatistics.cpuSeconds(of: getpid()) ?? 0) - cpuBefore
             let commits = servers.map(\.databaseCommits).reduce(0, +) - commitsBefore
             for server in servers { await server.close() }
-            let label =
-                count == 0
-                ? "one server, PostgreSQL store (not a cluster)" : "\(count) node\(count == 1 ? "" : "s") on the log"
+            let label = "\(count) node\(count == 1 ? "" : "s") on the log"
             print(
                 "| \(label) | \(Int(Double(total) / elapsed)) | \(Self.microseconds(cpu, per: total)) | \(commits) |")
         }

@@ -47,7 +47,8 @@ struct Storage: AsyncParsableCommand {
             var logger = Logger(label: "chat-load")
             logger.logLevel = .error
             if fresh { try await Self.dropSchema(endpoint) }
-            return try await ChatServer(opening: .database(PostgresServerDatabase(endpoint, logger: logger)))
+            return try await ChatServer(
+                opening: .cluster(PostgresServerDatabase(endpoint, logger: logger), nodeId: "n0"))
         }
     }
 
