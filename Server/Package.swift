@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "chat-terminal", targets: ["chat-terminal"]),
         .executable(name: "chat-load", targets: ["chat-load"]),
         .library(name: "ChatGateway", targets: ["ChatGateway"]),
+        .library(name: "ChatAdmin", targets: ["ChatAdmin"]),
         .library(name: "ChatPush", targets: ["ChatPush"]),
         .library(name: "LiveChannelsNIO", targets: ["LiveChannelsNIO"]),
         .library(name: "ChatServerPostgres", targets: ["ChatServerPostgres"]),
@@ -45,8 +46,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
-        // The network front of one ChatServer: /v1/connect, /healthz, /metrics, the admin API and
-        // the console, tokens, heartbeats, close codes. No chat rule lives here.
+        // The network front of one ChatServer: /v1/connect, /healthz, /metrics, tokens,
+        // heartbeats, close codes, and the roles served beside it (GatewayAddition). No chat rule
+        // lives here.
         .target(
             name: "ChatGateway",
             dependencies: [
@@ -68,7 +70,25 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Sources/Service/ChatGateway",
+            path: "Sources/Service/ChatGateway"),
+        // The admin role served by the gateway: the admin API for an app's backend, and the
+        // operator's console (its pages, sessions and overview). Wired by chat-server's node.
+        .target(
+            name: "ChatAdmin",
+            dependencies: [
+                "ChatGateway",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "ChatAPI", package: "LiveChannels"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/Service/ChatAdmin",
             // The console's pages, compiled in by ConsoleAssetsPlugin.
             exclude: ["Console/Pages"],
             plugins: ["ConsoleAssetsPlugin"]),
@@ -91,7 +111,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Sources/Service/ChatPush"),
-        // Embeds the console's pages (HTML, CSS, JavaScript modules) into ChatGateway.
+        // Embeds the console's pages (HTML, CSS, JavaScript modules) into ChatAdmin.
         .executableTarget(name: "ConsoleAssetGenerator", path: "Sources/Tools/ConsoleAssetGenerator"),
         .plugin(name: "ConsoleAssetsPlugin", capability: .buildTool(), dependencies: ["ConsoleAssetGenerator"]),
         // The server's state in PostgreSQL: a ServerDatabase on postgres-nio (chat-server --postgres).
@@ -110,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "chat-server",
             dependencies: [
-                "ChatGateway", "ChatPush", "ChatServerPostgres",
+                "ChatGateway", "ChatAdmin", "ChatPush", "ChatServerPostgres",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -173,7 +193,7 @@ let package = Package(
         .target(
             name: "ServerTestSupport",
             dependencies: [
-                "ChatGateway", "ChatServerPostgres", "LiveChannelsNIO",
+                "ChatGateway", "ChatAdmin", "ChatServerPostgres", "LiveChannelsNIO",
                 .product(name: "ChatServer", package: "LiveChannels"),
                 .product(name: "ChatAPI", package: "LiveChannels"),
                 .product(name: "LiveChannels", package: "LiveChannels"),
@@ -199,6 +219,22 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        // The admin API (in process, through Hummingbird's router test framework) and the
+        // console's sessions and pages.
+        .testTarget(
+            name: "ChatAdminTests",
+            dependencies: [
+                "ServerTestSupport", "ChatAdmin", "ChatGateway",
+                .product(name: "ChatServer", package: "LiveChannels"),
+                .product(name: "ChatAPI", package: "LiveChannels"),
+                .product(name: "LiveChannels", package: "LiveChannels"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatAdmin
 import ChatGateway
 import ChatServer
 import Foundation
@@ -33,9 +34,12 @@ package struct GatewayHarness: Sendable {
         var logger = Logger(label: "gateway-test")
         logger.logLevel = .critical
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let metrics = GatewayMetrics()
+        let admin = await ChatAdmin(
+            server: server, authority: authority, secret: secret, metrics: metrics, logger: logger)
         let gateway = ChatGateway(
             server: server, configuration: GatewayConfiguration(port: 0, pingInterval: pingInterval),
-            authority: authority, logger: logger)
+            authority: authority, metrics: metrics, additions: [admin], logger: logger)
         let group = ServiceGroup(
             configuration: .init(
                 services: gateway.services(onRunning: { portContinuation.yield($0) }), logger: logger))

@@ -10,9 +10,10 @@ import NIOCore
 import ServiceLifecycle
 
 /// The network front of one `ChatServer`: `GET /v1/connect` (WebSocket, the wire protocol of
-/// `Docs/Protocol.md`), `GET /healthz`, `GET /metrics`, the admin API under `/admin/v1/`
-/// (`Docs/Admin.md`) and the operator's console at `/console` (``ConsoleRoutes``). It checks
-/// tokens, pings, and moves frames; every chat rule stays in the engine (through `WireSession`).
+/// `Docs/Protocol.md`), `GET /healthz`, `GET /metrics`, and what its additions mount beside it
+/// (``GatewayAddition``: the admin API under `/admin/v1/` and the operator's console at
+/// `/console`, `ChatAdmin`). It checks tokens, pings, and moves frames; every chat rule stays in
+/// the engine (through `WireSession`).
 ///
 /// Run it as services of a `ServiceGroup` (``services(onRunning:)``); a graceful shutdown
 /// stops accepting, closes every connection with 1001 and returns.
@@ -27,19 +28,20 @@ public struct ChatGateway: Sendable {
     public let metrics: GatewayMetrics
     private let logger: Logger
     private let sessions = SessionRegistry()
-    /// The figures the console's overview draws.
-    private let history: ServiceHistory
-    private let signIns = SignInLimiter()
+    /// The roles served beside the front (the admin API and the console).
+    private let additions: [any GatewayAddition]
     /// How many of the node's pushes wait for their providers, and how many were dropped, for
     /// `/metrics` (`nil`: the node pushes nothing).
     private let pushQueue: PushQueueCounts?
 
     /// A gateway in front of `server`; `pushQueue` tells the depth and drops of the node's push
-    /// queues, when it pushes (the node wires its pushes itself: `ChatPush`), for `/metrics`.
+    /// queues, when it pushes (the node wires its pushes itself: `ChatPush`), for `/metrics`;
+    /// `additions` are served beside the front (the node hands it `ChatAdmin`).
     public init(
         server: ChatServer, configuration: GatewayConfiguration, authority: TokenAuthority,
         metrics: GatewayMetrics = GatewayMetrics(),
         pushQueue: PushQueueCounts? = nil,
+        additions: [any GatewayAddition] = [],
         logger: Logger = Logger(label: "chat-server")
     ) {
         self.server = server
@@ -47,15 +49,15 @@ public struct ChatGateway: Sendable {
         self.authority = authority
         self.metrics = metrics
         self.logger = logger
-        history = ServiceHistory(server: server)
         self.pushQueue = pushQueue
+        self.additions = additions
     }
 
     /// The services to run in a `ServiceGroup`: the HTTP and WebSocket server, and the closing
     /// of connections at shutdown. `onRunning` gets the port once the server listens (the real
     /// one when the configuration asks for port 0).
     public func services(onRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> [any Service] {
-        [makeApplication(onRunning: onRunning), ConnectionCloser(sessions: sessions), history]
+        [makeApplication(onRunning: onRunning), ConnectionCloser(sessions: sessions)] + additions.flatMap(\.services)
     }
 
     private func makeApplication(onRunning: @escaping @Sendable (Int) async -> Void) -> some Service {
@@ -88,18 +90,12 @@ public struct ChatGateway: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
-        // The server-side API for an app's backend and the console: admins only.
-        AdminRoutes.mount(
-            on: router, server: server, authority: authority, history: history, metrics: metrics, logger: logger)
-        // The operator's console: static pages on the admin API, behind its own headers.
-        let console = router.group("/console").add(middleware: ConsoleHeaders())
-        ConsoleRoutes(
-            authority: authority, sessions: authority.consoleSessions, server: server, limiter: signIns, logger: logger
-        ).register(on: console)
+        // What is served beside the front (the admin API and the console).
+        for addition in additions { addition.mount(on: router) }
         let connection = GatewayConnection(
             server: server, metrics: metrics, sessions: sessions, maximumFrameBytes: configuration.maximumFrameBytes,
             pingInterval: configuration.pingInterval, closeTimeout: configuration.closeTimeout)
-        let admission = ConnectAdmission(authority: authority, server: server)
+        let admission = ConnectAdmission(authority: authority, server: server, additions: additions)
         // The same admission without an upgrade: a client whose WebSocket library cannot read a
         // refused upgrade's status asks here why (401 or 429; else 426 Upgrade Required).
         router.get(RouterPath(stringLiteral: WireProtocol.connectPath)) { request, _ -> Response in

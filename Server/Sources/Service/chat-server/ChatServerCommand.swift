@@ -1,5 +1,6 @@
 import ArgumentParser
 import ChatAPI
+import ChatAdmin
 import ChatGateway
 import ChatPush
 import ChatServer
@@ -155,7 +156,7 @@ struct ChatServerCommand: AsyncParsableCommand {
                 }
             }
         }
-        let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev, sharedValues: sharedValues)
+        let authority = try await TokenAuthority(secret: secret, allowsDevTokens: dev)
         // The providers' HTTP client stops last, after the node's pushes.
         let (pushProviders, pushClientShutdown) = try await push.start(sharedValues: sharedValues)
         if let pushClientShutdown { services.insert(pushClientShutdown, at: 0) }
@@ -163,13 +164,18 @@ struct ChatServerCommand: AsyncParsableCommand {
             host: host, port: port, pingInterval: .milliseconds(Int(pingInterval * 1_000)),
             maximumFrameBytes: maxFrameBytes)
         let host = host
+        let nodeValues = sharedValues
         services.append(
             ChatNode(
                 open: open, admins: admin, pushProviders: pushProviders,
                 makeGateway: { [logger] server, pushes in
-                    ChatGateway(
+                    // The admin API and the console, served by the gateway beside the front.
+                    let admin = await ChatAdmin(
+                        server: server, authority: authority, secret: secret, sharedValues: nodeValues,
+                        metrics: metrics, logger: logger)
+                    return ChatGateway(
                         server: server, configuration: gatewayConfiguration, authority: authority, metrics: metrics,
-                        pushQueue: pushes?.counts, logger: logger)
+                        pushQueue: pushes?.counts, additions: [admin], logger: logger)
                 },
                 onRunning: { port in
                     FileHandle.standardOutput.write(

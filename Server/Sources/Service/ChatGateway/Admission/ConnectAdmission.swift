@@ -6,12 +6,14 @@ import Hummingbird
 
 /// The one admission of `GET /v1/connect`, asked at both of its doors — the WebSocket upgrade and
 /// the plain HTTP request of a client that wants to know why it was refused: a valid token
-/// (`Authorization: Bearer TOKEN`, or `?token=`) — or, for the console's page, its session
-/// cookie from the console's own origin (an admin's device, for what the console shows live) —
-/// and a device (`?device=`, default `ChatServer.defaultDeviceId`) under the user's device cap.
-struct ConnectAdmission: Sendable {
+/// (`Authorization: Bearer TOKEN`, or `?token=`) — or, without one, what a gateway addition
+/// admits (the console's page by its session cookie: ``GatewayAddition``) — and a device
+/// (`?device=`, default `ChatServer.defaultDeviceId`) under the user's device cap.
+package struct ConnectAdmission: Sendable {
     let authority: TokenAuthority
     let server: ChatServer
+    /// Asked, in order, about a connect without a token.
+    let additions: [any GatewayAddition]
 
     /// Who is admitted: the token's identity and the device connecting.
     struct Admitted: Sendable {
@@ -19,18 +21,8 @@ struct ConnectAdmission: Sendable {
         var deviceId: String
     }
 
-    /// Why a connect is refused, as the protocol answers it: an HTTP status and the JSON body
-    /// `{"error":CHAT_ERROR}`.
-    struct Refusal: Error, Sendable {
-        var error: ChatError
-        var status: HTTPResponse.Status
-        /// The `reason` label under which `chat_rejections_total` counts a refused upgrade (the
-        /// plain HTTP request's refusals are answered, not counted).
-        var metricReason: String
-
-        /// `{"error":CHAT_ERROR}`, written as the wire protocol writes errors.
-        var body: [UInt8] { WireCodec.refusalBody(error) }
-    }
+    /// Why a connect is refused.
+    typealias Refusal = ConnectRefusal
 
     /// Admits a connect.
     ///
@@ -45,16 +37,19 @@ struct ConnectAdmission: Sendable {
     /// - Throws: a ``Refusal``: 401 (`unauthorized`) for a missing, malformed, badly signed or
     ///   expired token; 429 (`limitExceeded`) past the device cap (the connect checks it again:
     ///   another device may connect meanwhile); 503 (`unavailable`) on a node of a cluster that
-    ///   cannot read the cluster's log to count the user's devices.
-    ///   - head: the request: without a token, its console session cookie (``ConsoleSessions``) is
-    ///     used, when it comes from the console's own origin (``SameOrigin``: a page of another
-    ///     site cannot open a WebSocket with the operator's cookie) and names an admin.
+    ///   cannot read the cluster's log to count the user's devices; an addition's refusal.
+    ///   - head: the request: without a token, the additions are asked who it acts for
+    ///     (``GatewayAddition/identity(forConnectWithoutToken:)``).
     func admit(authorization: String?, queryToken: String?, device: String?, head: HTTPRequest? = nil)
         async throws(Refusal) -> Admitted
     {
         let token = Self.bearer(authorization) ?? queryToken
-        if token == nil, let head, let session = ConsoleSessions.value(inCookieHeader: head.headerFields[.cookie]) {
-            return try await admitConsole(session: session, head: head, device: device)
+        if token == nil, let head {
+            for addition in additions {
+                if let identity = try await addition.identity(forConnectWithoutToken: head) {
+                    return Admitted(identity: identity, deviceId: device ?? ChatServer.defaultDeviceId)
+                }
+            }
         }
         let identity: TokenAuthority.Identity
         do {
@@ -79,29 +74,8 @@ struct ConnectAdmission: Sendable {
         return Admitted(identity: identity, deviceId: deviceId)
     }
 
-    /// Admits the console's page by its session: 403 from another origin or for a user who is
-    /// no longer an admin, 401 for a session that ended.
-    private func admitConsole(session: String, head: HTTPRequest, device: String?) async throws(Refusal) -> Admitted {
-        guard SameOrigin.check(head) else {
-            throw Refusal(
-                error: .forbidden("a console session connects only from the console's own page"), status: .forbidden,
-                metricReason: "forbidden")
-        }
-        guard let identity = await authority.consoleSessions.identity(of: session) else {
-            throw Refusal(
-                error: .unauthorized("the console session ended: sign in again"), status: .unauthorized,
-                metricReason: "unauthorized")
-        }
-        do throws(ChatError) {
-            try await AdminAuthentication<BasicRequestContext>.checkAdmin(identity.userId, on: server)
-        } catch {
-            throw Refusal(error: error, status: .forbidden, metricReason: "forbidden")
-        }
-        return Admitted(identity: identity, deviceId: device ?? ChatServer.defaultDeviceId)
-    }
-
     /// The token of an `Authorization: Bearer TOKEN` header.
-    static func bearer(_ header: String?) -> String? {
+    package static func bearer(_ header: String?) -> String? {
         guard let header, header.lowercased().hasPrefix("bearer ") else { return nil }
         return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
     }

@@ -20,20 +20,16 @@ public struct TokenAuthority: Sendable {
     /// The leeway of `exp` and `nbf` checks, in seconds.
     public let leeway: TimeInterval
     private let now: @Sendable () -> Date
-    /// The console's sign-in sessions, signed with a key derived from the same secret.
-    let consoleSessions: ConsoleSessions
 
     /// An authority signing and checking with `secret` (at least ``minimumSecretLength`` bytes;
     /// `nil`: signed tokens are refused, only dev tokens can work).
     ///
-    /// On a cluster, `sharedValues` is where its nodes share the console sessions signed out
-    /// (`nil`, a single node: this node's memory). `leeway` and `now` (the wall clock by
-    /// default) are for tests.
+    /// `leeway` and `now` (the wall clock by default) are for tests.
     ///
     /// - Throws: `ChatError.invalidArgument` for a secret shorter than 32 bytes.
     public init(
         secret: [UInt8]?, allowsDevTokens: Bool, leeway: TimeInterval = defaultLeeway,
-        now: @escaping @Sendable () -> Date = { Date() }, sharedValues: (any ClusterSharedValues)? = nil
+        now: @escaping @Sendable () -> Date = { Date() }
     ) async throws {
         self.leeway = leeway
         self.now = now
@@ -49,7 +45,6 @@ public struct TokenAuthority: Sendable {
             keys = nil
         }
         self.allowsDevTokens = allowsDevTokens
-        consoleSessions = await ConsoleSessions(secret: secret, now: now, sharedValues: sharedValues)
     }
 
     /// The identity a token signs in.
@@ -58,6 +53,12 @@ public struct TokenAuthority: Sendable {
         public var userId: String
         /// When the token stops being accepted (its `exp` plus the leeway); `nil` for a dev token.
         public var expiresAt: Date?
+
+        /// `userId` signed in until `expiresAt` (a token's, or the console's session's).
+        package init(userId: String, expiresAt: Date?) {
+            self.userId = userId
+            self.expiresAt = expiresAt
+        }
     }
 
     /// The identity `token` signs in.

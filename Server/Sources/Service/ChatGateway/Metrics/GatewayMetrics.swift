@@ -74,7 +74,7 @@ public struct GatewayMetrics: Sendable {
     ]
 
     func connectionOpened() { connections.increment() }
-    func adminRequest() { adminRequests.increment() }
+    package func adminRequest() { adminRequests.increment() }
     func connectionClosed() { connections.decrement() }
     func requestReceived() { requests.increment() }
     func eventDelivered() { events.increment() }

@@ -1,3 +1,4 @@
+import ChatGateway
 import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,3 +1,4 @@
+import ChatGateway
 import HTTPTypes
 
 /// Whether a request came from a page of this server itself: its `Origin` names the host it

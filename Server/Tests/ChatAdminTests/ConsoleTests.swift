@@ -3,7 +3,8 @@ import Foundation
 import ServerTestSupport
 import Testing
 
-@testable import ChatGateway
+@testable import ChatAdmin
+import ChatGateway
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -121,7 +122,7 @@ import Testing
 
     @Test func theEmbeddedFilesAreThePagesFolder() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Sources/Service/ChatGateway/Console/Pages")
+            .appendingPathComponent("../../Sources/Service/ChatAdmin/Console/Pages")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names == ConsoleAssets.files.keys.sorted(), "the pages the build embeds (ConsoleAssetsPlugin)")
         for name in names {

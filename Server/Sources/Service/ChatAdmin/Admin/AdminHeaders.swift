@@ -1,3 +1,4 @@
+import ChatGateway
 import HTTPTypes
 import Hummingbird
 

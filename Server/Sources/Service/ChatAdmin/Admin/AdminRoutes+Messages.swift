@@ -1,3 +1,4 @@
+import ChatGateway
 import ChatAPI
 import ChatServer
 import Foundation

@@ -1,3 +1,4 @@
+import ChatGateway
 import ChatAPI
 import ChatServer
 import Foundation
@@ -83,17 +84,16 @@ struct AdminRoutes {
 
     /// Mounts the API at `/admin/v1` of `router`: every answer neither cached nor sniffed
     /// (``AdminHeaders``), admins only (``AdminAuthentication``: a bearer token, or the console's
-    /// session), then the routes — what `ChatGateway` serves, and what tests drive in process.
+    /// session), then the routes — what `ChatAdmin` mounts on the gateway, and what tests drive in process.
     static func mount<Context: RequestContext>(
-        on router: Router<Context>, server: ChatServer, authority: TokenAuthority, history: ServiceHistory,
-        metrics: GatewayMetrics, logger: Logger
+        on router: Router<Context>, server: ChatServer, authority: TokenAuthority, sessions: ConsoleSessions,
+        history: ServiceHistory, metrics: GatewayMetrics, logger: Logger
     ) {
         let group = router.group("/admin/v1")
             .add(middleware: AdminHeaders())
             .add(
                 middleware: AdminAuthentication(
-                    authority: authority, sessions: authority.consoleSessions, server: server, metrics: metrics,
-                    logger: logger))
+                    authority: authority, sessions: sessions, server: server, metrics: metrics, logger: logger))
         AdminRoutes(server: server, history: history).register(on: group)
     }
 

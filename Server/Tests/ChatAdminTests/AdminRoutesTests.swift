@@ -7,10 +7,11 @@ import HummingbirdTesting
 import Logging
 import Testing
 
-@testable import ChatGateway
+@testable import ChatAdmin
+import ChatGateway
 
 /// The admin API (`Docs/Admin.md`) in process, through Hummingbird's router test framework: the
-/// routes as `ChatGateway` mounts them (``AdminRoutes/mount(on:server:authority:history:metrics:logger:)``),
+/// routes as `ChatAdmin` mounts them (``AdminRoutes/mount(on:server:authority:sessions:history:metrics:logger:)``),
 /// with no socket — every resource answers as documented, and every refusal changes nothing.
 /// The process tests (`AdminAPITests`, `AdminEdgeTests`) keep what needs a real connection.
 @Suite(.timeLimit(.minutes(1))) struct AdminRoutesTests {
@@ -32,7 +33,8 @@ import Testing
         let router = Router(context: GatewayRequestContext.self)
         AdminRoutes.mount(
             on: router, server: server, authority: try await TokenAuthority(secret: nil, allowsDevTokens: true),
-            history: ServiceHistory(server: server), metrics: GatewayMetrics(), logger: Logger(label: "admin-test"))
+            sessions: await ConsoleSessions(secret: nil), history: ServiceHistory(server: server),
+            metrics: GatewayMetrics(), logger: Logger(label: "admin-test"))
         try await Application(router: router).test(.router) { client in try await test(server, client) }
         await server.close()
     }

@@ -1,3 +1,4 @@
+import ChatGateway
 import ChatServer
 import Foundation
 import NIOConcurrencyHelpers
