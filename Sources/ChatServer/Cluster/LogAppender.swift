@@ -3,7 +3,8 @@ import Foundation
 import Locking
 
 /// Writes one node's entries to the cluster's change log: everything queued while the previous
-/// append was committing goes in the next one (group commit). Beside the appends, at most once per
+/// append was committing goes in the next one (group commit, kept by the storage's one batching
+/// writer's bookkeeping, ``CommitQueue``, as the store's rows are). Beside the appends, at most once per
 /// ``snapshotDelay``, it writes the snapshot rows this node can bring forward
 /// (``ReplicaStore/snapshot(after:)``) in a write of their own
 /// (``ServerChangeLog/writeSnapshot(node:_:)``): an append never waits for a snapshot, this
@@ -28,18 +29,26 @@ final class LogAppender: Sendable {
     /// starts an append first).
     static let retryDelay: TimeInterval = 0.25
 
+    /// Entries to append, in order, each with its waiter's ref (0: nobody waits).
+    struct Batch: CommitBatch {
+        var entries: [(ref: UInt64, bytes: [UInt8])] = []
+        var isEmpty: Bool { entries.isEmpty }
+        mutating func merge(_ newer: Batch) { entries += newer.entries }
+        /// The entries nobody waits for (a detach, a node down, a tick): what a failed append
+        /// keeps to try again.
+        var unanswered: Batch { Batch(entries: entries.filter { $0.ref == 0 }) }
+    }
+
     private struct State {
-        /// Entries to append, with their waiter's ref (0: nobody waits).
-        var queue: [(ref: UInt64, bytes: [UInt8])] = []
-        var isAppending = false
+        /// The entries queued, the append under way (``CommitQueue/isWriting``), whether the
+        /// node stopped (``CommitQueue/isClosed``), the appends committed.
+        var queue = CommitQueue<Batch>()
         /// Whether a snapshot's write is under way (one at a time; appends go on beside it).
         var isWritingSnapshot = false
         /// When this node last wrote (or tried to write) its snapshot.
         var lastSnapshot: Date
         /// When an append last failed.
         var lastFailure = Date.distantPast
-        var closed = false
-        var commits = 0
     }
 
     private let state: Lock<State>
@@ -58,22 +67,22 @@ final class LogAppender: Sendable {
     }
 
     /// The number of appends committed by this node.
-    var commitCount: Int { state.withLock { $0.commits } }
+    var commitCount: Int { state.withLock { $0.queue.commits } }
 
     /// Whether entries wait to be appended.
-    var hasQueued: Bool { state.withLock { !$0.queue.isEmpty } }
+    var hasQueued: Bool { state.withLock { !$0.queue.pending.isEmpty } }
 
     /// Whether an append is under way.
-    var isAppending: Bool { state.withLock { $0.isAppending } }
+    var isAppending: Bool { state.withLock { $0.queue.isWriting } }
 
     /// Queues an entry's bytes (`ref` 0: nobody waits) and starts an append when none runs.
     /// Returns `false` once the node is closed.
     func enqueue(ref: UInt64, bytes: [UInt8]) -> Bool {
         let start = state.withLock { state -> Bool? in
-            guard !state.closed else { return nil }
-            state.queue.append((ref, bytes))
-            guard !state.isAppending else { return false }
-            state.isAppending = true
+            guard !state.queue.isClosed else { return nil }
+            _ = state.queue.add(Batch(entries: [(ref, bytes)]))
+            guard !state.queue.isWriting else { return false }
+            state.queue.isWriting = true
             return true
         }
         guard let start else { return false }
@@ -86,15 +95,15 @@ final class LogAppender: Sendable {
         while true {
             // Let concurrent callers queue theirs first (see DatabaseServerStore.gather).
             for _ in 0..<4 { await Task.yield() }
-            let batch = state.withLock { state -> [(ref: UInt64, bytes: [UInt8])] in
-                defer { state.queue = [] }
-                if state.queue.isEmpty { state.isAppending = false }
-                return state.queue
+            let (batch, through) = state.withLock { state -> (Batch, Int) in
+                let taken = state.queue.takeBatch()
+                if taken.changes.isEmpty { state.queue.isWriting = false }
+                return taken
             }
             if batch.isEmpty { return }
             do {
-                try await log.append(batch.map(\.bytes), node: nodeId)
-                state.withLock { $0.commits += 1 }
+                try await log.append(batch.entries.map(\.bytes), node: nodeId)
+                _ = state.withLock { $0.queue.finish(batch, through: through, with: .success(())) }
                 store.setHealthy(true)
                 committed()
                 writeSnapshotIfDue()
@@ -106,15 +115,16 @@ final class LogAppender: Sendable {
                 // retry). The append may have committed all the same (its answer lost): written
                 // twice, each of those entries changes nothing the second time. A caller waits
                 // on its entry: it is told, and may retry (a message's id makes that safe).
-                let kept = batch.filter { $0.ref == 0 }
                 let now = clock.now
+                let failure = ChatError.unavailable("the change log did not confirm the write: \(error)")
                 state.withLock { state in
-                    if !state.closed { state.queue.insert(contentsOf: kept, at: 0) }
+                    _ = state.queue.finish(batch, through: through, with: .failure(failure), keeping: \.unanswered)
+                    if state.queue.isClosed { state.queue.discardPending() }
                     state.lastFailure = now
-                    state.isAppending = false
+                    state.queue.isWriting = false
                 }
                 failed(
-                    batch.map(\.ref).filter { $0 != 0 },
+                    batch.entries.map(\.ref).filter { $0 != 0 },
                     .unavailable(
                         "the change log did not confirm the write (\(error)), so it may still apply; retrying with the same message id is safe"
                     ))
@@ -128,10 +138,10 @@ final class LogAppender: Sendable {
     func poll() {
         let now = clock.now
         let retry = state.withLock { state -> Bool in
-            guard !state.closed, !state.isAppending, !state.queue.isEmpty,
+            guard !state.queue.isClosed, !state.queue.isWriting, !state.queue.pending.isEmpty,
                 now.timeIntervalSince(state.lastFailure) >= Self.retryDelay
             else { return false }
-            state.isAppending = true
+            state.queue.isWriting = true
             return true
         }
         if retry { Task { await appendQueued() } }
@@ -145,7 +155,7 @@ final class LogAppender: Sendable {
         let now = clock.now
         let holds = store.holdsUnstoredChanges
         let due = state.withLock { state -> Bool in
-            guard !state.closed, !state.isWritingSnapshot, holds,
+            guard !state.queue.isClosed, !state.isWritingSnapshot, holds,
                 now.timeIntervalSince(state.lastSnapshot) >= Self.snapshotDelay
             else { return false }
             state.isWritingSnapshot = true
@@ -167,8 +177,8 @@ final class LogAppender: Sendable {
     /// Stops appending (what is queued is dropped). Idempotent.
     func stop() {
         state.withLock { state in
-            state.closed = true
-            state.queue = []
+            state.queue.isClosed = true
+            state.queue.discardPending()
         }
     }
 

@@ -1,19 +1,31 @@
 import ChatAPI
 
-/// The bookkeeping of group commit of ``DatabaseServerStore`` (the store of every database:
-/// the SQLite file, PostgreSQL): changes queued under tickets, batches taken by one writer, and the
-/// callers waiting for their ticket's commit. A plain value; a store keeps it under its lock and
-/// does the writing itself.
+/// What a ``CommitQueue`` batches: changes that merge, newer over older, into one commit.
+protocol CommitBatch: Sendable {
+    /// An empty batch.
+    init()
+    var isEmpty: Bool { get }
+    /// Adds `newer` over this batch (what `newer` changes again wins).
+    mutating func merge(_ newer: Self)
+}
+
+extension StorageChanges: CommitBatch {}
+
+/// The one batching writer's bookkeeping (group commit), for every writer of the server's
+/// storage: ``DatabaseServerStore`` (rows: the SQLite file, a database) and ``LogAppender`` (a
+/// node's entries of the cluster's change log). Changes are queued under tickets, batches taken
+/// by one writer, and callers wait for their ticket's commit. A plain value; its owner keeps it
+/// under its lock and does the writing itself.
 ///
 /// - A batch holds everything queued when it was taken (``takeBatch()``): the changes of many
 ///   calls share one commit.
-/// - A failed commit fails the tickets it covered and puts its changes back ahead of newer
-///   ones (``finish(_:through:with:)``): they are written by a later commit, but were never
-///   acknowledged.
-struct CommitQueue: Sendable {
+/// - A failed commit fails the tickets it covered and puts back ahead of newer changes what the
+///   owner keeps of it (all of it by default: ``finish(_:through:with:keeping:)``): written by a
+///   later commit, but never acknowledged.
+struct CommitQueue<Batch: CommitBatch>: Sendable {
     typealias Waiter = (ticket: Int, continuation: CheckedContinuation<Void, any Error>)
 
-    private(set) var pending = StorageChanges()
+    private(set) var pending = Batch()
     /// The newest ticket handed out; its batch is pending or written.
     private(set) var lastTicket = 0
     private var committedThrough = 0
@@ -44,7 +56,7 @@ struct CommitQueue: Sendable {
 
     /// Queues `changes`; the ticket to wait for (the newest one when `changes` is empty, so a
     /// caller waits for what it has seen to be written).
-    mutating func add(_ changes: StorageChanges) -> Int {
+    mutating func add(_ changes: Batch) -> Int {
         guard !changes.isEmpty, !isClosed else { return lastTicket }
         pending.merge(changes)
         lastTicket += 1
@@ -52,15 +64,21 @@ struct CommitQueue: Sendable {
     }
 
     /// Takes everything pending as one batch, with the newest ticket it covers.
-    mutating func takeBatch() -> (changes: StorageChanges, through: Int) {
-        defer { pending = StorageChanges() }
+    mutating func takeBatch() -> (changes: Batch, through: Int) {
+        defer { pending = Batch() }
         return (pending, lastTicket)
     }
 
+    /// Forgets what is pending (an owner that stops without writing it).
+    mutating func discardPending() {
+        pending = Batch()
+    }
+
     /// Records how the commit of a batch covering tickets up to `through` ended; the waiters it
-    /// answers, to resume outside the lock.
+    /// answers, to resume outside the lock. After a failure, what `keeping` returns of the batch
+    /// is put back ahead of what was queued since.
     mutating func finish(
-        _ batch: StorageChanges, through: Int, with result: Result<Void, ChatError>
+        _ batch: Batch, through: Int, with result: Result<Void, ChatError>, keeping: (Batch) -> Batch = { $0 }
     ) -> [(Waiter, Result<Void, ChatError>)] {
         switch result {
         case .success:
@@ -69,7 +87,7 @@ struct CommitQueue: Sendable {
             lastCommitFailed = false
         case .failure(let error):
             lastCommitFailed = true
-            var kept = batch
+            var kept = keeping(batch)
             kept.merge(pending)
             pending = kept
             failedThrough = through

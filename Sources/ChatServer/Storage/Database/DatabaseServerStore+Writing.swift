@@ -112,7 +112,7 @@ extension DatabaseServerStore {
 
     /// Answers the tickets `batch` covered with `result`.
     private func finish(_ batch: StorageChanges, through: Int, with result: Result<Void, ChatError>) -> AfterBatch {
-        CommitQueue.resume(state.withLock { $0.finish(batch, through: through, with: result) })
+        CommitQueue<StorageChanges>.resume(state.withLock { $0.finish(batch, through: through, with: result) })
         guard case .failure = result else { return .next }
         let (closed, idle) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
             if state.isClosed { state.isWriting = false }

@@ -31,7 +31,7 @@ final class DatabaseServerStore: ServerStore {
     let epoch: String
     let messagesPerChannel: Int
     /// Lock order: `LockRank.storeWriter`, after the engine's lock.
-    let state = Lock(CommitQueue(), rank: .storeWriter)
+    let state = Lock(CommitQueue<StorageChanges>(), rank: .storeWriter)
 
     /// The longest a read of old messages waits for the database.
     static let readTimeout: TimeInterval = 10
