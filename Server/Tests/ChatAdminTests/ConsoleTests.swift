@@ -134,44 +134,37 @@ import ChatGateway
     }
 
     @Test func sessionsEndAndAreSignedApartFromEverythingElse() async throws {
-        let clock = TestClock()
-        let sessions = await ConsoleSessions(secret: Array(repeating: 7, count: 32), now: { clock.now })
-        let other = await ConsoleSessions(secret: Array(repeating: 8, count: 32), now: { clock.now })
+        let clock = ManualClock()
+        let sessions = await ConsoleSessions(secret: Array(repeating: 7, count: 32), clock: clock)
+        let other = await ConsoleSessions(secret: Array(repeating: 8, count: 32), clock: clock)
         let session = try await sessions.open(for: "boss")
         #expect(await sessions.userId(of: session.value) == "boss")
         #expect(await other.userId(of: session.value) == nil)
         // Nodes that share the secret accept each other's sessions.
-        let sameSecret = await ConsoleSessions(secret: Array(repeating: 7, count: 32), now: { clock.now })
+        let sameSecret = await ConsoleSessions(secret: Array(repeating: 7, count: 32), clock: clock)
         #expect(await sameSecret.userId(of: session.value) == "boss")
         // A token of the protocol, signed with the secret itself, is no session.
-        let authority = try await TokenAuthority(secret: Array(repeating: 7, count: 32), allowsDevTokens: false)
+        let authority = try await TokenAuthority(
+            secret: Array(repeating: 7, count: 32), allowsDevTokens: false, clock: clock)
         #expect(await sessions.userId(of: try await authority.makeToken(for: "boss", ttl: 3600)) == nil)
-        clock.advance(ConsoleSessions.lifetime + 1)
+        clock.advance(by: ConsoleSessions.lifetime + 1)
         #expect(await sessions.userId(of: session.value) == nil)
     }
 
     @Test func signInsAreBoundedPerAddressForAMinute() {
-        let clock = TestClock()
-        let limiter = SignInLimiter(now: { clock.now })
+        let clock = ManualClock()
+        let limiter = SignInLimiter(clock: clock)
         for _ in 0..<SignInLimiter.attempts {
             #expect(limiter.wait(for: "10.0.0.1") == nil)
             limiter.refused("10.0.0.1")
         }
         #expect(limiter.wait(for: "10.0.0.1") == 60)
         #expect(limiter.wait(for: "10.0.0.2") == nil, "another address is not held back")
-        clock.advance(30)
+        clock.advance(by: 30)
         #expect(limiter.wait(for: "10.0.0.1") == 30)
-        clock.advance(31)
+        clock.advance(by: 31)
         #expect(limiter.wait(for: "10.0.0.1") == nil)
     }
-}
-
-/// A wall clock that moves only when told.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var time = Date(timeIntervalSince1970: 1_800_000_000)
-    var now: Date { lock.withLock { time } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { time += seconds } }
 }
 
 extension Dictionary where Key == String, Value == String {

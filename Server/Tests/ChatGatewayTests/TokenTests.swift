@@ -74,7 +74,8 @@ import ServerTestSupport
             #expect(await refusal(harness, token: hs512)?.contains("HS256") == true)
             // Expired (beyond the leeway).
             let expiredAuthority = try await TokenAuthority(
-                secret: GatewayHarness.secret, allowsDevTokens: false, now: { Date().addingTimeInterval(-7_200) })
+                secret: GatewayHarness.secret, allowsDevTokens: false,
+                clock: ManualClock(start: Date().addingTimeInterval(-7_200)))
             #expect(
                 await refusal(harness, token: try await expiredAuthority.makeToken(for: "alice", ttl: 3_600))?.contains(
                     "expired") == true)
@@ -93,7 +94,7 @@ import ServerTestSupport
             func token(expiredSecondsAgo seconds: TimeInterval) async throws -> String {
                 let authority = try await TokenAuthority(
                     secret: GatewayHarness.secret, allowsDevTokens: false,
-                    now: { Date().addingTimeInterval(-3_600 - seconds) })
+                    clock: ManualClock(start: Date().addingTimeInterval(-3_600 - seconds)))
                 return try await authority.makeToken(for: "alice", ttl: 3_600)
             }
             let recent = try await token(expiredSecondsAgo: 30)

@@ -19,25 +19,25 @@ public struct ChatAdmin: GatewayAddition {
     private let logger: Logger
     /// The console's sign-in sessions, signed with a key derived from the server's secret.
     private let sessions: ConsoleSessions
-    private let signIns = SignInLimiter()
+    private let signIns: SignInLimiter
     /// The figures the console's overview draws (a service: it samples the server).
     private let history: ServiceHistory
 
     /// The admin role for `server`, whose tokens `authority` checks. The console's sessions are
     /// signed with a key derived from `secret` (`nil`: a key drawn at start, sessions of this
     /// process only); on a cluster, `sharedValues` is where the nodes share the sessions signed
-    /// out (`nil`, a single node: this node's memory). `now` (the wall clock by default) is for
-    /// tests.
+    /// out (`nil`, a single node: this node's memory). Time is the server's clock
+    /// (``ChatServer/ChatServer/clock``): sessions, sign-in limits and the overview's samples.
     public init(
         server: ChatServer, authority: TokenAuthority, secret: [UInt8]?, sharedValues: (any ClusterSharedValues)? = nil,
-        metrics: GatewayMetrics, now: @escaping @Sendable () -> Date = { Date() },
-        logger: Logger = Logger(label: "chat-server")
+        metrics: GatewayMetrics, logger: Logger = Logger(label: "chat-server")
     ) async {
         self.server = server
         self.authority = authority
         self.metrics = metrics
         self.logger = logger
-        sessions = await ConsoleSessions(secret: secret, now: now, sharedValues: sharedValues)
+        sessions = await ConsoleSessions(secret: secret, clock: server.clock, sharedValues: sharedValues)
+        signIns = SignInLimiter(clock: server.clock)
         history = ServiceHistory(server: server)
     }
 

@@ -27,20 +27,16 @@ public struct WebhookPushProvider: PushProvider {
     let url: String
     let key: SymmetricKey
     let client: HTTPClient
-    /// Now (the signature's time).
-    let now: @Sendable () -> Date
+    /// The node's clock (the signature's time).
+    let clock: any ServerClock
 
-    /// A provider posting to `url`, signing with `secret`, through `client` (the process's shared
-    /// one by default).
-    public init(url: String, secret: [UInt8], client: HTTPClient = .shared) {
-        self.init(url: url, secret: secret, client: client, now: { Date() })
-    }
-
-    init(url: String, secret: [UInt8], client: HTTPClient, now: @escaping @Sendable () -> Date) {
+    /// A provider posting to `url`, signing with `secret` at the time of `clock` (the node's: the
+    /// system's by default), through `client` (the process's shared one by default).
+    public init(url: String, secret: [UInt8], client: HTTPClient = .shared, clock: any ServerClock = SystemClock()) {
         self.url = url
         self.key = SymmetricKey(data: secret)
         self.client = client
-        self.now = now
+        self.clock = clock
     }
 
     public func handles(_ device: PushDevice) -> Bool { true }
@@ -129,7 +125,7 @@ public struct WebhookPushProvider: PushProvider {
             answer = try await client.post(
                 url,
                 headers: [
-                    ("X-Chat-Webhook-Signature", Self.timedSignature(of: body, at: now(), key: key)),
+                    ("X-Chat-Webhook-Signature", Self.timedSignature(of: body, at: clock.now, key: key)),
                     ("X-Chat-Delivery", Self.deliveryId(of: notification)),
                     ("X-Chat-Signature", Self.signature(of: body, key: key)),
                 ], body: body)

@@ -1,5 +1,6 @@
 import ChatGateway
 import ChatAPI
+import ChatServer
 import Foundation
 import JWTKit
 
@@ -25,7 +26,7 @@ struct ConsoleSessions: Sendable {
     static let audience = "chat-console"
 
     private let keys: JWTKeyCollection
-    private let now: @Sendable () -> Date
+    private let clock: any ServerClock
     private let ended = EndedSessions()
     /// Where a cluster's nodes share the sessions ended (`nil`: a single node).
     private let sharedValues: (any ClusterSharedValues)?
@@ -33,7 +34,7 @@ struct ConsoleSessions: Sendable {
     /// Sessions signed with a key derived from `secret` (or a random one without it), ended
     /// for every node of a cluster through `sharedValues`.
     init(
-        secret: [UInt8]?, now: @escaping @Sendable () -> Date = { Date() },
+        secret: [UInt8]?, clock: any ServerClock = SystemClock(),
         sharedValues: (any ClusterSharedValues)? = nil
     ) async {
         self.sharedValues = sharedValues
@@ -41,7 +42,7 @@ struct ConsoleSessions: Sendable {
         key += Array("/console-session".utf8)
         keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: key), digestAlgorithm: .sha256)
-        self.now = now
+        self.clock = clock
     }
 
     struct Claims: JWTPayload {
@@ -56,7 +57,7 @@ struct ConsoleSessions: Sendable {
 
     /// A new session of `userId`: the cookie's value and when it ends.
     func open(for userId: String) async throws -> (value: String, expiresAt: Date) {
-        let expiresAt = Date(timeIntervalSince1970: (now().timeIntervalSince1970 + Self.lifetime).rounded(.down))
+        let expiresAt = Date(timeIntervalSince1970: (clock.now.timeIntervalSince1970 + Self.lifetime).rounded(.down))
         let claims = Claims(
             sub: SubjectClaim(value: userId), exp: ExpirationClaim(value: expiresAt),
             aud: AudienceClaim(value: [Self.audience]), jti: IDClaim(value: UUID().uuidString))
@@ -84,9 +85,10 @@ struct ConsoleSessions: Sendable {
     /// - Throws: when the cluster's store cannot record it (ended on this node only, then).
     func end(_ value: String) async throws {
         guard let claims = await liveClaims(of: value), let id = claims.jti?.value else { return }
-        ended.insert(id, until: claims.exp.value, now: now())
+        ended.insert(id, until: claims.exp.value, now: clock.now)
         _ = try await sharedValues?.store(
-            SharedValue(value: "ended", until: claims.exp.value), for: Self.endedKey(id), replacing: nil, now: now())
+            SharedValue(value: "ended", until: claims.exp.value), for: Self.endedKey(id), replacing: nil, now: clock.now
+        )
     }
 
     /// The key under which a cluster's nodes share that the session `id` ended.
@@ -98,8 +100,8 @@ struct ConsoleSessions: Sendable {
         if ended.contains(id) { return true }
         guard let id, let sharedValues else { return false }
         do {
-            guard try await sharedValues.value(for: Self.endedKey(id), now: now()) != nil else { return false }
-            ended.insert(id, until: expiry, now: now())
+            guard try await sharedValues.value(for: Self.endedKey(id), now: clock.now) != nil else { return false }
+            ended.insert(id, until: expiry, now: clock.now)
             return true
         } catch {
             return true
@@ -109,7 +111,7 @@ struct ConsoleSessions: Sendable {
     /// The claims of a session that is this service's, not expired and not ended.
     private func liveClaims(of value: String) async -> Claims? {
         guard let claims = try? await keys.verify(value, as: Claims.self),
-            claims.aud.value.contains(Self.audience), now() < claims.exp.value, !claims.sub.value.isEmpty,
+            claims.aud.value.contains(Self.audience), clock.now < claims.exp.value, !claims.sub.value.isEmpty,
             await !isEnded(claims.jti?.value, expiry: claims.exp.value)
         else { return nil }
         return claims

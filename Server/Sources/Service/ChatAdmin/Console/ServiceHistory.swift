@@ -42,7 +42,8 @@ public final class ServiceHistory: Service, Sendable {
     /// Takes a sample now.
     public func sample() {
         let summary = server.serviceSummary()
-        let sample = Sample(at: Date(), messagesSent: summary.messagesSent, connectedDevices: summary.connectedDevices)
+        let sample = Sample(
+            at: server.clock.now, messagesSent: summary.messagesSent, connectedDevices: summary.connectedDevices)
         let capacity = capacity
         samples.withLockedValue { samples in
             samples.append(sample)
@@ -58,7 +59,7 @@ public final class ServiceHistory: Service, Sendable {
         try? await cancelWhenGracefulShutdown {
             self.sample()
             while !Task.isCancelled {
-                try await Task.sleep(for: .seconds(self.interval))
+                try await self.server.clock.sleep(until: self.server.clock.now + self.interval)
                 self.sample()
             }
         }

@@ -1,4 +1,5 @@
 import ChatGateway
+import ChatServer
 import Foundation
 import NIOConcurrencyHelpers
 
@@ -17,15 +18,16 @@ final class SignInLimiter: Sendable {
         var refused: Int
     }
     private let entries = NIOLockedValueBox([String: Entry]())
-    private let now: @Sendable () -> Date
+    /// The node's clock.
+    private let clock: any ServerClock
 
-    init(now: @escaping @Sendable () -> Date = { Date() }) {
-        self.now = now
+    init(clock: any ServerClock = SystemClock()) {
+        self.clock = clock
     }
 
     /// Whether `address` may try now; when it may not, how many seconds until it may.
     func wait(for address: String) -> Int? {
-        let now = now()
+        let now = clock.now
         return entries.withLockedValue { entries in
             guard let entry = entries[address] else { return nil }
             let end = entry.started.addingTimeInterval(Self.window)
@@ -39,7 +41,7 @@ final class SignInLimiter: Sendable {
 
     /// Counts a refused attempt from `address`.
     func refused(_ address: String) {
-        let now = now()
+        let now = clock.now
         entries.withLockedValue { entries in
             if var entry = entries[address], entry.started.addingTimeInterval(Self.window) > now {
                 entry.refused += 1

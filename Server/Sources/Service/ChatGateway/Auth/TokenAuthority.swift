@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatServer
 import Foundation
 import JWTKit
 
@@ -19,20 +20,22 @@ public struct TokenAuthority: Sendable {
     public let allowsDevTokens: Bool
     /// The leeway of `exp` and `nbf` checks, in seconds.
     public let leeway: TimeInterval
-    private let now: @Sendable () -> Date
+    /// The node's clock: what `exp`, `nbf` and `iat` are checked and set against.
+    private let clock: any ServerClock
 
     /// An authority signing and checking with `secret` (at least ``minimumSecretLength`` bytes;
     /// `nil`: signed tokens are refused, only dev tokens can work).
     ///
-    /// `leeway` and `now` (the wall clock by default) are for tests.
+    /// `clock` is the node's (the server's own, ``ChatServer/clock``; the system's by default);
+    /// `leeway` is for tests.
     ///
     /// - Throws: `ChatError.invalidArgument` for a secret shorter than 32 bytes.
     public init(
         secret: [UInt8]?, allowsDevTokens: Bool, leeway: TimeInterval = defaultLeeway,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: any ServerClock = SystemClock()
     ) async throws {
         self.leeway = leeway
-        self.now = now
+        self.clock = clock
         if let secret {
             guard secret.count >= Self.minimumSecretLength else {
                 throw ChatError.invalidArgument(
@@ -104,7 +107,7 @@ public struct TokenAuthority: Sendable {
             throw .unauthorized("the token is malformed")
         }
         guard !claims.sub.value.isEmpty else { throw .unauthorized("the token names no user (sub)") }
-        let now = now()
+        let now = clock.now
         let expiresAt = claims.exp.value.addingTimeInterval(leeway)
         guard now < expiresAt else { throw .unauthorized("the token expired at \(claims.exp.value)") }
         if let notBefore = claims.nbf?.value, now < notBefore.addingTimeInterval(-leeway) {
@@ -118,7 +121,7 @@ public struct TokenAuthority: Sendable {
     /// - Throws: `ChatError.notAllowed` when the authority has no secret.
     public func makeToken(for userId: String, ttl: TimeInterval) async throws -> String {
         guard let keys else { throw ChatError.notAllowed("a token is signed with a secret, and none was given") }
-        let issued = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
+        let issued = Date(timeIntervalSince1970: clock.now.timeIntervalSince1970.rounded(.down))
         let claims = TokenClaims(
             sub: SubjectClaim(value: userId), exp: ExpirationClaim(value: issued.addingTimeInterval(ttl.rounded())),
             iat: IssuedAtClaim(value: issued), nbf: nil)
