@@ -361,7 +361,7 @@ public final class ChatClient: Sendable {
         var retryAfter = lost.retryAfter
         for attempt in 1...max(1, policy.maximumAttempts) {
             do {
-                if let retryAfter { try await Task.sleep(for: .seconds(ReconnectPolicy.serverWait(retryAfter))) }
+                if let retryAfter { try await Task.sleep(for: .seconds(Backoff.serverWait(retryAfter))) }
                 try await policy.wait(attempt)
             } catch {
                 break

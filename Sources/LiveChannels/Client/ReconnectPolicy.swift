@@ -13,22 +13,12 @@ public struct ReconnectPolicy: Sendable {
         self.wait = wait
     }
 
-    /// Exponential backoff: 100 ms, 200 ms, 400 ms … capped at 5 s.
+    /// Exponential backoff: 100 ms, 200 ms, 400 ms … capped at 5 s (the SDK's one backoff,
+    /// `Backoff.reconnect`).
     public static let exponential = ReconnectPolicy { attempt in
-        let milliseconds = min(5_000, 100 << min(attempt - 1, 6))
-        try await Task.sleep(for: .milliseconds(milliseconds))
+        try await Task.sleep(for: .seconds(Backoff.reconnect.delay(afterFailures: attempt)))
     }
 
     /// Reconnects at once, without waiting (tests).
     public static let immediate = ReconnectPolicy { _ in await Task.yield() }
-
-    /// The longest a server's `retryAfter` is waited for before a reconnect: an hour.
-    static let longestServerWait: Double = 3_600
-
-    /// How long to wait for a server that said `retryAfter` seconds: that, within 0…an hour
-    /// (NaN and negative: 0). A server's number never traps the client.
-    static func serverWait(_ retryAfter: Double) -> Double {
-        guard retryAfter.isFinite, retryAfter > 0 else { return 0 }
-        return min(retryAfter, longestServerWait)
-    }
 }

@@ -57,11 +57,6 @@ final class MessageOutbox: Sendable {
     /// Lock order: a leaf (see `LockRank`): nothing is called under it.
     private let state = Lock(State(), rank: .leaf)
 
-    /// The first wait after a try that failed for want of a connection; it doubles up to
-    /// ``longestBackoff``.
-    static let firstBackoff = 0.5
-    static let longestBackoff = 30.0
-
     /// An outbox for the client of `sync`, acting for `userId`, holding the messages the cache
     /// file kept (local messages in `restored`, any order).
     init(sync: SyncEngine, userId: String, restored: [Message]) {
@@ -266,10 +261,8 @@ final class MessageOutbox: Sendable {
                 // Discarded meanwhile, or woken (a resend, a new connection): the next try at once.
                 guard index != nil, !state.isWoken else { return (nil, nil) }
                 state.failures += 1
-                let backoff = min(Self.longestBackoff, Self.firstBackoff * pow(2, Double(min(state.failures - 1, 16))))
-                // A server's number within reason (NaN and negative: none; at most an hour): a
-                // Duration cannot hold every Double, and one it cannot traps.
-                return (nil, after.map(ReconnectPolicy.serverWait) ?? backoff)
+                // A server's number within reason (NaN and negative: none; at most an hour).
+                return (nil, after.map(Backoff.serverWait) ?? Backoff.outbox.delay(afterFailures: state.failures))
             }
         }
     }
