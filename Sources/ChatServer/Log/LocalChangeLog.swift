@@ -43,9 +43,9 @@ final class LocalChangeLog: ChangeLog {
     /// When a timer is due by `now` (a typing indicator, a mute, a rate limit), a tick applies:
     /// what is due expires, as a cluster's tick entry makes it expire on every node.
     ///
-    /// - Complexity: O(channels with a timer).
+    /// - Complexity: O(1) while no timer can be due (`ServerState.hasTimerDue(at:)`).
     func advance(_ core: inout ServerCore, to now: Date) {
-        guard let due = core.state.nextDeadline, due <= now else { return }
+        guard core.state.hasTimerDue(at: now) else { return }
         _ = try? Self.applyInline(.tick, to: &core, now: now)
     }
 

@@ -6,8 +6,11 @@ extension ServerState {
     /// (`typingStopped`), member mutes (`memberUnmuted`), channel mutes and rate limits
     /// (`channelUpdated`). The server calls it before every operation and on every clock advance.
     ///
-    /// - Complexity: O(pending deadlines in channels that have any), not O(channels).
+    /// - Complexity: O(1) while nothing can be due (``earliestDeadlineBound``); else O(pending
+    /// deadlines in channels that have any), not O(channels).
     mutating func expireTimers(now: Date) {
+        guard hasTimerDue(at: now) else { return }
+        defer { earliestDeadlineBound = nextDeadline ?? .distantFuture }
         for channelId in timedChannels.sorted() {
             guard let channel = channels[channelId] else { continue }
             let stoppedTyping = channel.typing.filter { $0.value <= now }.keys.sorted()
@@ -52,8 +55,12 @@ extension ServerState {
         }
     }
 
-    /// Notes a deadline for the engine's wake-up.
+    /// Whether a timer may be due at `now` (``earliestDeadlineBound``): `false` means none is.
+    func hasTimerDue(at now: Date) -> Bool { earliestDeadlineBound <= now }
+
+    /// Notes a deadline for the engine's wake-up (and for ``earliestDeadlineBound``).
     mutating func noteDeadline(_ deadline: Date) {
+        if deadline < earliestDeadlineBound { earliestDeadlineBound = deadline }
         if newDeadline.map({ deadline < $0 }) ?? true { newDeadline = deadline }
     }
 

@@ -61,6 +61,11 @@ struct ServerState: Sendable {
     /// Channels where something expires with time (``ChannelRecord/hasDeadlines``), so expiry
     /// does not scan every channel.
     var timedChannels: Set<String> = []
+    /// No deadline of ``timedChannels`` is earlier than this (a lower bound, made exact by each
+    /// ``expireTimers(now:)`` that runs, lowered by ``noteDeadline(_:)``; `distantPast` until the
+    /// first run, so restored deadlines are looked at): before it, nothing can be due, and
+    /// ``expireTimers(now:)`` costs one comparison.
+    var earliestDeadlineBound = Date.distantPast
     /// The earliest deadline set since the engine last took it (``takeNewDeadline()``): the
     /// engine wakes itself then, so what expires is told without other traffic.
     var newDeadline: Date?
